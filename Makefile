@@ -1,0 +1,34 @@
+# cardroom — the two commands a newcomer needs are `make run` and `make test`.
+SHELL := /bin/bash
+GO ?= go
+# Tools are pinned in tools/go.mod and run with `go tool` (tools/gotool), outside the workspace.
+BUF = "$$(tools/gotool -path buf)"
+MODULES := $(shell $(GO) list -m -f '{{.Dir}}' 2>/dev/null)
+ARGS ?=
+
+.PHONY: run test generate check-generate lint vet fmt bench tidy
+
+run: ## start the whole system in one process
+	$(GO) run ./cmd/cardroom serve $(ARGS)
+
+test: lint vet ## every module's tests with the race detector
+	@set -e; for m in $(MODULES); do echo "== $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done
+
+generate: ## regenerate Go from proto/
+	rm -rf proto/gen
+	$(BUF) generate
+
+check-generate: generate ## fail when generated code is not what is committed
+	@git add -N proto/gen >/dev/null 2>&1 || true
+	@git diff --exit-code --stat -- proto/gen || (echo "generated code is stale: run make generate and commit"; exit 1)
+
+lint: ## buf lint, breaking-free formatting of protos
+	$(BUF) lint
+	$(BUF) format --diff --exit-code
+
+vet:
+	@set -e; for m in $(MODULES); do (cd $$m && $(GO) vet ./...); done
+	@test -z "$$(gofmt -l $$(git ls-files -co --exclude-standard -- '*.go'))" || (gofmt -l $$(git ls-files -co --exclude-standard -- '*.go'); echo "gofmt needed"; exit 1)
+
+bench: ## the benchmarks behind docs/performance.md
+	@set -e; for m in $(MODULES); do (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...); done

@@ -1,0 +1,15 @@
+module cardroom.dev/cmd/cardroom
+
+go 1.26.7
+
+require (
+	cardroom.dev/gateway v0.0.0
+	cardroom.dev/proto v0.0.0
+	cardroom.dev/services/kit v0.0.0
+)
+
+replace (
+	cardroom.dev/gateway => ../../gateway
+	cardroom.dev/proto => ../../proto
+	cardroom.dev/services/kit => ../../services/kit
+)

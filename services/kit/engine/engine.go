@@ -1,0 +1,204 @@
+// Package engine defines what a game is to cardroom: a pure, deterministic rules engine.
+//
+// A Game turns (config, seed) into a state, and a state plus one seat's action into a new state and
+// the events that action caused, or a Violation. It has no clock (time arrives with each move), no
+// randomness but the seeded source it keeps inside its state, and no I/O, so every game replays from
+// its seed and action log, bots and load tests call it millions of times, and the harness
+// (package rules) does all I/O once for every game.
+//
+// Games are written against the typed Game interface; the harness and the tools use the type-erased
+// Engine that Erase makes of a Game.
+package engine
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// Public is the audience of an event everybody may see. Seat audiences are seat numbers (from 0).
+const Public = -1
+
+// Spectator is the viewer who holds no seat: they see public information only.
+const Spectator = -1
+
+// Config is what a table is dealt from.
+type Config struct {
+	// Seats is the number of players.
+	Seats int
+	// Seed decides every random choice of the game.
+	Seed uint64
+	// Options is the game's options message (Info.Options' type). It is never nil: a table created
+	// without options gets an empty message, which means the game's defaults.
+	Options proto.Message
+	// TurnTime is how long a seat has for each action it is expected to take; zero means no limit.
+	// Games that honour it report a Deadline and decide in Timeout what happens when it passes.
+	TurnTime time.Duration
+	// Start is when the table was created: the game's clock starts here.
+	Start time.Time
+}
+
+// Move is one seat's action at a moment. At comes from the harness's clock and is recorded in the
+// action log, so a replay sees the same times.
+type Move[A any] struct {
+	Seat   int
+	Action A
+	At     time.Time
+}
+
+// Event is something that happened, for one audience: Public or one seat. A game must never put in
+// a public event, or in one seat's event, anything that audience may not know.
+type Event struct {
+	To      int
+	Payload proto.Message
+}
+
+// Info describes a game to the harness.
+type Info struct {
+	// Name is the game id used in table configs, subjects and routes, e.g. "sapotagem".
+	Name     string
+	MinSeats int
+	MaxSeats int
+	// Prototypes of the game's messages (empty instances), for decoding google.protobuf.Any.
+	Options proto.Message
+	Action  proto.Message
+	View    proto.Message
+}
+
+// Game is a game's rules. S is its state (usually a pointer to a struct); A is its action in the
+// form the engine works with (a small value type is best for speed); actions cross the API as the
+// proto message EncodeAction makes of them.
+//
+// Apply and Timeout change the state in place. When they return an error the state must be exactly
+// as it was: validate first, then change.
+type Game[S, A any] interface {
+	Info() Info
+	// Setup deals a table. Options or seat counts the game refuses are a Violation of kind Malformed
+	// naming them. The events are those of the deal (e.g. each seat's hand, privately).
+	Setup(cfg Config) (S, []Event, error)
+	// Apply applies one seat's action.
+	Apply(s S, m Move[A]) ([]Event, error)
+	// Deadline is when the state stops waiting for actions, if it waits on time at all.
+	Deadline(s S) (time.Time, bool)
+	// Timeout applies what the rules say happens when the deadline has passed; at is not before it.
+	Timeout(s S, at time.Time) ([]Event, error)
+	// Legal appends to buf the actions seat may take now and returns it (nil or empty: none).
+	Legal(s S, seat int, buf []A) []A
+	// View is what viewer (a seat, or Spectator) may see now.
+	View(s S, viewer int) proto.Message
+	// Outcome reports the result once the game is over.
+	Outcome(s S) (*gamev1.Outcome, bool)
+	// Clone returns an independent copy of s.
+	Clone(s S) S
+	EncodeState(s S) ([]byte, error)
+	DecodeState(b []byte) (S, error)
+	EncodeAction(a A) proto.Message
+	// DecodeAction turns the action message into the engine's action; a message that can never be
+	// valid is a Violation of kind Malformed.
+	DecodeAction(m proto.Message) (A, error)
+}
+
+// Bot chooses a seat's move from what that seat may see: its view and its legal actions. legal is
+// never empty. A bot must not look at anything else, so it cannot cheat.
+type Bot[A any] interface {
+	Choose(view proto.Message, legal []A, r *rand.Rand) A
+}
+
+// RandomBot plays a uniformly random legal action.
+type RandomBot[A any] struct{}
+
+// Choose implements Bot.
+func (RandomBot[A]) Choose(_ proto.Message, legal []A, r *rand.Rand) A {
+	return legal[r.IntN(len(legal))]
+}
+
+// Engine is a Game with its types erased, as the harness uses it.
+type Engine interface {
+	Info() Info
+	Setup(cfg Config) (State, []Event, error)
+	DecodeState(b []byte) (State, error)
+}
+
+// State is one table's state bound to its game.
+type State interface {
+	// Apply decodes and applies one seat's action message.
+	Apply(seat int, action proto.Message, at time.Time) ([]Event, error)
+	Deadline() (time.Time, bool)
+	Timeout(at time.Time) ([]Event, error)
+	Legal(seat int) []proto.Message
+	View(viewer int) proto.Message
+	Outcome() (*gamev1.Outcome, bool)
+	// Suggest asks the game's bot for seat's move; false when the seat has nothing to do.
+	Suggest(seat int, r *rand.Rand) (proto.Message, bool)
+	Encode() ([]byte, error)
+}
+
+// Erase binds a game and its bot (nil: a random bot) into an Engine.
+func Erase[S, A any](g Game[S, A], bot Bot[A]) Engine {
+	if bot == nil {
+		bot = RandomBot[A]{}
+	}
+	return erased[S, A]{g: g, bot: bot}
+}
+
+type erased[S, A any] struct {
+	g   Game[S, A]
+	bot Bot[A]
+}
+
+func (e erased[S, A]) Info() Info { return e.g.Info() }
+
+func (e erased[S, A]) Setup(cfg Config) (State, []Event, error) {
+	s, evs, err := e.g.Setup(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &bound[S, A]{erased: e, s: s}, evs, nil
+}
+
+func (e erased[S, A]) DecodeState(b []byte) (State, error) {
+	s, err := e.g.DecodeState(b)
+	if err != nil {
+		return nil, fmt.Errorf("decode %s state: %w", e.g.Info().Name, err)
+	}
+	return &bound[S, A]{erased: e, s: s}, nil
+}
+
+type bound[S, A any] struct {
+	erased[S, A]
+	s S
+}
+
+func (b *bound[S, A]) Apply(seat int, action proto.Message, at time.Time) ([]Event, error) {
+	a, err := b.g.DecodeAction(action)
+	if err != nil {
+		return nil, err
+	}
+	return b.g.Apply(b.s, Move[A]{Seat: seat, Action: a, At: at})
+}
+
+func (b *bound[S, A]) Deadline() (time.Time, bool)          { return b.g.Deadline(b.s) }
+func (b *bound[S, A]) Timeout(at time.Time) ([]Event, error) { return b.g.Timeout(b.s, at) }
+func (b *bound[S, A]) View(viewer int) proto.Message         { return b.g.View(b.s, viewer) }
+func (b *bound[S, A]) Outcome() (*gamev1.Outcome, bool)      { return b.g.Outcome(b.s) }
+func (b *bound[S, A]) Encode() ([]byte, error)               { return b.g.EncodeState(b.s) }
+
+func (b *bound[S, A]) Legal(seat int) []proto.Message {
+	acts := b.g.Legal(b.s, seat, nil)
+	out := make([]proto.Message, len(acts))
+	for i, a := range acts {
+		out[i] = b.g.EncodeAction(a)
+	}
+	return out
+}
+
+func (b *bound[S, A]) Suggest(seat int, r *rand.Rand) (proto.Message, bool) {
+	legal := b.g.Legal(b.s, seat, nil)
+	if len(legal) == 0 {
+		return nil, false
+	}
+	return b.g.EncodeAction(b.bot.Choose(b.g.View(b.s, seat), legal, r)), true
+}

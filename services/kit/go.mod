@@ -1,0 +1,10 @@
+module cardroom.dev/services/kit
+
+go 1.26.7
+
+require (
+	cardroom.dev/proto v0.0.0
+	google.golang.org/protobuf v1.36.12
+)
+
+replace cardroom.dev/proto => ../../proto
