@@ -3,8 +3,8 @@ package engine
 import (
 	"testing"
 
-	"cardroom.dev/services/kit/engine"
 	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+	"cardroom.dev/services/kit/engine"
 )
 
 // newTable deals a table and then lays the goals as given (goals[i] at (8, -2+2i)) on an empty board,

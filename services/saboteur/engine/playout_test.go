@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
-	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -4,8 +4,8 @@ import (
 	"slices"
 	"testing"
 
-	"cardroom.dev/services/kit/engine"
 	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+	"cardroom.dev/services/kit/engine"
 )
 
 // road lays straight E-W cards from (1,0) to (6,0); the card at (7,0) reaches the middle goal.
