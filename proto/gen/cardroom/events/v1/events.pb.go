@@ -332,91 +332,6 @@ func (x *TableFinished) GetFinishedAt() *timestamppb.Timestamp {
 	return nil
 }
 
-// ActionApplied says which seat acted (or that a deadline passed); the action itself is told by the
-// game's own events, which respect secrecy.
-type ActionApplied struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// Types that are valid to be assigned to By:
-	//
-	//	*ActionApplied_Seat
-	//	*ActionApplied_Timeout
-	By            isActionApplied_By `protobuf_oneof:"by"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ActionApplied) Reset() {
-	*x = ActionApplied{}
-	mi := &file_cardroom_events_v1_events_proto_msgTypes[4]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ActionApplied) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ActionApplied) ProtoMessage() {}
-
-func (x *ActionApplied) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_events_v1_events_proto_msgTypes[4]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ActionApplied.ProtoReflect.Descriptor instead.
-func (*ActionApplied) Descriptor() ([]byte, []int) {
-	return file_cardroom_events_v1_events_proto_rawDescGZIP(), []int{4}
-}
-
-func (x *ActionApplied) GetBy() isActionApplied_By {
-	if x != nil {
-		return x.By
-	}
-	return nil
-}
-
-func (x *ActionApplied) GetSeat() uint32 {
-	if x != nil {
-		if x, ok := x.By.(*ActionApplied_Seat); ok {
-			return x.Seat
-		}
-	}
-	return 0
-}
-
-func (x *ActionApplied) GetTimeout() bool {
-	if x != nil {
-		if x, ok := x.By.(*ActionApplied_Timeout); ok {
-			return x.Timeout
-		}
-	}
-	return false
-}
-
-type isActionApplied_By interface {
-	isActionApplied_By()
-}
-
-type ActionApplied_Seat struct {
-	Seat uint32 `protobuf:"varint,1,opt,name=seat,proto3,oneof"`
-}
-
-type ActionApplied_Timeout struct {
-	// The table's deadline passed and the game's timeout rule acted.
-	Timeout bool `protobuf:"varint,2,opt,name=timeout,proto3,oneof"`
-}
-
-func (*ActionApplied_Seat) isActionApplied_By() {}
-
-func (*ActionApplied_Timeout) isActionApplied_By() {}
-
 var File_cardroom_events_v1_events_proto protoreflect.FileDescriptor
 
 const file_cardroom_events_v1_events_proto_rawDesc = "" +
@@ -447,11 +362,7 @@ const file_cardroom_events_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"started_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
 	"\vfinished_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"finishedAt\"G\n" +
-	"\rActionApplied\x12\x14\n" +
-	"\x04seat\x18\x01 \x01(\rH\x00R\x04seat\x12\x1a\n" +
-	"\atimeout\x18\x02 \x01(\bH\x00R\atimeoutB\x04\n" +
-	"\x02byB\xc3\x01\n" +
+	"finishedAtB\xc3\x01\n" +
 	"\x16com.cardroom.events.v1B\vEventsProtoP\x01Z2cardroom.dev/proto/gen/cardroom/events/v1;eventsv1\xa2\x02\x03CEX\xaa\x02\x12Cardroom.Events.V1\xca\x02\x12Cardroom\\Events\\V1\xe2\x02\x1eCardroom\\Events\\V1\\GPBMetadata\xea\x02\x14Cardroom::Events::V1b\x06proto3"
 
 var (
@@ -466,27 +377,26 @@ func file_cardroom_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_cardroom_events_v1_events_proto_rawDescData
 }
 
-var file_cardroom_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_cardroom_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_cardroom_events_v1_events_proto_goTypes = []any{
 	(*Visibility)(nil),            // 0: cardroom.events.v1.Visibility
 	(*Event)(nil),                 // 1: cardroom.events.v1.Event
 	(*TableCreated)(nil),          // 2: cardroom.events.v1.TableCreated
 	(*TableFinished)(nil),         // 3: cardroom.events.v1.TableFinished
-	(*ActionApplied)(nil),         // 4: cardroom.events.v1.ActionApplied
-	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
-	(*anypb.Any)(nil),             // 6: google.protobuf.Any
-	(*v1.TableConfig)(nil),        // 7: cardroom.game.v1.TableConfig
-	(*v1.Outcome)(nil),            // 8: cardroom.game.v1.Outcome
+	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
+	(*anypb.Any)(nil),             // 5: google.protobuf.Any
+	(*v1.TableConfig)(nil),        // 6: cardroom.game.v1.TableConfig
+	(*v1.Outcome)(nil),            // 7: cardroom.game.v1.Outcome
 }
 var file_cardroom_events_v1_events_proto_depIdxs = []int32{
 	0, // 0: cardroom.events.v1.Event.visibility:type_name -> cardroom.events.v1.Visibility
-	5, // 1: cardroom.events.v1.Event.time:type_name -> google.protobuf.Timestamp
-	6, // 2: cardroom.events.v1.Event.payload:type_name -> google.protobuf.Any
-	7, // 3: cardroom.events.v1.TableCreated.config:type_name -> cardroom.game.v1.TableConfig
-	7, // 4: cardroom.events.v1.TableFinished.config:type_name -> cardroom.game.v1.TableConfig
-	8, // 5: cardroom.events.v1.TableFinished.outcome:type_name -> cardroom.game.v1.Outcome
-	5, // 6: cardroom.events.v1.TableFinished.started_at:type_name -> google.protobuf.Timestamp
-	5, // 7: cardroom.events.v1.TableFinished.finished_at:type_name -> google.protobuf.Timestamp
+	4, // 1: cardroom.events.v1.Event.time:type_name -> google.protobuf.Timestamp
+	5, // 2: cardroom.events.v1.Event.payload:type_name -> google.protobuf.Any
+	6, // 3: cardroom.events.v1.TableCreated.config:type_name -> cardroom.game.v1.TableConfig
+	6, // 4: cardroom.events.v1.TableFinished.config:type_name -> cardroom.game.v1.TableConfig
+	7, // 5: cardroom.events.v1.TableFinished.outcome:type_name -> cardroom.game.v1.Outcome
+	4, // 6: cardroom.events.v1.TableFinished.started_at:type_name -> google.protobuf.Timestamp
+	4, // 7: cardroom.events.v1.TableFinished.finished_at:type_name -> google.protobuf.Timestamp
 	8, // [8:8] is the sub-list for method output_type
 	8, // [8:8] is the sub-list for method input_type
 	8, // [8:8] is the sub-list for extension type_name
@@ -503,17 +413,13 @@ func file_cardroom_events_v1_events_proto_init() {
 		(*Visibility_Public)(nil),
 		(*Visibility_Seat)(nil),
 	}
-	file_cardroom_events_v1_events_proto_msgTypes[4].OneofWrappers = []any{
-		(*ActionApplied_Seat)(nil),
-		(*ActionApplied_Timeout)(nil),
-	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_events_v1_events_proto_rawDesc), len(file_cardroom_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

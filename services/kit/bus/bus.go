@@ -1,0 +1,238 @@
+// Package bus carries game events on NATS JetStream: one stream holds every table's public and
+// per-seat subjects and every game's finished subject, so a reconnecting client resumes from a
+// sequence and the stats service never misses a game. Trace context rides in message headers.
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+)
+
+// DefaultStream is the JetStream stream name.
+const DefaultStream = "CARDROOM"
+
+// Subjects of the stream.
+const (
+	subjectRoot = "cardroom"
+	AllSubjects = subjectRoot + ".>"
+)
+
+// PublicSubject is where a table's public events go.
+func PublicSubject(table string) string { return subjectRoot + ".table." + table + ".public" }
+
+// SeatSubject is where one seat's private events go.
+func SeatSubject(table string, seat int) string {
+	return subjectRoot + ".table." + table + ".seat." + strconv.Itoa(seat)
+}
+
+// TableSubjects matches every event of a table.
+func TableSubjects(table string) string { return subjectRoot + ".table." + table + ".>" }
+
+// FinishedSubject carries a game's TableFinished events.
+func FinishedSubject(game string) string { return subjectRoot + ".game." + game + ".finished" }
+
+// Message is one message to publish. ID deduplicates it on the stream (within Options.Duplicates).
+type Message struct {
+	Subject string
+	ID      string
+	Data    []byte
+}
+
+// Options configure the stream.
+type Options struct {
+	Stream string
+	// MaxAge bounds how long events are kept (0: 7 days).
+	MaxAge time.Duration
+	// Duplicates is the de-duplication window for message ids (0: 10 minutes).
+	Duplicates time.Duration
+	// Replicas of the stream in a NATS cluster (0: 1).
+	Replicas int
+	// Memory keeps the stream in memory instead of files (tests and benchmarks).
+	Memory bool
+	Logger *slog.Logger
+}
+
+// Bus publishes and subscribes.
+type Bus struct {
+	nc     *nats.Conn
+	js     jetstream.JetStream
+	stream string
+	prop   propagation.TextMapPropagator
+}
+
+// Connect connects to url and makes sure the stream exists with the configured subjects.
+func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	nc, err := nats.Connect(url,
+		nats.Name(name),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(250*time.Millisecond),
+		nats.RetryOnFailedConnect(false),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				log.Warn("nats disconnected", slog.Any("error", err))
+			}
+		}),
+		nats.ReconnectHandler(func(c *nats.Conn) {
+			log.Info("nats reconnected", slog.String("url", c.ConnectedUrlRedacted()))
+		}),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("connect nats: %w", err)
+	}
+	b, err := FromConn(ctx, nc, opt)
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// FromConn uses an existing connection (its owner closes it).
+func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	if opt.Stream == "" {
+		opt.Stream = DefaultStream
+	}
+	cfg := jetstream.StreamConfig{
+		Name:       opt.Stream,
+		Subjects:   []string{AllSubjects},
+		Storage:    jetstream.FileStorage,
+		MaxAge:     opt.MaxAge,
+		Duplicates: opt.Duplicates,
+		Replicas:   max(opt.Replicas, 1),
+	}
+	if cfg.MaxAge == 0 {
+		cfg.MaxAge = 7 * 24 * time.Hour
+	}
+	if cfg.Duplicates == 0 {
+		cfg.Duplicates = 10 * time.Minute
+	}
+	if opt.Memory {
+		cfg.Storage = jetstream.MemoryStorage
+	}
+	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("create stream %s: %w", opt.Stream, err)
+	}
+	return &Bus{nc: nc, js: js, stream: opt.Stream, prop: otel.GetTextMapPropagator()}, nil
+}
+
+// Close drains the connection.
+func (b *Bus) Close() {
+	if b.nc != nil {
+		_ = b.nc.Drain()
+	}
+}
+
+// Conn is the underlying connection.
+func (b *Bus) Conn() *nats.Conn { return b.nc }
+
+// JetStream is the underlying JetStream context.
+func (b *Bus) JetStream() jetstream.JetStream { return b.js }
+
+// Stream is the stream name.
+func (b *Bus) Stream() string { return b.stream }
+
+// Publish publishes msgs, in order, and waits until the stream has acknowledged every one. The
+// trace context of ctx goes in each message's headers.
+func (b *Bus) Publish(ctx context.Context, msgs []Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	hdr := nats.Header{}
+	b.prop.Inject(ctx, propagation.HeaderCarrier(hdr))
+	acks := make([]jetstream.PubAckFuture, 0, len(msgs))
+	for _, m := range msgs {
+		nm := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: nats.Header{}}
+		for k, v := range hdr {
+			nm.Header[k] = v
+		}
+		var opts []jetstream.PublishOpt
+		if m.ID != "" {
+			opts = append(opts, jetstream.WithMsgID(m.ID))
+		}
+		f, err := b.js.PublishMsgAsync(nm, opts...)
+		if err != nil {
+			return fmt.Errorf("publish %s: %w", m.Subject, err)
+		}
+		acks = append(acks, f)
+	}
+	for _, f := range acks {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return fmt.Errorf("publish %s: %w", f.Msg().Subject, err)
+		case <-ctx.Done():
+			return fmt.Errorf("publish: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+// Delivery is one received message.
+type Delivery struct {
+	Subject string
+	Data    []byte
+	// StreamSeq is the message's sequence in the stream.
+	StreamSeq uint64
+	// Context carries the publisher's trace context.
+	Context context.Context
+}
+
+// Subscribe delivers, in stream order, the messages matching filters with a stream sequence of at
+// least from (0: the whole stream), then every new one, until ctx ends or stop is called. It uses
+// an ordered consumer: no state on the server, gaps repaired by the client library.
+func (b *Bus) Subscribe(ctx context.Context, filters []string, from uint64, fn func(Delivery)) (stop func(), err error) {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: filters, DeliverPolicy: jetstream.DeliverAllPolicy}
+	if from > 0 {
+		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
+		cfg.OptStartSeq = from
+	}
+	c, err := b.js.OrderedConsumer(ctx, b.stream, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("consumer: %w", err)
+	}
+	cc, err := c.Consume(func(m jetstream.Msg) {
+		md, err := m.Metadata()
+		if err != nil {
+			return
+		}
+		mctx := b.prop.Extract(ctx, propagation.HeaderCarrier(m.Headers()))
+		fn(Delivery{Subject: m.Subject(), Data: m.Data(), StreamSeq: md.Sequence.Stream, Context: mctx})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("consume: %w", err)
+	}
+	return cc.Stop, nil
+}
+
+// LastSequence is the stream's last sequence (0 when empty).
+func (b *Bus) LastSequence(ctx context.Context) (uint64, error) {
+	s, err := b.js.Stream(ctx, b.stream)
+	if err != nil {
+		return 0, fmt.Errorf("stream info: %w", err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("stream info: %w", err)
+	}
+	return info.State.LastSeq, nil
+}
+
+// ErrClosed is returned for a bus that has been closed.
+var ErrClosed = errors.New("bus: closed")

@@ -1,0 +1,57 @@
+package rules
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"google.golang.org/grpc/status"
+)
+
+type metrics struct {
+	game            attribute.KeyValue
+	actions         metric.Int64Counter
+	actionLatency   metric.Float64Histogram
+	casRetries      metric.Int64Counter
+	timeouts        metric.Int64Counter
+	publishFailures metric.Int64Counter
+	tablesCreated   metric.Int64Counter
+	tablesFinished  metric.Int64Counter
+}
+
+func newMetrics(game string) *metrics {
+	m := otel.Meter("cardroom.dev/services/kit/rules")
+	// Instrument creation only fails on invalid names, which these are not.
+	actions, _ := m.Int64Counter("cardroom.rules.actions", metric.WithDescription("Actions handled, by result."))
+	latency, _ := m.Float64Histogram("cardroom.rules.action.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time to handle one action, store and bus included."),
+		metric.WithExplicitBucketBoundaries(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1))
+	retries, _ := m.Int64Counter("cardroom.rules.cas_retries", metric.WithDescription("Actions re-validated after a lost compare-and-set."))
+	timeouts, _ := m.Int64Counter("cardroom.rules.timeouts", metric.WithDescription("Deadlines applied."))
+	pubFail, _ := m.Int64Counter("cardroom.rules.publish_failures", metric.WithDescription("Commits whose events could not be published at once."))
+	created, _ := m.Int64Counter("cardroom.rules.tables_created", metric.WithDescription("Tables dealt."))
+	finished, _ := m.Int64Counter("cardroom.rules.tables_finished", metric.WithDescription("Tables finished or aborted."))
+	return &metrics{
+		game: attribute.String("game", game), actions: actions, actionLatency: latency, casRetries: retries,
+		timeouts: timeouts, publishFailures: pubFail, tablesCreated: created, tablesFinished: finished,
+	}
+}
+
+func (m *metrics) observeAction(ctx context.Context, start time.Time, err error) {
+	result := "ok"
+	if err != nil {
+		result = "error"
+		if st, ok := status.FromError(err); ok {
+			result = st.Code().String()
+		}
+		if errors.Is(err, context.Canceled) {
+			result = "canceled"
+		}
+	}
+	set := metric.WithAttributes(m.game, attribute.String("result", result))
+	m.actions.Add(ctx, 1, set)
+	m.actionLatency.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(m.game))
+}

@@ -1,0 +1,219 @@
+package rules
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/store"
+	"google.golang.org/protobuf/proto"
+)
+
+// messages turns committed events into bus messages: each on its table's public or seat subject,
+// TableFinished also on the game's finished subject. Message ids make republication idempotent.
+func messages(evs []*eventsv1.Event) ([]bus.Message, error) {
+	out := make([]bus.Message, 0, len(evs)+1)
+	for _, e := range evs {
+		data, err := proto.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		subject := bus.PublicSubject(e.GetTableId())
+		if a, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok {
+			subject = bus.SeatSubject(e.GetTableId(), int(a.Seat))
+		}
+		id := e.GetTableId() + ":" + uitoa(e.GetSequence())
+		out = append(out, bus.Message{Subject: subject, ID: id, Data: data})
+		if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
+			out = append(out, bus.Message{Subject: bus.FinishedSubject(e.GetGame()), ID: id + ":finished", Data: data})
+		}
+	}
+	return out, nil
+}
+
+func uitoa(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}
+
+// publish puts committed events on the bus. A failure does not undo the commit: the table stays in
+// the outbox and the sweeper republishes it (ids make that idempotent).
+func (s *Server) publish(ctx context.Context, table string, evs []*eventsv1.Event) {
+	if len(evs) == 0 || s.pub == nil {
+		return
+	}
+	msgs, err := messages(evs)
+	if err == nil {
+		ctx, span := s.tracer.Start(ctx, "bus.publish")
+		err = s.pub.Publish(ctx, msgs)
+		span.End()
+	}
+	if err != nil {
+		s.metrics.publishFailures.Add(ctx, 1)
+		s.log.WarnContext(ctx, "publish failed; the outbox sweeper will retry", slog.String("table", table), slog.Any("error", err))
+		return
+	}
+	select {
+	case s.marks <- store.Mark{TableID: table, Sequence: evs[len(evs)-1].GetSequence()}:
+	default:
+		// Marks are an optimisation: an unmarked table is republished later, deduplicated.
+	}
+}
+
+// Run runs the background work of a replica until ctx ends: firing due deadlines, confirming
+// publications in batches, and republishing what was committed but not confirmed.
+func (s *Server) Run(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.runMarks(ctx)
+	}()
+	sweep := time.NewTicker(s.opt.SweepInterval)
+	defer sweep.Stop()
+	republish := time.NewTicker(time.Second)
+	defer republish.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			<-done
+			return nil
+		case <-sweep.C:
+			s.FireDue(ctx)
+		case <-republish.C:
+			s.Republish(ctx, s.now().Add(-s.opt.RepublishAfter))
+		}
+	}
+}
+
+func (s *Server) runMarks(ctx context.Context) {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	batch := make([]store.Mark, 0, 256)
+	flush := func(ctx context.Context) {
+		if len(batch) == 0 {
+			return
+		}
+		if err := s.store.MarkPublished(ctx, batch); err != nil {
+			s.log.WarnContext(ctx, "marking publications failed", slog.Any("error", err))
+		}
+		batch = batch[:0]
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			// Last marks on the way out, with a short deadline of their own.
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			flush(fctx)
+			cancel()
+			return
+		case m := <-s.marks:
+			batch = append(batch, m)
+			if len(batch) == cap(batch) {
+				flush(ctx)
+			}
+		case <-tick.C:
+			flush(ctx)
+		}
+	}
+}
+
+// FireDue claims the tables whose deadline has passed and applies their timeouts. Competing
+// replicas claim different tables; the compare-and-set makes each timeout apply exactly once.
+func (s *Server) FireDue(ctx context.Context) int {
+	now := s.now()
+	ids, err := s.store.ClaimDue(ctx, now, s.opt.Lease, 64)
+	if err != nil {
+		s.log.WarnContext(ctx, "claiming deadlines failed", slog.Any("error", err))
+		return 0
+	}
+	fired := 0
+	for _, id := range ids {
+		if s.fire(ctx, id) {
+			fired++
+		}
+	}
+	return fired
+}
+
+func (s *Server) fire(ctx context.Context, id string) bool {
+	for range s.opt.MaxRetries {
+		l, err := s.load(ctx, id, "")
+		if err != nil {
+			if !errors.Is(err, store.ErrNotFound) {
+				s.log.WarnContext(ctx, "loading a due table failed", slog.String("table", id), slog.Any("error", err))
+			}
+			return false
+		}
+		now := s.now()
+		dl, ok := l.state.Deadline()
+		if l.t.Finished || !ok || now.Before(dl) {
+			return false // someone else applied it, or the table moved on
+		}
+		err = s.applyTimeout(ctx, l, now)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			s.log.ErrorContext(ctx, "timeout failed", slog.String("table", id), slog.Any("error", err))
+			return false
+		}
+		return true
+	}
+	return false
+}
+
+// Republish publishes again the events of tables committed before `before` whose publication was
+// not confirmed, and confirms them.
+func (s *Server) Republish(ctx context.Context, before time.Time) int {
+	ids, err := s.store.Unpublished(ctx, before, 100)
+	if err != nil {
+		s.log.WarnContext(ctx, "reading the outbox failed", slog.Any("error", err))
+		return 0
+	}
+	n := 0
+	for _, id := range ids {
+		t, _, err := s.store.Load(ctx, id, "")
+		if err != nil {
+			if errors.Is(err, store.ErrNotFound) {
+				_ = s.store.MarkPublished(ctx, []store.Mark{{TableID: id}})
+			}
+			continue
+		}
+		entries, err := s.store.Log(ctx, id, 0)
+		if err != nil {
+			continue
+		}
+		var evs []*eventsv1.Event
+		for _, e := range entries {
+			le := &rulesv1.LogEntry{}
+			if proto.Unmarshal(e.Data, le) != nil {
+				continue
+			}
+			for _, ev := range le.GetEvents() {
+				if ev.GetSequence() > t.Published {
+					evs = append(evs, ev)
+				}
+			}
+		}
+		msgs, err := messages(evs)
+		if err != nil || s.pub.Publish(ctx, msgs) != nil {
+			continue
+		}
+		if err := s.store.MarkPublished(ctx, []store.Mark{{TableID: id, Sequence: t.Sequence}}); err == nil {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,650 @@
+// Package rules is the RulesService for any engine: load a table, validate, apply, compare-and-set
+// on the version, append the action log, publish the events. It also fires deadlines (exactly one
+// replica applies each timeout) and republishes events whose publication was not confirmed.
+package rules
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base32"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	mrand "math/rand/v2"
+	"regexp"
+	"strings"
+	"time"
+
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/store"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// Publisher puts committed events on the bus; *bus.Bus is one.
+type Publisher interface {
+	Publish(ctx context.Context, msgs []bus.Message) error
+}
+
+// Options tune a Server; zero values take the defaults.
+type Options struct {
+	// Retain is how long a finished table and its log are kept (default 24h).
+	Retain time.Duration
+	// MaxRetries bounds re-validation after lost compare-and-set races (default 64).
+	MaxRetries int
+	// SweepInterval is how often due deadlines are claimed (default 100ms).
+	SweepInterval time.Duration
+	// Lease hides a claimed deadline from other replicas while one applies it (default 5s).
+	Lease time.Duration
+	// RepublishAfter is how old an unconfirmed publication must be before the sweeper republishes it
+	// (default 5s).
+	RepublishAfter time.Duration
+	// Now is the clock (default time.Now).
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Server serves cardroom.rules.v1.RulesService for one engine.
+type Server struct {
+	rulesv1.UnimplementedRulesServiceServer
+
+	eng     engine.Engine
+	info    engine.Info
+	store   store.Store
+	pub     Publisher
+	opt     Options
+	log     *slog.Logger
+	tracer  trace.Tracer
+	metrics *metrics
+	marks   chan store.Mark
+}
+
+// New returns a server of eng over st, publishing with pub.
+func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server {
+	if opt.Retain == 0 {
+		opt.Retain = 24 * time.Hour
+	}
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = 64
+	}
+	if opt.SweepInterval == 0 {
+		opt.SweepInterval = 100 * time.Millisecond
+	}
+	if opt.Lease == 0 {
+		opt.Lease = 5 * time.Second
+	}
+	if opt.RepublishAfter == 0 {
+		opt.RepublishAfter = 5 * time.Second
+	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	info := eng.Info()
+	return &Server{
+		eng: eng, info: info, store: st, pub: pub, opt: opt,
+		log:     opt.Logger.With(slog.String("game", info.Name)),
+		tracer:  otel.Tracer("cardroom.dev/services/kit/rules"),
+		metrics: newMetrics(info.Name),
+		marks:   make(chan store.Mark, 4096),
+	}
+}
+
+// Game is the game this server runs.
+func (s *Server) Game() string { return s.info.Name }
+
+// now is the clock truncated to the millisecond, the precision the store keeps, so a replay from
+// the log sees exactly the times the engine saw.
+func (s *Server) now() time.Time { return time.UnixMilli(s.opt.Now().UnixMilli()) }
+
+var tableIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func checkTableID(id string) error {
+	if id == "" {
+		return invalid("table_id", CodeMissingField, "table_id is required")
+	}
+	if !tableIDPattern.MatchString(id) {
+		return invalid("table_id", CodeInvalidField, "table_id must be 1 to 64 letters, digits, '-' or '_'")
+	}
+	return nil
+}
+
+func newTableID() string {
+	b := make([]byte, 10)
+	_, _ = rand.Read(b)
+	return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b))
+}
+
+func randomSeed() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+func (s *Server) DescribeGame(context.Context, *rulesv1.DescribeGameRequest) (*rulesv1.DescribeGameResponse, error) {
+	return &rulesv1.DescribeGameResponse{
+		Game:        s.info.Name,
+		MinSeats:    uint32(s.info.MinSeats),
+		MaxSeats:    uint32(s.info.MaxSeats),
+		OptionsType: string(s.info.Options.ProtoReflect().Descriptor().FullName()),
+		ActionType:  string(s.info.Action.ProtoReflect().Descriptor().FullName()),
+		ViewType:    string(s.info.View.ProtoReflect().Descriptor().FullName()),
+	}, nil
+}
+
+// decodeAny unmarshals a into a new message of proto's type; field names the request field.
+func decodeAny(field string, a *anypb.Any, prototype proto.Message) (proto.Message, error) {
+	m := prototype.ProtoReflect().New().Interface()
+	if a == nil {
+		return m, nil
+	}
+	want := string(prototype.ProtoReflect().Descriptor().FullName())
+	if a.MessageName() != "" && string(a.MessageName()) != want {
+		return nil, invalid(field, CodeWrongGame, "%s must be a %s, not a %s", field, want, a.MessageName())
+	}
+	if err := a.UnmarshalTo(m); err != nil {
+		return nil, invalid(field, CodeInvalidField, "%s is not a valid %s", field, want)
+	}
+	return m, nil
+}
+
+func (s *Server) CreateTable(ctx context.Context, req *rulesv1.CreateTableRequest) (*rulesv1.CreateTableResponse, error) {
+	resp, err := s.createTable(ctx, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableRequest) (*rulesv1.CreateTableResponse, error) {
+	id := req.GetTableId()
+	if id == "" {
+		id = newTableID()
+	} else if err := checkTableID(id); err != nil {
+		return nil, err
+	}
+	cfg := proto.CloneOf(req.GetConfig())
+	if cfg == nil {
+		return nil, invalid("config", CodeMissingField, "config is required")
+	}
+	if cfg.GetGame() != s.info.Name {
+		return nil, invalid("config.game", CodeWrongGame, "this service runs %q, not %q", s.info.Name, cfg.GetGame())
+	}
+	n := len(cfg.GetSeats())
+	if n < s.info.MinSeats || n > s.info.MaxSeats {
+		return nil, invalid("config.seats", engine.CodeBadSeatCount, "%s is played by %d to %d players, not %d", s.info.Name, s.info.MinSeats, s.info.MaxSeats, n)
+	}
+	for i, seat := range cfg.GetSeats() {
+		if seat.GetIndex() != uint32(i) {
+			return nil, invalid(fmt.Sprintf("config.seats[%d].index", i), CodeInvalidField, "seats must be numbered 0 to %d in order", n-1)
+		}
+	}
+	opts, err := decodeAny("config.options", cfg.GetOptions(), s.info.Options)
+	if err != nil {
+		return nil, err
+	}
+	turn := cfg.GetTimeLimits().GetPerAction().AsDuration()
+	if turn < 0 {
+		return nil, invalid("config.time_limits.per_action", CodeInvalidField, "the time per action cannot be negative")
+	}
+	switch cfg.GetSeedPolicy() {
+	case gamev1.SeedPolicy_SEED_POLICY_FIXED:
+	case gamev1.SeedPolicy_SEED_POLICY_UNSPECIFIED, gamev1.SeedPolicy_SEED_POLICY_RANDOM:
+		cfg.SeedPolicy, cfg.Seed = gamev1.SeedPolicy_SEED_POLICY_RANDOM, randomSeed()
+	default:
+		return nil, invalid("config.seed_policy", CodeInvalidField, "unknown seed policy %d", cfg.GetSeedPolicy())
+	}
+	now := s.now()
+	st, evs, err := s.eng.Setup(engine.Config{Seats: n, Seed: cfg.GetSeed(), Options: opts, TurnTime: turn, Start: now})
+	if err != nil {
+		return nil, err
+	}
+	state, err := st.Encode()
+	if err != nil {
+		return nil, fmt.Errorf("encode state: %w", err)
+	}
+	cfgBytes, err := proto.Marshal(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("encode config: %w", err)
+	}
+	public := proto.CloneOf(cfg)
+	public.Seed = 0 // the seed decides every hidden card: secret until the end
+	created := append([]engine.Event{{To: engine.Public, Payload: &eventsv1.TableCreated{Config: public}}}, evs...)
+	envs, err := s.envelopes(id, 0, 0, now, created)
+	if err != nil {
+		return nil, err
+	}
+	entry := &rulesv1.LogEntry{Version: 0, Time: timestamppb.New(now), Events: envs}
+	data, err := proto.Marshal(entry)
+	if err != nil {
+		return nil, fmt.Errorf("encode log entry: %w", err)
+	}
+	dl, _ := st.Deadline()
+	t := store.Table{ID: id, Config: cfgBytes, State: state, Sequence: uint64(len(envs)), Deadline: dl, CreatedAt: now}
+	if err := s.store.Create(ctx, t, store.Entry{Data: data}); err != nil {
+		return nil, err
+	}
+	s.metrics.tablesCreated.Add(ctx, 1)
+	s.publish(ctx, id, envs)
+	return &rulesv1.CreateTableResponse{Table: s.summary(t, cfg, nil)}, nil
+}
+
+func (s *Server) summary(t store.Table, cfg *gamev1.TableConfig, outcome *gamev1.Outcome) *gamev1.TableSummary {
+	public := proto.CloneOf(cfg)
+	if !t.Finished {
+		public.Seed = 0
+	}
+	return &gamev1.TableSummary{
+		TableId: t.ID, Config: public, Version: t.Version, Finished: t.Finished,
+		CreatedAt: timestamppb.New(t.CreatedAt), Outcome: outcome,
+	}
+}
+
+// envelopes wraps engine events for the bus, numbering them from after seq.
+func (s *Server) envelopes(table string, seq, version uint64, at time.Time, evs []engine.Event) ([]*eventsv1.Event, error) {
+	out := make([]*eventsv1.Event, len(evs))
+	ts := timestamppb.New(at)
+	for i, e := range evs {
+		payload, err := anypb.New(e.Payload)
+		if err != nil {
+			return nil, fmt.Errorf("wrap event: %w", err)
+		}
+		vis := &eventsv1.Visibility{Audience: &eventsv1.Visibility_Public{Public: true}}
+		if e.To >= 0 {
+			vis.Audience = &eventsv1.Visibility_Seat{Seat: uint32(e.To)}
+		}
+		out[i] = &eventsv1.Event{
+			TableId: table, Game: s.info.Name, Sequence: seq + uint64(i) + 1, Version: version,
+			Visibility: vis, Time: ts, Payload: payload,
+		}
+	}
+	return out, nil
+}
+
+// loaded is a table read from the store and decoded.
+type loaded struct {
+	t     store.Table
+	cfg   *gamev1.TableConfig
+	state engine.State
+	prior *store.Entry
+}
+
+func (s *Server) load(ctx context.Context, id, actionID string) (*loaded, error) {
+	if err := checkTableID(id); err != nil {
+		return nil, err
+	}
+	ctx, span := s.tracer.Start(ctx, "store.load")
+	t, prior, err := s.store.Load(ctx, id, actionID)
+	span.End()
+	if err != nil {
+		return nil, err
+	}
+	cfg := &gamev1.TableConfig{}
+	if err := proto.Unmarshal(t.Config, cfg); err != nil {
+		return nil, fmt.Errorf("decode config of %s: %w", id, err)
+	}
+	l := &loaded{t: t, cfg: cfg, prior: prior}
+	if prior != nil {
+		return l, nil
+	}
+	if l.state, err = s.eng.DecodeState(t.State); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func checkSeat(cfg *gamev1.TableConfig, seat uint32) error {
+	if int(seat) >= len(cfg.GetSeats()) {
+		return invalid("seat", engine.CodeBadSeat, "seat %d does not exist at a table of %d", seat, len(cfg.GetSeats()))
+	}
+	return nil
+}
+
+func (s *Server) Act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.ActResponse, error) {
+	start := time.Now()
+	resp, err := s.act(ctx, req)
+	err = s.toStatus(ctx, err)
+	s.metrics.observeAction(ctx, start, err)
+	return resp, err
+}
+
+func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.ActResponse, error) {
+	if err := checkTableID(req.GetTableId()); err != nil {
+		return nil, err
+	}
+	if n := len(req.GetActionId()); n == 0 || n > 128 {
+		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to 128 bytes")
+	}
+	if req.GetAction() == nil {
+		return nil, invalid("action", CodeMissingField, "action is required")
+	}
+	action, err := decodeAny("action", req.GetAction(), s.info.Action)
+	if err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		if attempt > s.opt.MaxRetries {
+			return nil, failed(codes.Aborted, CodeContention, "the table changed too often while this action was validated; try again")
+		}
+		l, err := s.load(ctx, req.GetTableId(), req.GetActionId())
+		if err != nil {
+			return nil, err
+		}
+		if l.prior != nil {
+			return s.replayed(l.prior, req.GetSeat())
+		}
+		if err := checkSeat(l.cfg, req.GetSeat()); err != nil {
+			return nil, err
+		}
+		if req.ExpectedVersion != nil && req.GetExpectedVersion() != l.t.Version {
+			return nil, failed(codes.Aborted, CodeStaleVersion, "the table is at version %d, not %d", l.t.Version, req.GetExpectedVersion())
+		}
+		if l.t.Finished {
+			return nil, engine.Refuse(engine.CodeGameOver, "the game is over")
+		}
+		now := s.now()
+		if dl, ok := l.state.Deadline(); ok && !now.Before(dl) {
+			// A deadline passed before the sweeper fired: it comes first, then the action is judged
+			// against what followed.
+			if err := s.applyTimeout(ctx, l, now); err != nil && !errors.Is(err, store.ErrConflict) {
+				return nil, err
+			}
+			continue
+		}
+		_, span := s.tracer.Start(ctx, "engine.apply")
+		evs, err := l.state.Apply(int(req.GetSeat()), action, now)
+		span.End()
+		if err != nil {
+			return nil, err
+		}
+		entry := &rulesv1.LogEntry{
+			By: &rulesv1.LogEntry_Seat{Seat: req.GetSeat()}, Action: req.GetAction(), ActionId: req.GetActionId(),
+		}
+		envs, finished, err := s.commit(ctx, l, entry, evs, now)
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrDuplicate) {
+			if req.ExpectedVersion != nil && errors.Is(err, store.ErrConflict) {
+				return nil, failed(codes.Aborted, CodeStaleVersion, "the table moved past version %d", req.GetExpectedVersion())
+			}
+			s.metrics.casRetries.Add(ctx, 1)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &rulesv1.ActResponse{Version: l.t.Version + 1, Events: visibleTo(envs, int(req.GetSeat())), Finished: finished}, nil
+	}
+}
+
+// replayed answers a retried action id from the log.
+func (s *Server) replayed(prior *store.Entry, seat uint32) (*rulesv1.ActResponse, error) {
+	e := &rulesv1.LogEntry{}
+	if err := proto.Unmarshal(prior.Data, e); err != nil {
+		return nil, fmt.Errorf("decode log entry: %w", err)
+	}
+	if by, ok := e.GetBy().(*rulesv1.LogEntry_Seat); !ok || by.Seat != seat {
+		return nil, invalid("action_id", CodeActionIDReuse, "action_id was already used at this table by another seat")
+	}
+	finished := false
+	for _, ev := range e.GetEvents() {
+		if ev.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
+			finished = true
+		}
+	}
+	return &rulesv1.ActResponse{Version: e.GetVersion(), Events: visibleTo(e.GetEvents(), int(seat)), Finished: finished, Replayed: true}, nil
+}
+
+// visibleTo keeps the events seat may see (Spectator: public ones).
+func visibleTo(evs []*eventsv1.Event, seat int) []*eventsv1.Event {
+	out := make([]*eventsv1.Event, 0, len(evs))
+	for _, e := range evs {
+		switch a := e.GetVisibility().GetAudience().(type) {
+		case *eventsv1.Visibility_Public:
+			out = append(out, e)
+		case *eventsv1.Visibility_Seat:
+			if int(a.Seat) == seat {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// commit writes one log entry with its events after the state has changed, and publishes them.
+func (s *Server) commit(ctx context.Context, l *loaded, entry *rulesv1.LogEntry, evs []engine.Event, now time.Time) ([]*eventsv1.Event, bool, error) {
+	outcome, finished := l.state.Outcome()
+	if finished {
+		evs = append(evs, engine.Event{To: engine.Public, Payload: s.finishedEvent(l, outcome, now)})
+	}
+	return s.write(ctx, l, entry, evs, now, finished)
+}
+
+func (s *Server) finishedEvent(l *loaded, outcome *gamev1.Outcome, now time.Time) *eventsv1.TableFinished {
+	return &eventsv1.TableFinished{
+		Config: l.cfg, Outcome: outcome, Actions: l.t.Version + 1,
+		StartedAt: timestamppb.New(l.t.CreatedAt), FinishedAt: timestamppb.New(now),
+	}
+}
+
+func (s *Server) write(ctx context.Context, l *loaded, entry *rulesv1.LogEntry, evs []engine.Event, now time.Time, finished bool) ([]*eventsv1.Event, bool, error) {
+	version := l.t.Version + 1
+	envs, err := s.envelopes(l.t.ID, l.t.Sequence, version, now, evs)
+	if err != nil {
+		return nil, false, err
+	}
+	entry.Version, entry.Time, entry.Events = version, timestamppb.New(now), envs
+	data, err := proto.Marshal(entry)
+	if err != nil {
+		return nil, false, fmt.Errorf("encode log entry: %w", err)
+	}
+	state, err := l.state.Encode()
+	if err != nil {
+		return nil, false, fmt.Errorf("encode state: %w", err)
+	}
+	var dl time.Time
+	if !finished {
+		dl, _ = l.state.Deadline()
+	}
+	ctx2, span := s.tracer.Start(ctx, "store.commit", trace.WithAttributes(attribute.String("table", l.t.ID)))
+	err = s.store.Commit(ctx2, store.Commit{
+		TableID: l.t.ID, From: l.t.Version, State: state, Sequence: l.t.Sequence + uint64(len(envs)),
+		Entry: store.Entry{ActionID: entry.GetActionId(), Data: data}, Deadline: dl, Finished: finished, Retain: s.opt.Retain,
+	})
+	span.End()
+	if err != nil {
+		return nil, false, err
+	}
+	if finished {
+		s.metrics.tablesFinished.Add(ctx, 1)
+	}
+	s.publish(ctx, l.t.ID, envs)
+	return envs, finished, nil
+}
+
+// applyTimeout applies the engine's timeout to a loaded table and commits it.
+func (s *Server) applyTimeout(ctx context.Context, l *loaded, now time.Time) error {
+	evs, err := l.state.Timeout(now)
+	if err != nil {
+		return err
+	}
+	_, _, err = s.commit(ctx, l, &rulesv1.LogEntry{By: &rulesv1.LogEntry_Timeout{Timeout: true}}, evs, now)
+	if err == nil {
+		s.metrics.timeouts.Add(ctx, 1)
+	}
+	return err
+}
+
+func (s *Server) GetView(ctx context.Context, req *rulesv1.GetViewRequest) (*rulesv1.GetViewResponse, error) {
+	resp, err := s.getView(ctx, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func viewerOf(cfg *gamev1.TableConfig, v *rulesv1.Viewer) (int, error) {
+	switch w := v.GetWho().(type) {
+	case *rulesv1.Viewer_Seat:
+		if err := checkSeat(cfg, w.Seat); err != nil {
+			return 0, err
+		}
+		return int(w.Seat), nil
+	case *rulesv1.Viewer_Spectator:
+		return engine.Spectator, nil
+	}
+	return 0, invalid("viewer", CodeMissingField, "viewer must be a seat or a spectator")
+}
+
+func (s *Server) getView(ctx context.Context, req *rulesv1.GetViewRequest) (*rulesv1.GetViewResponse, error) {
+	l, err := s.load(ctx, req.GetTableId(), "")
+	if err != nil {
+		return nil, err
+	}
+	viewer, err := viewerOf(l.cfg, req.GetViewer())
+	if err != nil {
+		return nil, err
+	}
+	view, err := anypb.New(l.state.View(viewer))
+	if err != nil {
+		return nil, fmt.Errorf("wrap view: %w", err)
+	}
+	resp := &rulesv1.GetViewResponse{Version: l.t.Version, View: view, LastSequence: l.t.Sequence}
+	if dl, ok := l.state.Deadline(); ok && !l.t.Finished {
+		resp.Deadline = timestamppb.New(dl)
+	}
+	outcome, _ := l.state.Outcome()
+	resp.Table = s.summary(l.t, l.cfg, outcome)
+	return resp, nil
+}
+
+func (s *Server) ListLegalActions(ctx context.Context, req *rulesv1.ListLegalActionsRequest) (*rulesv1.ListLegalActionsResponse, error) {
+	resp, err := s.listLegal(ctx, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) listLegal(ctx context.Context, req *rulesv1.ListLegalActionsRequest) (*rulesv1.ListLegalActionsResponse, error) {
+	l, err := s.load(ctx, req.GetTableId(), "")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSeat(l.cfg, req.GetSeat()); err != nil {
+		return nil, err
+	}
+	resp := &rulesv1.ListLegalActionsResponse{Version: l.t.Version}
+	if l.t.Finished {
+		return resp, nil
+	}
+	for _, a := range l.state.Legal(int(req.GetSeat())) {
+		m, err := anypb.New(a)
+		if err != nil {
+			return nil, fmt.Errorf("wrap action: %w", err)
+		}
+		resp.Actions = append(resp.Actions, m)
+	}
+	return resp, nil
+}
+
+func (s *Server) SuggestAction(ctx context.Context, req *rulesv1.SuggestActionRequest) (*rulesv1.SuggestActionResponse, error) {
+	resp, err := s.suggest(ctx, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) suggest(ctx context.Context, req *rulesv1.SuggestActionRequest) (*rulesv1.SuggestActionResponse, error) {
+	l, err := s.load(ctx, req.GetTableId(), "")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSeat(l.cfg, req.GetSeat()); err != nil {
+		return nil, err
+	}
+	if l.t.Finished {
+		return nil, engine.Refuse(engine.CodeGameOver, "the game is over")
+	}
+	// The bot's randomness depends on the table, version and seat: a retry suggests the same move.
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d/%d", l.t.ID, l.t.Version, req.GetSeat())
+	a, ok := l.state.Suggest(int(req.GetSeat()), mrand.New(mrand.NewPCG(h.Sum64(), 0x9e3779b97f4a7c15)))
+	if !ok {
+		return nil, engine.Refuse(engine.CodeNothingToDo, "seat %d has no action to take now", req.GetSeat())
+	}
+	m, err := anypb.New(a)
+	if err != nil {
+		return nil, fmt.Errorf("wrap action: %w", err)
+	}
+	return &rulesv1.SuggestActionResponse{Version: l.t.Version, Action: m}, nil
+}
+
+func (s *Server) GetLog(ctx context.Context, req *rulesv1.GetLogRequest) (*rulesv1.GetLogResponse, error) {
+	resp, err := s.getLog(ctx, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) getLog(ctx context.Context, req *rulesv1.GetLogRequest) (*rulesv1.GetLogResponse, error) {
+	l, err := s.load(ctx, req.GetTableId(), "")
+	if err != nil {
+		return nil, err
+	}
+	entries, err := s.store.Log(ctx, l.t.ID, 0)
+	if err != nil {
+		return nil, err
+	}
+	outcome, _ := l.state.Outcome()
+	sum := s.summary(l.t, l.cfg, outcome)
+	sum.Config = l.cfg // the log is the replay: it carries the seed
+	resp := &rulesv1.GetLogResponse{Table: sum}
+	from := max(req.GetFromVersion(), 1)
+	for _, e := range entries {
+		le := &rulesv1.LogEntry{}
+		if err := proto.Unmarshal(e.Data, le); err != nil {
+			return nil, fmt.Errorf("decode log entry %d: %w", e.Version, err)
+		}
+		switch {
+		case e.Version == 0:
+			resp.CreatedEvents = le.GetEvents()
+		case e.Version >= from:
+			resp.Entries = append(resp.Entries, le)
+		}
+	}
+	return resp, nil
+}
+
+func (s *Server) AbortTable(ctx context.Context, req *rulesv1.AbortTableRequest) (*rulesv1.AbortTableResponse, error) {
+	resp, err := s.abort(ctx, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) abort(ctx context.Context, req *rulesv1.AbortTableRequest) (*rulesv1.AbortTableResponse, error) {
+	for attempt := 0; attempt <= s.opt.MaxRetries; attempt++ {
+		l, err := s.load(ctx, req.GetTableId(), "")
+		if err != nil {
+			return nil, err
+		}
+		if l.t.Finished {
+			return nil, engine.Refuse(engine.CodeGameOver, "the game is already over")
+		}
+		now := s.now()
+		summary := "aborted"
+		if r := strings.TrimSpace(req.GetReason()); r != "" {
+			summary = "aborted: " + r
+		}
+		outcome := &gamev1.Outcome{Aborted: true, Summary: summary}
+		evs := []engine.Event{{To: engine.Public, Payload: s.finishedEvent(l, outcome, now)}}
+		_, _, err = s.write(ctx, l, &rulesv1.LogEntry{By: &rulesv1.LogEntry_Abort{Abort: true}}, evs, now, true)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		l.t.Version++
+		l.t.Finished = true
+		return &rulesv1.AbortTableResponse{Table: s.summary(l.t, l.cfg, outcome)}, nil
+	}
+	return nil, failed(codes.Aborted, CodeContention, "the table changed too often to abort; try again")
+}

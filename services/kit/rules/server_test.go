@@ -1,0 +1,499 @@
+package rules_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/natsembed"
+	"cardroom.dev/services/kit/rules"
+	"cardroom.dev/services/kit/store"
+	"cardroom.dev/services/kit/testenv"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// clock is a settable test clock.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+type env struct {
+	client rulesv1.RulesServiceClient
+	srv    *rules.Server
+	store  store.Store
+	bus    *bus.Bus
+	clock  *clock
+}
+
+func startNATS(t testing.TB) *bus.Bus {
+	t.Helper()
+	ns, err := natsembed.Start(0, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	b, err := bus.Connect(context.Background(), ns.URL(), "test", bus.Options{Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b
+}
+
+func serve(t testing.TB, srv *rules.Server) rulesv1.RulesServiceClient {
+	t.Helper()
+	lis := bufconn.Listen(1 << 20)
+	gs := grpc.NewServer()
+	rulesv1.RegisterRulesServiceServer(gs, srv)
+	go func() { _ = gs.Serve(lis) }()
+	t.Cleanup(gs.Stop)
+	cc, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cc.Close() })
+	return rulesv1.NewRulesServiceClient(cc)
+}
+
+func newEnv(t testing.TB, st store.Store, b *bus.Bus) *env {
+	t.Helper()
+	c := &clock{t: time.UnixMilli(1_800_000_000_000)}
+	var pub rules.Publisher
+	if b != nil {
+		pub = b
+	}
+	srv := rules.New(engine.Erase[*hcState, string](highCard{}, nil), st, pub, rules.Options{Now: c.Now, Retain: time.Hour})
+	return &env{client: serve(t, srv), srv: srv, store: st, bus: b, clock: c}
+}
+
+// stores runs fn against the memory store and the Redis store.
+func stores(t *testing.T, fn func(t *testing.T, st store.Store)) {
+	t.Run("memory", func(t *testing.T) { fn(t, store.NewMemory()) })
+	t.Run("redis", func(t *testing.T) {
+		rdb := testenv.Redis(t)
+		st, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(t, st)
+	})
+}
+
+func tableConfig(seats int, rounds uint32, turn time.Duration) *gamev1.TableConfig {
+	cfg := &gamev1.TableConfig{Game: "highcard", SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_FIXED, Seed: 42}
+	for i := range seats {
+		cfg.Seats = append(cfg.Seats, &gamev1.Seat{Index: uint32(i), Player: &gamev1.PlayerRef{PlayerId: fmt.Sprint("p", i)}})
+	}
+	if rounds > 0 {
+		cfg.Options, _ = anypb.New(wrapperspb.UInt32(rounds))
+	}
+	if turn > 0 {
+		cfg.TimeLimits = &gamev1.TimeLimits{PerAction: durationpb.New(turn)}
+	}
+	return cfg
+}
+
+func act(a string) *anypb.Any {
+	m, _ := anypb.New(wrapperspb.String(a))
+	return m
+}
+
+func (e *env) create(t testing.TB, id string, cfg *gamev1.TableConfig) {
+	t.Helper()
+	if _, err := e.client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: id, Config: cfg}); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+}
+
+func violation(err error) (codes.Code, string) {
+	st := status.Convert(err)
+	for _, d := range st.Details() {
+		if v, ok := d.(*gamev1.RuleViolation); ok {
+			return st.Code(), v.GetCode()
+		}
+	}
+	return st.Code(), ""
+}
+
+// collect subscribes to a table's events and returns a function that waits for n of them.
+func collect(t *testing.T, b *bus.Bus, filter string) func(n int) []*eventsv1.Event {
+	t.Helper()
+	ch := make(chan *eventsv1.Event, 1024)
+	stop, err := b.Subscribe(t.Context(), []string{filter}, 0, func(d bus.Delivery) {
+		e := &eventsv1.Event{}
+		if err := proto.Unmarshal(d.Data, e); err != nil {
+			t.Errorf("bad event: %v", err)
+		}
+		ch <- e
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return func(n int) []*eventsv1.Event {
+		var out []*eventsv1.Event
+		timeout := time.After(10 * time.Second)
+		for len(out) < n {
+			select {
+			case e := <-ch:
+				out = append(out, e)
+			case <-timeout:
+				t.Fatalf("received %d events, want %d", len(out), n)
+			}
+		}
+		return out
+	}
+}
+
+func TestFullGame(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, startNATS(t))
+		events := collect(t, e.bus, bus.TableSubjects("g1"))
+		finished := collect(t, e.bus, bus.FinishedSubject("highcard"))
+		e.create(t, "g1", tableConfig(3, 2, 0))
+		var last *rulesv1.ActResponse
+		for i := range 6 {
+			seat := uint32(i % 3)
+			legal, err := e.client.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "g1", Seat: seat})
+			if err != nil || len(legal.GetActions()) != 2 {
+				t.Fatalf("legal for seat %d: %v %v", seat, err, legal)
+			}
+			last, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "g1", Seat: seat, Action: legal.GetActions()[0], ActionId: fmt.Sprint("a", i)})
+			if err != nil {
+				t.Fatalf("act %d: %v", i, err)
+			}
+			if last.GetVersion() != uint64(i+1) {
+				t.Fatalf("version %d after action %d", last.GetVersion(), i)
+			}
+		}
+		if !last.GetFinished() {
+			t.Fatal("game not finished after every seat acted twice")
+		}
+		view, err := e.client.GetView(t.Context(), &rulesv1.GetViewRequest{TableId: "g1", Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
+		if err != nil || !view.GetTable().GetFinished() || view.GetTable().GetOutcome() == nil || view.GetTable().GetConfig().GetSeed() != 42 {
+			t.Fatalf("final view: %v %v", err, view)
+		}
+		logResp, err := e.client.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: "g1"})
+		if err != nil || len(logResp.GetEntries()) != 6 {
+			t.Fatalf("log: %v, %d entries", err, len(logResp.GetEntries()))
+		}
+		// Every committed event reached the bus once, in sequence order, gap-free.
+		want := int(view.GetLastSequence())
+		got := events(want)
+		for i, ev := range got {
+			if ev.GetSequence() != uint64(i+1) {
+				t.Fatalf("event %d has sequence %d", i, ev.GetSequence())
+			}
+		}
+		if !got[0].GetPayload().MessageIs(&eventsv1.TableCreated{}) {
+			t.Fatal("the stream does not open with TableCreated")
+		}
+		tc := &eventsv1.TableCreated{}
+		_ = got[0].GetPayload().UnmarshalTo(tc)
+		if tc.GetConfig().GetSeed() != 0 {
+			t.Fatal("TableCreated leaks the seed")
+		}
+		fin := &eventsv1.TableFinished{}
+		if err := finished(1)[0].GetPayload().UnmarshalTo(fin); err != nil || fin.GetActions() != 6 || len(fin.GetOutcome().GetResults()) != 3 {
+			t.Fatalf("finished event: %v %v", err, fin)
+		}
+	})
+}
+
+func TestBadInputChangesNothing(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, startNATS(t))
+		e.create(t, "b1", tableConfig(2, 1, 0))
+		ctx := t.Context()
+		seq0, _ := e.bus.LastSequence(ctx)
+		v0 := uint64(0)
+		wrong, _ := anypb.New(wrapperspb.Int32(3))
+		cases := []struct {
+			name string
+			req  *rulesv1.ActRequest
+			code codes.Code
+			rule string
+		}{
+			{"missing table", &rulesv1.ActRequest{Seat: 0, Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, rules.CodeMissingField},
+			{"bad table id", &rulesv1.ActRequest{TableId: "a.b", Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, rules.CodeInvalidField},
+			{"unknown table", &rulesv1.ActRequest{TableId: "nope", Action: act("pass"), ActionId: "x"}, codes.NotFound, rules.CodeTableNotFound},
+			{"missing action id", &rulesv1.ActRequest{TableId: "b1", Action: act("pass")}, codes.InvalidArgument, rules.CodeInvalidField},
+			{"missing action", &rulesv1.ActRequest{TableId: "b1", ActionId: "x"}, codes.InvalidArgument, rules.CodeMissingField},
+			{"wrong game's action", &rulesv1.ActRequest{TableId: "b1", Action: wrong, ActionId: "x"}, codes.InvalidArgument, rules.CodeWrongGame},
+			{"unknown action", &rulesv1.ActRequest{TableId: "b1", Action: act("fold"), ActionId: "x"}, codes.InvalidArgument, engine.CodeUnknownAction},
+			{"no such seat", &rulesv1.ActRequest{TableId: "b1", Seat: 7, Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, engine.CodeBadSeat},
+			{"not your turn", &rulesv1.ActRequest{TableId: "b1", Seat: 1, Action: act("pass"), ActionId: "x"}, codes.FailedPrecondition, engine.CodeNotYourTurn},
+			{"stale version", &rulesv1.ActRequest{TableId: "b1", Seat: 0, Action: act("pass"), ActionId: "x", ExpectedVersion: proto.Uint64(3)}, codes.Aborted, rules.CodeStaleVersion},
+		}
+		for _, tc := range cases {
+			_, err := e.client.Act(ctx, tc.req)
+			if c, rule := violation(err); c != tc.code || rule != tc.rule {
+				t.Errorf("%s: got %v %q (%v), want %v %q", tc.name, c, rule, err, tc.code, tc.rule)
+			}
+		}
+		tb, _, err := st.Load(ctx, "b1", "")
+		if err != nil || tb.Version != v0 {
+			t.Fatalf("refused actions changed the table: %v version %d", err, tb.Version)
+		}
+		if log, _ := st.Log(ctx, "b1", 0); len(log) != 1 {
+			t.Fatalf("refused actions wrote %d log entries", len(log)-1)
+		}
+		if seq, _ := e.bus.LastSequence(ctx); seq != seq0 {
+			t.Fatalf("refused actions published %d events", seq-seq0)
+		}
+		// Table creation refusals.
+		bad := []struct {
+			name string
+			cfg  *gamev1.TableConfig
+			rule string
+		}{
+			{"too few seats", tableConfig(1, 1, 0), engine.CodeBadSeatCount},
+			{"too many rounds", tableConfig(2, 5000, 0), engine.CodeBadOptions},
+			{"other game", &gamev1.TableConfig{Game: "chess"}, rules.CodeWrongGame},
+		}
+		for _, tc := range bad {
+			_, err := e.client.CreateTable(ctx, &rulesv1.CreateTableRequest{Config: tc.cfg})
+			if c, rule := violation(err); c != codes.InvalidArgument || rule != tc.rule {
+				t.Errorf("%s: got %v %q, want InvalidArgument %q", tc.name, c, rule, tc.rule)
+			}
+		}
+		if _, err := e.client.CreateTable(ctx, &rulesv1.CreateTableRequest{TableId: "b1", Config: tableConfig(2, 1, 0)}); status.Code(err) != codes.AlreadyExists {
+			t.Errorf("existing id: %v", err)
+		}
+	})
+}
+
+func TestIdempotentRetry(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, startNATS(t))
+		e.create(t, "r1", tableConfig(2, 1, 0))
+		req := &rulesv1.ActRequest{TableId: "r1", Seat: 0, Action: act("reveal"), ActionId: "same"}
+		first, err := e.client.Act(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := e.client.Act(t.Context(), req)
+		if err != nil || !again.GetReplayed() || again.GetVersion() != first.GetVersion() || len(again.GetEvents()) != len(first.GetEvents()) {
+			t.Fatalf("retry: %v %v", err, again)
+		}
+		// Seat 1 cannot reuse seat 0's action id.
+		_, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "r1", Seat: 1, Action: act("pass"), ActionId: "same"})
+		if _, rule := violation(err); rule != rules.CodeActionIDReuse {
+			t.Fatalf("reuse by another seat: %v", err)
+		}
+		if log, _ := st.Log(t.Context(), "r1", 1); len(log) != 1 {
+			t.Fatalf("retry applied twice: %d entries", len(log))
+		}
+	})
+}
+
+// TestRacingActions sends the same legal move for the seat on turn from 32 goroutines with distinct
+// action ids: exactly one lands; every other one lost the race, was re-validated and refused.
+func TestRacingActions(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, nil)
+		e.create(t, "c1", tableConfig(4, 1, 0))
+		var ok, refused atomic.Int32
+		var wg sync.WaitGroup
+		for i := range 32 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := e.client.Act(context.Background(), &rulesv1.ActRequest{TableId: "c1", Seat: 0, Action: act("pass"), ActionId: fmt.Sprint("r", i)})
+				switch _, rule := violation(err); {
+				case err == nil:
+					ok.Add(1)
+				case rule == engine.CodeNotYourTurn:
+					refused.Add(1)
+				default:
+					t.Errorf("unexpected: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		if ok.Load() != 1 || refused.Load() != 31 {
+			t.Fatalf("%d applied, %d refused", ok.Load(), refused.Load())
+		}
+		tb, _, _ := st.Load(t.Context(), "c1", "")
+		if tb.Version != 1 {
+			t.Fatalf("version %d", tb.Version)
+		}
+	})
+}
+
+// TestDeadlinesFireOnce has two replicas share a store; each due timeout is applied exactly once.
+func TestDeadlinesFireOnce(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		a := newEnv(t, st, nil)
+		b := newEnv(t, st, nil)
+		b.clock = a.clock
+		bsrv := rules.New(engine.Erase[*hcState, string](highCard{}, nil), st, nil, rules.Options{Now: a.clock.Now})
+		const tables = 20
+		for i := range tables {
+			a.create(t, fmt.Sprint("d", i), tableConfig(3, 1, time.Second))
+		}
+		if n := a.srv.FireDue(t.Context()) + bsrv.FireDue(t.Context()); n != 0 {
+			t.Fatalf("%d timeouts fired before any deadline", n)
+		}
+		a.clock.Add(1500 * time.Millisecond)
+		var fired atomic.Int32
+		var wg sync.WaitGroup
+		for _, s := range []*rules.Server{a.srv, bsrv, a.srv, bsrv} {
+			wg.Add(1)
+			go func() { defer wg.Done(); fired.Add(int32(s.FireDue(t.Context()))) }()
+		}
+		wg.Wait()
+		if fired.Load() != tables {
+			t.Fatalf("%d timeouts applied, want %d", fired.Load(), tables)
+		}
+		for i := range tables {
+			tb, _, _ := st.Load(t.Context(), fmt.Sprint("d", i), "")
+			if tb.Version != 1 {
+				t.Fatalf("table d%d at version %d", i, tb.Version)
+			}
+		}
+		// An action arriving after a passed deadline is judged after the timeout: seat 1 is on turn.
+		a.clock.Add(1500 * time.Millisecond)
+		_, err := a.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "d0", Seat: 1, Action: act("pass"), ActionId: "late"})
+		if _, rule := violation(err); rule != engine.CodeNotYourTurn {
+			t.Fatalf("late action: %v", err)
+		}
+		if _, err := a.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "d0", Seat: 2, Action: act("pass"), ActionId: "late2"}); err != nil {
+			t.Fatalf("seat 2 after seat 1's timeout: %v", err)
+		}
+	})
+}
+
+// failingBus fails its first n publications, then forwards to the real bus.
+type failingBus struct {
+	fail atomic.Int32
+	b    *bus.Bus
+}
+
+func (f *failingBus) Publish(ctx context.Context, msgs []bus.Message) error {
+	if f.fail.Add(-1) >= 0 {
+		return errors.New("bus down")
+	}
+	return f.b.Publish(ctx, msgs)
+}
+
+// TestRepublish: events committed while the bus was down are published later by the sweeper, once.
+func TestRepublish(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		b := startNATS(t)
+		fb := &failingBus{b: b}
+		fb.fail.Store(2)
+		srv := rules.New(engine.Erase[*hcState, string](highCard{}, nil), st, fb, rules.Options{})
+		client := serve(t, srv)
+		events := collect(t, b, bus.TableSubjects("p1"))
+		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "p1", Config: tableConfig(2, 1, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.Act(t.Context(), &rulesv1.ActRequest{TableId: "p1", Seat: 0, Action: act("reveal"), ActionId: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := srv.Republish(t.Context(), time.Now().Add(time.Minute)); n != 1 {
+			t.Fatalf("republished %d tables", n)
+		}
+		tb, _, _ := st.Load(t.Context(), "p1", "")
+		got := events(int(tb.Sequence))
+		for i, ev := range got {
+			if ev.GetSequence() != uint64(i+1) {
+				t.Fatalf("event %d has sequence %d", i, ev.GetSequence())
+			}
+		}
+		// A second sweep finds nothing; republishing again would be deduplicated anyway.
+		if n := srv.Republish(t.Context(), time.Now().Add(time.Minute)); n != 0 {
+			t.Fatalf("second sweep republished %d", n)
+		}
+		if seq, _ := b.LastSequence(t.Context()); seq != tb.Sequence {
+			t.Fatalf("stream holds %d messages for %d events", seq, tb.Sequence)
+		}
+	})
+}
+
+// TestSecrets: a spectator sees no hidden card; a seat sees only its own; Act answers carry only
+// the acting seat's events; suggested moves are legal.
+func TestSecrets(t *testing.T) {
+	e := newEnv(t, store.NewMemory(), nil)
+	e.create(t, "s1", tableConfig(3, 1, 0))
+	spect, err := e.client.GetView(t.Context(), &rulesv1.GetViewRequest{TableId: "s1", Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := &wrapperspb.StringValue{}
+	_ = spect.GetView().UnmarshalTo(v)
+	if v.GetValue() != "0:? 1:? 2:?" {
+		t.Fatalf("spectator view %q", v.GetValue())
+	}
+	if spect.GetTable().GetConfig().GetSeed() != 0 {
+		t.Fatal("view leaks the seed of a table in play")
+	}
+	sug, err := e.client.SuggestAction(t.Context(), &rulesv1.SuggestActionRequest{TableId: "s1", Seat: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "s1", Seat: 0, Action: sug.GetAction(), ActionId: "s"})
+	if err != nil {
+		t.Fatalf("suggested move refused: %v", err)
+	}
+	for _, ev := range resp.GetEvents() {
+		if s, ok := ev.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok && s.Seat != 0 {
+			t.Fatalf("seat 0 received seat %d's event", s.Seat)
+		}
+	}
+	if _, err := e.client.SuggestAction(t.Context(), &rulesv1.SuggestActionRequest{TableId: "s1", Seat: 0}); status.Code(err) != codes.FailedPrecondition {
+		t.Fatalf("suggestion off turn: %v", err)
+	}
+}
+
+func TestAbort(t *testing.T) {
+	stores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, startNATS(t))
+		finished := collect(t, e.bus, bus.FinishedSubject("highcard"))
+		e.create(t, "x1", tableConfig(2, 1, time.Second))
+		resp, err := e.client.AbortTable(t.Context(), &rulesv1.AbortTableRequest{TableId: "x1", Reason: "server maintenance"})
+		if err != nil || !resp.GetTable().GetFinished() || !resp.GetTable().GetOutcome().GetAborted() {
+			t.Fatalf("abort: %v %v", err, resp)
+		}
+		fin := &eventsv1.TableFinished{}
+		if err := finished(1)[0].GetPayload().UnmarshalTo(fin); err != nil || !fin.GetOutcome().GetAborted() {
+			t.Fatalf("finished event: %v %v", err, fin)
+		}
+		if _, err := e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "x1", Seat: 0, Action: act("pass"), ActionId: "after"}); status.Code(err) != codes.FailedPrecondition {
+			t.Fatalf("act after abort: %v", err)
+		}
+		e.clock.Add(time.Minute)
+		if n := e.srv.FireDue(t.Context()); n != 0 {
+			t.Fatal("an aborted table's deadline fired")
+		}
+	})
+}
