@@ -1,10 +1,11 @@
 package engine
 
+import "slices"
+
 // The board is an unbounded grid in the rules; every card is chained by adjacency to the start (70
-// path cards at most), so a square of side 2*gridR+1 around the start holds every reachable cell.
+// path cards at most), so coordinates stay strictly within gridR of the start.
 const (
-	gridR = 74
-	gridW = 2*gridR + 1
+	gridR = 100
 	// GoalX is the goals' column; they lie at (GoalX, -2), (GoalX, 0), (GoalX, 2).
 	GoalX = 8
 )
@@ -39,13 +40,45 @@ type slot struct {
 // ladder) under each filter. Slot 0 is the start, slots 1..3 the goals, then placed path cards.
 type board struct {
 	slots []slot
-	cells [gridW * gridW]uint8 // slot index + 1; 0 when empty
+	cells cellTable
+	// frontier holds the empty cells next to a card (as cell keys, sorted): where a card may go.
+	frontier []uint16
 	// touched collects face-down goals a reachable segment opened onto (goal indices as bits).
 	touched uint8
 	queue   []uint16 // scratch: slot<<2 | segment
 }
 
-func cellIndex(x, y int) int { return (y+gridR)*gridW + x + gridR }
+// cellTable maps a cell to its slot: a small open-addressing hash table (at most ~75 cards lie on
+// the board), cheap to copy and to look up.
+type cellTable struct {
+	keys [256]uint16 // 0: empty
+	vals [256]uint8
+}
+
+func cellKey(x, y int) uint16 { return uint16(x+128)<<8 | uint16(y+128)&255 }
+
+func cellHash(k uint16) int { return int((uint32(k) * 0x9E3779B1) >> 24) }
+
+func (t *cellTable) get(x, y int) int {
+	k := cellKey(x, y)
+	for i := cellHash(k); ; i = (i + 1) & 255 {
+		switch t.keys[i] {
+		case 0:
+			return -1
+		case k:
+			return int(t.vals[i])
+		}
+	}
+}
+
+func (t *cellTable) put(x, y, v int) {
+	k := cellKey(x, y)
+	i := cellHash(k)
+	for t.keys[i] != 0 && t.keys[i] != k {
+		i = (i + 1) & 255
+	}
+	t.keys[i], t.vals[i] = k, uint8(v)
+}
 
 func inGrid(x, y int) bool {
 	return x > -gridR && x < gridR && y > -gridR && y < gridR
@@ -56,7 +89,7 @@ func (b *board) at(x, y int) int {
 	if !inGrid(x, y) {
 		return -1
 	}
-	return int(b.cells[cellIndex(x, y)]) - 1
+	return b.cells.get(x, y)
 }
 
 func (b *board) shape(i int) *oriented {
@@ -66,21 +99,20 @@ func (b *board) shape(i int) *oriented {
 
 // reset lays the start and the three goals (goals[i] is the card of goal i).
 func (b *board) reset(goals [3]uint8) {
-	for i := range b.slots {
-		b.cells[cellIndex(int(b.slots[i].x), int(b.slots[i].y))] = 0
-	}
+	b.cells = cellTable{}
 	b.slots = b.slots[:0]
 	b.touched = 0
 	b.add(slot{card: cStart, reach: [4]uint8{reachEvery}})
 	for i, g := range goals {
 		b.add(slot{x: GoalX, y: int8(goalY[i]), card: g, faceDown: true})
 	}
+	b.rebuildFrontier()
 }
 
 func (b *board) add(s slot) int {
 	b.slots = append(b.slots, s)
 	i := len(b.slots) - 1
-	b.cells[cellIndex(int(s.x), int(s.y))] = uint8(i + 1)
+	b.cells.put(int(s.x), int(s.y), i)
 	return i
 }
 
@@ -173,9 +205,35 @@ func (f *fit) check(card uint8, rot bool) string {
 // goals a reachable segment now opens onto are recorded in touched.
 func (b *board) place(card uint8, rot bool, x, y int) int {
 	i := b.add(slot{x: int8(x), y: int8(y), card: card, rot: rot})
+	if j, ok := slices.BinarySearch(b.frontier, cellKey(x, y)); ok {
+		b.frontier = slices.Delete(b.frontier, j, j+1)
+	}
+	b.growFrontier(x, y)
 	b.seed(i)
 	b.flood()
 	return i
+}
+
+// growFrontier adds the empty cells around (x, y) to the frontier.
+func (b *board) growFrontier(x, y int) {
+	for e := range 4 {
+		nx, ny := x+dx[e], y+dy[e]
+		if !inGrid(nx, ny) || b.at(nx, ny) >= 0 {
+			continue
+		}
+		k := cellKey(nx, ny)
+		if j, ok := slices.BinarySearch(b.frontier, k); !ok {
+			b.frontier = slices.Insert(b.frontier, j, k)
+		}
+	}
+}
+
+// rebuildFrontier recomputes the frontier from the cards.
+func (b *board) rebuildFrontier() {
+	b.frontier = b.frontier[:0]
+	for i := range b.slots {
+		b.growFrontier(int(b.slots[i].x), int(b.slots[i].y))
+	}
 }
 
 // seed computes slot i's reachability from its neighbours (or as a ladder) and queues it.
@@ -306,12 +364,13 @@ func (b *board) matchAround(i int) int {
 // rare, additions are incremental.
 func (b *board) remove(i int) {
 	last := len(b.slots) - 1
-	b.cells[cellIndex(int(b.slots[i].x), int(b.slots[i].y))] = 0
-	if i != last {
-		b.slots[i] = b.slots[last]
-		b.cells[cellIndex(int(b.slots[i].x), int(b.slots[i].y))] = uint8(i + 1)
-	}
+	b.slots[i] = b.slots[last]
 	b.slots = b.slots[:last]
+	b.cells = cellTable{}
+	for j := range b.slots {
+		b.cells.put(int(b.slots[j].x), int(b.slots[j].y), j)
+	}
+	b.rebuildFrontier()
 	b.recompute()
 }
 

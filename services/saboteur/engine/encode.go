@@ -232,6 +232,7 @@ func (Game) DecodeState(b []byte) (*State, error) {
 		len(s.seen) != s.n*s.n || s.cur >= s.n || s.lastPlayer >= s.n {
 		return nil, errors.New("inconsistent state")
 	}
+	s.b.rebuildFrontier()
 	s.b.recompute()
 	return s, nil
 }

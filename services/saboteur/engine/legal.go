@@ -21,33 +21,16 @@ type candidate struct {
 	f    fit
 }
 
-// candidates appends every empty cell where some path card could go: next to a reachable open edge,
-// or (for ladders) next to a path card.
+// candidates appends every frontier cell where some path card could go: next to a reachable open
+// edge, or (for ladders) next to a path card and no goal.
 func (b *board) candidates(buf []candidate) []candidate {
-	for i := range b.slots {
-		s := &b.slots[i]
-		for e := range 4 {
-			x, y := int(s.x)+dx[e], int(s.y)+dy[e]
-			if !inGrid(x, y) || b.at(x, y) >= 0 {
-				continue
-			}
-			// Emit each cell once: from its neighbour with the lowest slot index.
-			first := true
-			for e2 := range 4 {
-				if n := b.at(x+dx[e2], y+dy[e2]); n >= 0 && n < i {
-					first = false
-					break
-				}
-			}
-			if !first {
-				continue
-			}
-			f := b.examine(x, y)
-			if f.reachable == 0 && (!f.adjPath || f.adjGoal) {
-				continue
-			}
-			buf = append(buf, candidate{x: int8(x), y: int8(y), f: f})
+	for _, k := range b.frontier {
+		x, y := int(k>>8)-128, int(k&255)-128
+		f := b.examine(x, y)
+		if f.reachable == 0 && (!f.adjPath || f.adjGoal) {
+			continue
 		}
+		buf = append(buf, candidate{x: int8(x), y: int8(y), f: f})
 	}
 	return buf
 }
@@ -83,9 +66,7 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 	var cands []candidate
 	var candBuf [64]candidate
 	canBuild := s.blockedReason(seat) == ""
-	if canBuild {
-		cands = s.b.candidates(candBuf[:0])
-	}
+	haveCands := false
 	for _, c := range hand {
 		if distinct[c] {
 			continue
@@ -94,6 +75,9 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 		if defs[c].path {
 			if !canBuild || !s.doorAllowed(seat, c) {
 				continue
+			}
+			if !haveCands {
+				cands, haveCands = s.b.candidates(candBuf[:0]), true
 			}
 			for r := range 2 {
 				if r == 1 && symmetric[c] {

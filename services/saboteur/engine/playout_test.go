@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -13,14 +14,14 @@ import (
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
+// cfgFor spreads games over both modes, every player count, the classic option and turn timers.
 func cfgFor(i int) engine.Config {
-	classic := i%3 == 0
 	opts := &pb.Options{}
 	n := 2 + i%11
-	if classic {
+	if i%3 == 0 {
 		opts.Mode = pb.Mode_MODE_CLASSIC
-		n = 3 + i%8
-		opts.ClassicDiscardTwoToRepair = i%2 == 0
+		n = 3 + (i/3)%8
+		opts.ClassicDiscardTwoToRepair = (i/3)%2 == 0
 	}
 	tt := time.Duration(0)
 	if i%4 == 1 {
@@ -29,23 +30,214 @@ func cfgFor(i int) engine.Config {
 	return engine.Config{Seats: n, Seed: uint64(i)*7919 + 1, Options: opts, TurnTime: tt, Start: t0}
 }
 
-func TestRandomPlayoutsSmoke(t *testing.T) {
-	g := Game{}
-	for i := range 200 {
-		cfg := cfgFor(i)
-		p := enginetest.Playout[*State, Action]{Game: g, TimeoutChance: 0.05, OnStep: func(s *State, st enginetest.Step[Action]) error {
-			if !s.over {
-				if !slices.Equal(s.Conservation(), s.Deck()) {
-					t.Fatalf("game %d: conservation broken", i)
+// checkEvents requires that no audience learns what it may not: public events carry no hand, role,
+// map or inspection, and drawn cards; private ones carry only the seat's own cards and role.
+func checkEvents(s *State, st enginetest.Step[Action], evs []engine.Event) error {
+	// Events before a new round's deal speak of hands and roles that the deal has since replaced.
+	fresh := 0
+	for i, e := range evs {
+		if _, ok := e.Payload.(*pb.Event).Kind.(*pb.Event_RoundStarted); ok {
+			fresh = i
+		}
+	}
+	for i, e := range evs {
+		p := e.Payload.(*pb.Event)
+		stale := i < fresh || s.over
+		if e.To == engine.Public {
+			switch k := p.Kind.(type) {
+			case *pb.Event_HandDealt, *pb.Event_RoleDealt, *pb.Event_MapResult, *pb.Event_InspectionResult:
+				return fmt.Errorf("private event %T sent publicly", k)
+			case *pb.Event_Drew:
+				if len(k.Drew.Cards) > 0 {
+					return fmt.Errorf("public draw shows cards")
 				}
 			}
-			if !s.BoardConsistent() {
-				t.Fatalf("game %d: board inconsistent", i)
+			continue
+		}
+		if e.To < 0 || e.To >= s.n {
+			return fmt.Errorf("event for audience %d", e.To)
+		}
+		hand := s.hands[e.To]
+		var shown []pb.Card
+		switch k := p.Kind.(type) {
+		case *pb.Event_HandDealt:
+			shown = k.HandDealt.Cards
+		case *pb.Event_Drew:
+			shown = k.Drew.Cards
+			if int(k.Drew.Seat) != e.To {
+				return fmt.Errorf("seat %d told of seat %d's draw", e.To, k.Drew.Seat)
+			}
+		case *pb.Event_RoleDealt:
+			if uint8(k.RoleDealt.Role) != s.roles[e.To] && !stale {
+				return fmt.Errorf("seat %d told role %v, holds %v", e.To, k.RoleDealt.Role, s.roles[e.To])
+			}
+		case *pb.Event_MapResult, *pb.Event_InspectionResult:
+			if e.To != st.Seat {
+				return fmt.Errorf("seat %d got another's %T", e.To, k)
+			}
+		default:
+			return fmt.Errorf("unexpected private %T", k)
+		}
+		cs := make([]uint8, len(shown))
+		for i, c := range shown {
+			cs[i] = uint8(c)
+		}
+		if !stale && !holds(hand, cs) {
+			return fmt.Errorf("seat %d shown cards %v not in its hand %v", e.To, shown, hand)
+		}
+	}
+	return nil
+}
+
+// checkViews requires that every view shows only its viewer's hand and role, roles the viewer has
+// inspected, and face-down goals only the viewer has mapped; a spectator sees none of those.
+func checkViews(s *State) error {
+	for v := -1; v < s.n; v++ {
+		view := s.view(v)
+		if v < 0 {
+			if len(view.Hand) != 0 || view.Role != 0 {
+				return fmt.Errorf("spectator sees a hand or role")
+			}
+		} else {
+			h := make([]uint8, len(view.Hand))
+			for i, c := range view.Hand {
+				h[i] = uint8(c)
+			}
+			if !slices.Equal(h, s.hands[v]) || uint8(view.Role) != s.roles[v] {
+				return fmt.Errorf("seat %d sees a wrong hand or role", v)
+			}
+		}
+		for i, si := range view.SeatInfo {
+			if si.Role == 0 || i == v {
+				continue
+			}
+			if v < 0 || uint8(si.Role) != s.seen[v*s.n+i] {
+				return fmt.Errorf("viewer %d sees seat %d's role", v, i)
+			}
+		}
+		for i, bc := range view.Board {
+			if bc.FaceDown && bc.Card != 0 && (v < 0 || s.mapped[v]&(1<<(i-1)) == 0) {
+				return fmt.Errorf("viewer %d sees a face-down goal", v)
+			}
+		}
+		if view.Removed != uint32(len(s.removed)) {
+			return fmt.Errorf("removed count")
+		}
+	}
+	return nil
+}
+
+// randomIllegal makes a random, mostly illegal action.
+func randomIllegal(r *rand.Rand) Action {
+	a := Action{Kind: Kind(r.IntN(7)), Card: uint8(r.IntN(int(numCards))), Rot: r.IntN(2) == 0,
+		X: int8(r.IntN(21) - 10), Y: int8(r.IntN(21) - 10), Target: uint8(r.IntN(13)), Tool: uint8(r.IntN(4)),
+		InFront: frontCards[r.IntN(5)], N: uint8(1 + r.IntN(3))}
+	for i := range a.Cards {
+		a.Cards[i] = uint8(1 + r.IntN(int(numCards)-1))
+	}
+	return a
+}
+
+func TestPropertiesRandomGames(t *testing.T) {
+	games := 5000
+	if testing.Short() {
+		games = 500
+	}
+	const shards = 4
+	for sh := range shards {
+		t.Run(fmt.Sprintf("shard%d", sh), func(t *testing.T) {
+			t.Parallel()
+			propertyShard(t, sh, shards, games)
+		})
+	}
+}
+
+func propertyShard(t *testing.T, shard, shards, games int) {
+	g := Game{}
+	var gold int
+	for i := shard; i < games; i += shards {
+		cfg := cfgFor(i)
+		r := rand.New(rand.NewPCG(uint64(i), 3))
+		deep := i%50 == 0
+		p := enginetest.Playout[*State, Action]{Game: g, TimeoutChance: 0.05, OnStep: func(s *State, st enginetest.Step[Action]) error {
+			if !s.over && !s.Conserved() {
+				return fmt.Errorf("cards not conserved")
+			}
+			if err := checkEvents(s, st, st.Events); err != nil {
+				return err
+			}
+			if st.Action.Kind == KindPlace || st.Action.Card == cRockfall || len(st.Events) > 2*s.n {
+				// The board only changes by a placement, a rockfall or a new round's deal.
+				if !s.b.consistent() {
+					return fmt.Errorf("board inconsistent")
+				}
+			}
+			if deep {
+				if !s.BoardConsistent() {
+					return fmt.Errorf("incremental reachability differs from a recomputation")
+				}
+				if err := checkViews(s); err != nil {
+					return err
+				}
+				if err := enginetest.CheckStateRoundTrip(g, s); err != nil {
+					return err
+				}
+				for range 3 {
+					m := engine.Move[Action]{Seat: r.IntN(s.n), Action: randomIllegal(r), At: st.At}
+					if err := enginetest.CheckUnchangedOnError(g, s, m); err != nil {
+						return err
+					}
+				}
 			}
 			return nil
 		}}
-		if _, err := p.Run(cfg, rand.New(rand.NewPCG(uint64(i), 3))); err != nil {
-			t.Fatalf("game %d: %v", i, err)
+		res, err := p.Run(cfg, r)
+		if err != nil {
+			t.Fatalf("game %d (%d seats, %v): %v", i, cfg.Seats, cfg.Options, err)
+		}
+		if err := checkEvents(res.State, enginetest.Step[Action]{Seat: -1}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := g.Outcome(res.State); !ok {
+			t.Fatalf("game %d not over", i)
+		}
+		if res.State.last.goldReached {
+			gold++
+		}
+	}
+	t.Logf("shard %d: final rounds reaching the gold: %d", shard, gold)
+}
+
+func TestDeterminism(t *testing.T) {
+	n := 300
+	if testing.Short() {
+		n = 50
+	}
+	enginetest.CheckDeterminism(t, enginetest.Playout[*State, Action]{Game: Game{}, TimeoutChance: 0.05}, n, cfgFor)
+}
+
+func TestSetupRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		seats int
+		opts  *pb.Options
+		code  string
+	}{
+		{1, &pb.Options{}, engine.CodeBadSeatCount},
+		{13, &pb.Options{}, engine.CodeBadSeatCount},
+		{2, &pb.Options{Mode: pb.Mode_MODE_CLASSIC}, engine.CodeBadSeatCount},
+		{11, &pb.Options{Mode: pb.Mode_MODE_CLASSIC}, engine.CodeBadSeatCount},
+		{4, &pb.Options{ClassicDiscardTwoToRepair: true}, engine.CodeBadOptions},
+		{4, &pb.Options{Mode: 9}, engine.CodeBadOptions},
+	} {
+		_, _, err := Game{}.Setup(engine.Config{Seats: tc.seats, Options: tc.opts})
+		v, ok := err.(*engine.Violation)
+		if !ok || v.Code != tc.code || v.Kind != engine.Malformed {
+			t.Errorf("%d seats %v: %v", tc.seats, tc.opts, err)
+		}
+	}
+	for _, n := range []int{2, 12} {
+		if _, _, err := (Game{}).Setup(engine.Config{Seats: n, Options: &pb.Options{}}); err != nil {
+			t.Errorf("%d seats: %v", n, err)
 		}
 	}
 }

@@ -98,6 +98,7 @@ func (s *State) clone() *State {
 	c.spent = slices.Clone(s.spent)
 	c.b.slots = slices.Clone(s.b.slots)
 	c.b.queue = nil
+	c.b.frontier = slices.Clone(s.b.frontier)
 	c.mapped = slices.Clone(s.mapped)
 	c.seen = slices.Clone(s.seen)
 	c.goldDeck = slices.Clone(s.goldDeck)
@@ -143,29 +144,38 @@ func (s *State) take(seat int, c uint8) {
 	s.hands[seat] = append(h[:i], h[i+1:]...)
 }
 
-// Conservation returns every path and action card of the round (pile, removed, hands, spent, board
-// and in front of the players), sorted; it must always equal the mode's deck.
-func (s *State) Conservation() []uint8 {
-	var all []uint8
-	all = append(all, s.pile...)
-	all = append(all, s.removed...)
-	all = append(all, s.spent...)
+// Conserved reports whether the round's path and action cards (pile, removed, hands, spent, board and
+// in front of the players) are exactly the mode's deck.
+func (s *State) Conserved() bool {
+	var n [numCards]int
+	for _, c := range deckOf[b2i(s.classic)] {
+		n[c]++
+	}
+	sub := func(cs []uint8) {
+		for _, c := range cs {
+			n[c]--
+		}
+	}
+	sub(s.pile)
+	sub(s.removed)
+	sub(s.spent)
 	for _, h := range s.hands {
-		all = append(all, h...)
+		sub(h)
 	}
 	for i := 4; i < len(s.b.slots); i++ {
-		all = append(all, s.b.slots[i].card)
+		n[s.b.slots[i].card]--
 	}
 	for _, f := range s.front {
 		for i, c := range frontCards {
 			if f&(1<<i) != 0 {
-				all = append(all, c)
+				n[c]--
 			}
 		}
 	}
-	slices.Sort(all)
-	return all
+	return n == [numCards]int{}
 }
+
+var deckOf = [2][]uint8{deck(false), deck(true)}
 
 // Deck returns the sorted deck of the state's mode.
 func (s *State) Deck() []uint8 { return deck(s.classic) }
@@ -181,6 +191,10 @@ func (s *State) BoardConsistent() bool {
 		before[i] = s.b.slots[i].reach
 	}
 	c := s.clone()
+	c.b.rebuildFrontier()
+	if !slices.Equal(c.b.frontier, s.b.frontier) {
+		return false
+	}
 	c.b.recompute()
 	for i := range c.b.slots {
 		if c.b.slots[i].reach != before[i] {
