@@ -180,7 +180,7 @@ func (b *bound[S, A]) Apply(seat int, action proto.Message, at time.Time) ([]Eve
 	return b.g.Apply(b.s, Move[A]{Seat: seat, Action: a, At: at})
 }
 
-func (b *bound[S, A]) Deadline() (time.Time, bool)          { return b.g.Deadline(b.s) }
+func (b *bound[S, A]) Deadline() (time.Time, bool)           { return b.g.Deadline(b.s) }
 func (b *bound[S, A]) Timeout(at time.Time) ([]Event, error) { return b.g.Timeout(b.s, at) }
 func (b *bound[S, A]) View(viewer int) proto.Message         { return b.g.View(b.s, viewer) }
 func (b *bound[S, A]) Outcome() (*gamev1.Outcome, bool)      { return b.g.Outcome(b.s) }

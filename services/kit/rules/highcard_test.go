@@ -1,7 +1,8 @@
 package rules_test
 
 import (
-	"encoding/json"
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -172,11 +173,52 @@ func (highCard) Clone(s *hcState) *hcState {
 	return &c
 }
 
-func (highCard) EncodeState(s *hcState) ([]byte, error) { return json.Marshal(s) }
+// EncodeState writes the state as varints: seats, rounds, round, turn, acted, done, last, turn time,
+// rng, then per seat card, revealed, score.
+func (highCard) EncodeState(s *hcState) ([]byte, error) {
+	b := make([]byte, 0, 64)
+	for _, v := range []uint64{uint64(s.Seats), uint64(s.Rounds), uint64(s.Round), uint64(s.Turn), uint64(s.Acted),
+		b2u(s.Done), uint64(s.LastAt), uint64(s.TurnMS), s.RNG[0], s.RNG[1]} {
+		b = binary.AppendUvarint(b, v)
+	}
+	for i := range s.Seats {
+		b = binary.AppendUvarint(b, uint64(s.Cards[i]))
+		b = binary.AppendUvarint(b, b2u(s.Revealed[i]))
+		b = binary.AppendUvarint(b, uint64(s.Score[i]))
+	}
+	return b, nil
+}
+
+func b2u(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}
 
 func (highCard) DecodeState(b []byte) (*hcState, error) {
-	s := &hcState{}
-	return s, json.Unmarshal(b, s)
+	next := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	s := &hcState{Seats: int(next()), Rounds: int(next()), Round: int(next()), Turn: int(next()), Acted: int(next()),
+		Done: next() == 1, LastAt: int64(next()), TurnMS: int64(next()), RNG: [2]uint64{next(), next()}}
+	if s.Seats > 6 {
+		return nil, errors.New("bad state")
+	}
+	s.Cards, s.Revealed, s.Score = make([]int, s.Seats), make([]bool, s.Seats), make([]int, s.Seats)
+	for i := range s.Seats {
+		s.Cards[i], s.Revealed[i], s.Score[i] = int(next()), next() == 1, int(next())
+	}
+	if b == nil {
+		return nil, errors.New("truncated state")
+	}
+	return s, nil
 }
 
 func (highCard) EncodeAction(a string) proto.Message { return wrapperspb.String(a) }

@@ -13,6 +13,8 @@ import (
 
 type metrics struct {
 	game            attribute.KeyValue
+	okSet           metric.MeasurementOption
+	gameSet         metric.MeasurementOption
 	actions         metric.Int64Counter
 	actionLatency   metric.Float64Histogram
 	casRetries      metric.Int64Counter
@@ -35,23 +37,25 @@ func newMetrics(game string) *metrics {
 	created, _ := m.Int64Counter("cardroom.rules.tables_created", metric.WithDescription("Tables dealt."))
 	finished, _ := m.Int64Counter("cardroom.rules.tables_finished", metric.WithDescription("Tables finished or aborted."))
 	return &metrics{
-		game: attribute.String("game", game), actions: actions, actionLatency: latency, casRetries: retries,
+		game:    attribute.String("game", game),
+		okSet:   metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game), attribute.String("result", "ok"))),
+		gameSet: metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game))), actions: actions, actionLatency: latency, casRetries: retries,
 		timeouts: timeouts, publishFailures: pubFail, tablesCreated: created, tablesFinished: finished,
 	}
 }
 
 func (m *metrics) observeAction(ctx context.Context, start time.Time, err error) {
-	result := "ok"
-	if err != nil {
-		result = "error"
-		if st, ok := status.FromError(err); ok {
-			result = st.Code().String()
-		}
-		if errors.Is(err, context.Canceled) {
-			result = "canceled"
-		}
+	m.actionLatency.Record(ctx, time.Since(start).Seconds(), m.gameSet)
+	if err == nil {
+		m.actions.Add(ctx, 1, m.okSet)
+		return
 	}
-	set := metric.WithAttributes(m.game, attribute.String("result", result))
-	m.actions.Add(ctx, 1, set)
-	m.actionLatency.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(m.game))
+	result := "error"
+	if st, ok := status.FromError(err); ok {
+		result = st.Code().String()
+	}
+	if errors.Is(err, context.Canceled) {
+		result = "canceled"
+	}
+	m.actions.Add(ctx, 1, metric.WithAttributes(m.game, attribute.String("result", result)))
 }

@@ -76,9 +76,9 @@ func (m *Memory) Load(_ context.Context, id, actionID string) (Table, *Entry, er
 	if mt == nil {
 		return Table{}, nil, ErrNotFound
 	}
+	// The byte slices are shared: the store never changes them in place (a commit replaces them)
+	// and callers must not either.
 	t := mt.t
-	t.State = slices.Clone(t.State)
-	t.Config = slices.Clone(t.Config)
 	if actionID != "" {
 		if v, ok := mt.ids[actionID]; ok {
 			e := cloneEntry(mt.log[v])

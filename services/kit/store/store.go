@@ -69,7 +69,8 @@ type Store interface {
 	// Create writes a new table with its creation entry (version 0). ErrExists if the id is taken.
 	Create(ctx context.Context, t Table, created Entry) error
 	// Load reads a table. When actionID is not empty and that action was already applied, its log
-	// entry is returned too, so a retry is answered without a second read.
+	// entry is returned too, so a retry is answered without a second read. The returned byte slices
+	// belong to the store: read them, never change them.
 	Load(ctx context.Context, id, actionID string) (Table, *Entry, error)
 	// Commit applies one action's write. ErrConflict when the version moved on; ErrDuplicate (with
 	// nothing written) when the action id was already applied; ErrNotFound.

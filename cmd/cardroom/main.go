@@ -1,0 +1,49 @@
+// Command cardroom is the one binary a newcomer runs: `cardroom serve` starts the whole system in
+// one process.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"cardroom.dev/services/kit/app"
+)
+
+const usage = `cardroom — an online card room
+
+usage:
+  cardroom serve [settings]   run every service in one process (embedded NATS, in-memory store
+                              unless --redis-url / --nats-url are given)
+  cardroom games              list the games this binary serves
+`
+
+func main() {
+	ctx, stop := app.SignalContext(context.Background())
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], os.Getenv, stdout, stderr, nil)
+	case "games":
+		for _, e := range engines() {
+			i := e.Info()
+			fmt.Fprintf(stdout, "%-12s %d-%d players\n", i.Name, i.MinSeats, i.MaxSeats)
+		}
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+
+	"cardroom.dev/services/kit/app"
+	"cardroom.dev/services/kit/config"
+)
+
+// serve runs every service in one process. The front address (--listen) serves health and
+// reflection; each game's RulesService listens on the following ports, in the order of `cardroom
+// games`. ready, when set, receives the addresses once everything listens (tests).
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- map[string]string) int {
+	cfg, err := config.Parse("cardroom serve", args, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "cardroom serve: %v\nsettings:\n%s", err, config.Usage())
+		return 2
+	}
+	if err := runServe(ctx, cfg, stdout, ready); err != nil {
+		slog.Error("cardroom serve failed", slog.Any("error", err))
+		return 1
+	}
+	return 0
+}
+
+func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready chan<- map[string]string) error {
+	a, err := app.New(ctx, "cardroom", cfg)
+	if err != nil {
+		return err
+	}
+	a.Log.Info("starting", slog.Any("config", cfg))
+	st, err := a.Store(ctx)
+	if err != nil {
+		return err
+	}
+	b, err := a.Bus(ctx)
+	if err != nil {
+		return err
+	}
+	if _, _, err := a.NewGRPCServer(cfg.Listen); err != nil {
+		return err
+	}
+	addrs := map[string]string{"front": a.Addr(0)}
+	fmt.Fprintf(stdout, "cardroom listening on %s (gRPC health and reflection)\n", a.Addr(0))
+	for i, eng := range engines() {
+		addr, err := nextAddr(cfg.Listen, i+1)
+		if err != nil {
+			return err
+		}
+		if _, err := a.AddRules(eng, st, b, addr); err != nil {
+			return err
+		}
+		name := eng.Info().Name
+		addrs[name] = a.Addr(i + 1)
+		fmt.Fprintf(stdout, "  %-12s rules service on %s\n", name, a.Addr(i+1))
+	}
+	if len(engines()) == 0 {
+		fmt.Fprintln(stdout, "  (no games are built into this binary)")
+	}
+	if ready != nil {
+		ready <- addrs
+	}
+	return a.Run(ctx)
+}
+
+// nextAddr is listen's host with its port plus offset (port 0 stays 0: any free port).
+func nextAddr(listen string, offset int) (string, error) {
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return "", fmt.Errorf("listen address %q: %w", listen, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return "", fmt.Errorf("listen port %q: %w", port, err)
+	}
+	if p == 0 {
+		return net.JoinHostPort(host, "0"), nil
+	}
+	return net.JoinHostPort(host, strconv.Itoa(p+offset)), nil
+}

@@ -1,0 +1,211 @@
+// Package app is the lifecycle every cardroom process shares: configuration, telemetry, a gRPC
+// server with health, reflection and tracing, background loops, and an orderly stop (health to
+// NOT_SERVING, graceful stop with a deadline, background work ended, dependencies closed in reverse
+// order of opening).
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"sync"
+	"syscall"
+	"time"
+
+	"cardroom.dev/services/kit/config"
+	"cardroom.dev/services/kit/telemetry"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+)
+
+// App is one process.
+type App struct {
+	Name   string
+	Config config.Config
+	Log    *slog.Logger
+	tel    *telemetry.Telemetry
+
+	mu      sync.Mutex
+	closers []func(context.Context) error
+	loops   []func(context.Context) error
+	servers []*server
+}
+
+type server struct {
+	addr   string
+	lis    net.Listener
+	grpc   *grpc.Server
+	health *health.Server
+}
+
+// New sets up telemetry and logging for a process named name.
+func New(ctx context.Context, name string, cfg config.Config) (*App, error) {
+	tel, err := telemetry.Setup(ctx, telemetry.Options{
+		Service: name, OTLPEndpoint: cfg.OTLPEndpoint, LogLevel: cfg.LogLevel, LogFormat: cfg.LogFormat, LogOut: os.Stderr,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a := &App{Name: name, Config: cfg, Log: tel.Logger, tel: tel}
+	slog.SetDefault(tel.Logger)
+	a.OnClose(tel.Shutdown)
+	return a, nil
+}
+
+// OnClose registers fn to run at stop; closers run in reverse order of registration.
+func (a *App) OnClose(fn func(context.Context) error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.closers = append(a.closers, fn)
+}
+
+// Go registers a background loop that runs until the app stops.
+func (a *App) Go(fn func(context.Context) error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.loops = append(a.loops, fn)
+}
+
+// NewGRPCServer returns a gRPC server with tracing, metrics, panic recovery, health and
+// reflection, listening on addr once Run starts. Register services on it before Run.
+func (a *App) NewGRPCServer(addr string) (*grpc.Server, *health.Server, error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen %s: %w", addr, err)
+	}
+	gs := grpc.NewServer(
+		grpc.StatsHandler(otelgrpc.NewServerHandler()),
+		grpc.ChainUnaryInterceptor(a.recoverUnary),
+		grpc.ChainStreamInterceptor(a.recoverStream),
+		grpc.MaxRecvMsgSize(1<<20),
+	)
+	hs := health.NewServer()
+	healthpb.RegisterHealthServer(gs, hs)
+	reflection.Register(gs)
+	a.mu.Lock()
+	a.servers = append(a.servers, &server{addr: lis.Addr().String(), lis: lis, grpc: gs, health: hs})
+	a.mu.Unlock()
+	return gs, hs, nil
+}
+
+// Addr is the address the i-th gRPC server listens on (useful with port 0).
+func (a *App) Addr(i int) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.servers[i].addr
+}
+
+func (a *App) recoverUnary(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (resp any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.Log.ErrorContext(ctx, "panic in handler", slog.String("method", info.FullMethod), slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+			err = status.Error(codes.Internal, "internal error")
+		}
+	}()
+	return h(ctx, req)
+}
+
+func (a *App) recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.Log.ErrorContext(ss.Context(), "panic in stream handler", slog.String("method", info.FullMethod), slog.Any("panic", r), slog.String("stack", string(debug.Stack())))
+			err = status.Error(codes.Internal, "internal error")
+		}
+	}()
+	return h(srv, ss)
+}
+
+// SignalContext is ctx ended by SIGINT or SIGTERM.
+func SignalContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+}
+
+// Run serves until ctx ends or a server fails, then stops in order and returns the first error.
+func (a *App) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, len(a.servers)+len(a.loops)+1)
+	var loops sync.WaitGroup
+	for _, fn := range a.loops {
+		loops.Add(1)
+		go func() {
+			defer loops.Done()
+			if err := fn(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				errc <- err
+			}
+		}()
+	}
+	var metrics *http.Server
+	if a.Config.MetricsListen != "" {
+		lis, err := net.Listen("tcp", a.Config.MetricsListen)
+		if err != nil {
+			return fmt.Errorf("listen metrics %s: %w", a.Config.MetricsListen, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", a.tel.Metrics)
+		metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go func() {
+			if err := metrics.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics server: %w", err)
+			}
+		}()
+		a.Log.Info("metrics listening", slog.String("addr", lis.Addr().String()))
+	}
+	for _, s := range a.servers {
+		s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+		go func() {
+			if err := s.grpc.Serve(s.lis); err != nil {
+				errc <- fmt.Errorf("grpc server %s: %w", s.addr, err)
+			}
+		}()
+	}
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+	}
+	a.Log.Info("stopping")
+	stopCtx, stopCancel := context.WithTimeout(context.WithoutCancel(ctx), a.Config.ShutdownTimeout)
+	defer stopCancel()
+	for _, s := range a.servers {
+		s.health.Shutdown()
+	}
+	var wg sync.WaitGroup
+	for _, s := range a.servers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			done := make(chan struct{})
+			go func() { s.grpc.GracefulStop(); close(done) }()
+			select {
+			case <-done:
+			case <-stopCtx.Done():
+				s.grpc.Stop()
+			}
+		}()
+	}
+	wg.Wait()
+	if metrics != nil {
+		_ = metrics.Shutdown(stopCtx)
+	}
+	cancel()
+	loops.Wait()
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i](stopCtx); err != nil {
+			a.Log.Warn("closing failed", slog.Any("error", err))
+		}
+	}
+	a.Log.Info("stopped")
+	return runErr
+}

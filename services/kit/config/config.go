@@ -1,0 +1,145 @@
+// Package config declares every setting of every cardroom process in one place: each is a flag
+// with a CARDROOM_* environment variable as its default. Processes parse it once at start and log it.
+package config
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Config is every setting.
+type Config struct {
+	// Listen is the address of the process's gRPC server.
+	Listen string
+	// MetricsListen is the address of the HTTP server with /metrics (Prometheus); empty: none.
+	MetricsListen string
+	// RedisURL selects the Redis table store; empty: the in-memory store.
+	RedisURL string
+	// RedisPrefix is put before every Redis key.
+	RedisPrefix string
+	// NATSURL selects an external NATS with JetStream; empty: an embedded server.
+	NATSURL string
+	// NATSDir is where an embedded NATS keeps its stream (empty: a temporary directory).
+	NATSDir string
+	// OTLPEndpoint, when set, exports traces with OTLP/gRPC to host:port.
+	OTLPEndpoint string
+	LogLevel     string
+	LogFormat    string
+	// Retention is how long a finished table and its log stay retrievable.
+	Retention time.Duration
+	// ShutdownTimeout bounds the graceful stop.
+	ShutdownTimeout time.Duration
+}
+
+type setting struct {
+	flag, env, def, usage string
+	set                   func(c *Config, v string) error
+}
+
+func str(p func(*Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *p(c) = v; return nil }
+}
+
+func dur(p func(*Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("not a duration: %q", v)
+		}
+		*p(c) = d
+		return nil
+	}
+}
+
+var settings = []setting{
+	{"listen", "CARDROOM_LISTEN", "127.0.0.1:7070", "gRPC listen address", str(func(c *Config) *string { return &c.Listen })},
+	{"metrics-listen", "CARDROOM_METRICS_LISTEN", "127.0.0.1:9464", "Prometheus /metrics listen address (empty: off)", str(func(c *Config) *string { return &c.MetricsListen })},
+	{"redis-url", "CARDROOM_REDIS_URL", "", "Redis URL for the table store (empty: in-memory store)", str(func(c *Config) *string { return &c.RedisURL })},
+	{"redis-prefix", "CARDROOM_REDIS_PREFIX", "cardroom:", "prefix of every Redis key", str(func(c *Config) *string { return &c.RedisPrefix })},
+	{"nats-url", "CARDROOM_NATS_URL", "", "NATS URL with JetStream (empty: embedded server)", str(func(c *Config) *string { return &c.NATSURL })},
+	{"nats-dir", "CARDROOM_NATS_DIR", "", "storage directory of the embedded NATS (empty: temporary)", str(func(c *Config) *string { return &c.NATSDir })},
+	{"otlp-endpoint", "CARDROOM_OTLP_ENDPOINT", "", "OTLP/gRPC trace collector host:port (empty: no export)", str(func(c *Config) *string { return &c.OTLPEndpoint })},
+	{"log-level", "CARDROOM_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
+	{"log-format", "CARDROOM_LOG_FORMAT", "text", "text or json", str(func(c *Config) *string { return &c.LogFormat })},
+	{"retention", "CARDROOM_RETENTION", "24h", "how long finished tables and their logs are kept", dur(func(c *Config) *time.Duration { return &c.Retention })},
+	{"shutdown-timeout", "CARDROOM_SHUTDOWN_TIMEOUT", "10s", "bound on the graceful stop", dur(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+}
+
+// Parse reads the settings from args (flags win) and getenv (CARDROOM_* variables), else defaults.
+func Parse(name string, args []string, getenv func(string) string) (Config, error) {
+	var c Config
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	for _, s := range settings {
+		def := s.def
+		if v := getenv(s.env); v != "" {
+			def = v
+		}
+		if err := s.set(&c, def); err != nil {
+			return c, fmt.Errorf("%s: %w", s.env, err)
+		}
+		fs.Func(s.flag, fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def), func(v string) error { return s.set(&c, v) })
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	return c, c.validate()
+}
+
+func (c Config) validate() error {
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fmt.Errorf("log level %q: debug, info, warn or error", c.LogLevel)
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		return fmt.Errorf("log format %q: text or json", c.LogFormat)
+	}
+	if c.Retention == 0 {
+		return fmt.Errorf("retention must be positive")
+	}
+	return nil
+}
+
+// Usage lists every setting with its variable and default, for --help and the docs.
+func Usage() string {
+	out := ""
+	for _, s := range settings {
+		out += fmt.Sprintf("  --%-18s %-26s %s (default %q)\n", s.flag, s.env, s.usage, s.def)
+	}
+	return out
+}
+
+// LogValue logs the configuration without secrets (URL passwords are redacted).
+func (c Config) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("listen", c.Listen),
+		slog.String("metrics_listen", c.MetricsListen),
+		slog.String("redis_url", Redact(c.RedisURL)),
+		slog.String("redis_prefix", c.RedisPrefix),
+		slog.String("nats_url", Redact(c.NATSURL)),
+		slog.String("otlp_endpoint", c.OTLPEndpoint),
+		slog.String("log_level", c.LogLevel),
+		slog.Duration("retention", c.Retention),
+		slog.String("shutdown_timeout", strconv.Quote(c.ShutdownTimeout.String())),
+	)
+}
+
+func Redact(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable)"
+	}
+	return u.Redacted()
+}

@@ -1,0 +1,34 @@
+package config
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParse(t *testing.T) {
+	env := map[string]string{"CARDROOM_REDIS_URL": "redis://:secret@10.0.0.1:6379/0", "CARDROOM_RETENTION": "2h"}
+	c, err := Parse("x", []string{"--retention", "3h", "--listen", ":9000"}, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Retention != 3*time.Hour || c.Listen != ":9000" || c.RedisURL != env["CARDROOM_REDIS_URL"] || c.LogLevel != "info" {
+		t.Fatalf("parsed %+v", c)
+	}
+	if strings.Contains(c.LogValue().String(), "secret") {
+		t.Fatal("the logged configuration shows a password")
+	}
+	for _, bad := range [][]string{{"--retention", "soon"}, {"--log-level", "loud"}, {"extra"}} {
+		if _, err := Parse("x", bad, func(string) string { return "" }); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+	if _, err := Parse("x", nil, func(k string) string {
+		if k == "CARDROOM_RETENTION" {
+			return "-1h"
+		}
+		return ""
+	}); err == nil {
+		t.Error("a negative retention from the environment was accepted")
+	}
+}

@@ -1,0 +1,134 @@
+package rules_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/natsembed"
+	"cardroom.dev/services/kit/rules"
+	"cardroom.dev/services/kit/store"
+	"cardroom.dev/services/kit/testenv"
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/protobuf/types/known/anypb"
+)
+
+// player plays highcard tables on one server, creating a new table when one ends.
+type player struct {
+	srv   *rules.Server
+	id    string
+	n     int
+	table string
+	seat  uint32
+	act   int
+}
+
+func (p *player) next(b *testing.B) {
+	ctx := context.Background()
+	if p.table == "" {
+		p.n++
+		p.table = fmt.Sprintf("%s-%d", p.id, p.n)
+		if _, err := p.srv.CreateTable(ctx, &rulesv1.CreateTableRequest{TableId: p.table, Config: tableConfig(2, 1000, 0)}); err != nil {
+			b.Fatal(err)
+		}
+		p.seat = 0
+	}
+	p.act++
+	resp, err := p.srv.Act(ctx, &rulesv1.ActRequest{TableId: p.table, Seat: p.seat, Action: revealOrPassTyped[p.act%2], ActionId: fmt.Sprint(p.act)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p.seat = 1 - p.seat
+	if resp.GetFinished() {
+		p.table = ""
+	}
+}
+
+var revealOrPassTyped [2]*anypb.Any
+
+func init() {
+	// Typed once: the benchmark measures the harness, not the building of requests.
+	revealOrPassTyped[0], revealOrPassTyped[1] = act("reveal"), act("pass")
+}
+
+// roundTrips counts the commands and pipelines a Redis client sends.
+type roundTrips struct{ n atomic.Int64 }
+
+func (r *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (r *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { r.n.Add(1); return next(ctx, cmd) }
+}
+func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { r.n.Add(1); return next(ctx, cmds) }
+}
+
+func benchActions(b *testing.B, srv *rules.Server, tables int) {
+	b.ReportAllocs()
+	var ids atomic.Int64
+	if tables == 1 {
+		p := &player{srv: srv, id: "bench"}
+		b.ResetTimer()
+		for b.Loop() {
+			p.next(b)
+		}
+	} else {
+		b.SetParallelism((tables + 1) / 2) // GOMAXPROCS × parallelism goroutines, one table each
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			p := &player{srv: srv, id: fmt.Sprint("bench", ids.Add(1))}
+			for pb.Next() {
+				p.next(b)
+			}
+		})
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "actions/s")
+}
+
+func newServer(st store.Store, pub rules.Publisher) *rules.Server {
+	return rules.New(engine.Erase[*hcState, string](highCard{}, nil), st, pub, rules.Options{})
+}
+
+// BenchmarkAct measures one applied action through the harness (load, decode, validate, apply,
+// encode, compare-and-set, log, publish), without gRPC.
+func BenchmarkAct(b *testing.B) {
+	b.Run("store=memory/bus=none", func(b *testing.B) {
+		benchActions(b, newServer(store.NewMemory(), nil), 1)
+	})
+	b.Run("store=memory/bus=embedded-nats", func(b *testing.B) {
+		benchActions(b, newServer(store.NewMemory(), embeddedBus(b)), 1)
+	})
+	for _, tables := range []int{1, 64} {
+		b.Run(fmt.Sprintf("store=redis/bus=none/tables=%d", tables), func(b *testing.B) {
+			rdb := testenv.Redis(b)
+			rt := &roundTrips{}
+			rdb.AddHook(rt)
+			st, err := store.NewRedis(b.Context(), rdb, testenv.Prefix(b, rdb))
+			if err != nil {
+				b.Fatal(err)
+			}
+			srv := newServer(st, nil)
+			rt.n.Store(0)
+			benchActions(b, srv, tables)
+			// Table creation is one more round trip per 2000 actions: negligible, and counted.
+			b.ReportMetric(float64(rt.n.Load())/float64(b.N), "roundtrips/action")
+		})
+	}
+}
+
+func embeddedBus(b *testing.B) *bus.Bus {
+	ns, err := natsembed.Start(0, b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(ns.Shutdown)
+	bb, err := bus.Connect(context.Background(), ns.URL(), "bench", bus.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(bb.Close)
+	return bb
+}

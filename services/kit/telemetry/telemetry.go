@@ -1,0 +1,120 @@
+// Package telemetry sets up what every process reports: OpenTelemetry traces (exported with OTLP
+// when an endpoint is configured), metrics exposed for Prometheus, and slog logs that carry the
+// trace and span ids of their context.
+package telemetry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/propagation"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Options say how to report.
+type Options struct {
+	Service string
+	// OTLPEndpoint exports traces to host:port over OTLP/gRPC (insecure, for a local collector or
+	// sidecar); empty keeps spans in process (they still give logs their trace ids).
+	OTLPEndpoint string
+	LogLevel     string
+	LogFormat    string
+	LogOut       io.Writer
+}
+
+// Telemetry is the process's reporting.
+type Telemetry struct {
+	Logger *slog.Logger
+	// Metrics serves the Prometheus exposition of every OpenTelemetry metric.
+	Metrics  http.Handler
+	shutdown []func(context.Context) error
+}
+
+// Setup installs the global tracer and meter providers and the propagator, and builds the logger.
+func Setup(ctx context.Context, o Options) (*Telemetry, error) {
+	res := resource.NewSchemaless(semconv.ServiceName(o.Service))
+	t := &Telemetry{}
+
+	topts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))}
+	if o.OTLPEndpoint != "" {
+		exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(o.OTLPEndpoint), otlptracegrpc.WithInsecure())
+		if err != nil {
+			return nil, fmt.Errorf("otlp exporter: %w", err)
+		}
+		topts = append(topts, sdktrace.WithBatcher(exp))
+	}
+	tp := sdktrace.NewTracerProvider(topts...)
+	otel.SetTracerProvider(tp)
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	t.shutdown = append(t.shutdown, tp.Shutdown)
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+	if err != nil {
+		return nil, fmt.Errorf("prometheus exporter: %w", err)
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(exp))
+	otel.SetMeterProvider(mp)
+	t.shutdown = append(t.shutdown, mp.Shutdown)
+	t.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+
+	t.Logger = NewLogger(o)
+	return t, nil
+}
+
+// Shutdown flushes and stops the providers.
+func (t *Telemetry) Shutdown(ctx context.Context) error {
+	var errs []error
+	for i := len(t.shutdown) - 1; i >= 0; i-- {
+		errs = append(errs, t.shutdown[i](ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// NewLogger builds the slog logger: text or JSON, at a level, with trace ids from the context.
+func NewLogger(o Options) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(o.LogLevel))
+	out := o.LogOut
+	if out == nil {
+		out = io.Discard
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	var h slog.Handler = slog.NewTextHandler(out, hopts)
+	if o.LogFormat == "json" {
+		h = slog.NewJSONHandler(out, hopts)
+	}
+	return slog.New(traceHandler{h}).With(slog.String("service", o.Service))
+}
+
+// traceHandler adds trace_id and span_id to records logged with a traced context.
+type traceHandler struct{ slog.Handler }
+
+func (h traceHandler) Handle(ctx context.Context, r slog.Record) error {
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h traceHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return traceHandler{h.Handler.WithAttrs(as)}
+}
+func (h traceHandler) WithGroup(name string) slog.Handler {
+	return traceHandler{h.Handler.WithGroup(name)}
+}
