@@ -1,0 +1,536 @@
+package engine
+
+import (
+	"time"
+
+	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
+	"cardroom.dev/services/kit/engine"
+)
+
+// Apply implements engine.Game. Every check comes first; the state changes only after them.
+func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
+	if err := s.check(m.Seat, m.Action); err != nil {
+		return nil, err
+	}
+	at := nanos(m.At)
+	evs := make([]engine.Event, 0, 4)
+	seat := uint8(m.Seat)
+	a := m.Action
+	switch a.Kind {
+	case KindDraw:
+		s.doDraw(&evs)
+	case KindPlay:
+		s.doPlay(at, &evs)
+	case KindKeep:
+		s.doKeep(a.Slot, at, &evs)
+	case KindThrow:
+		s.doThrow(seat, a, at, &evs)
+	case KindResolve:
+		s.doResolve(a, &evs)
+	case KindTouchNose:
+		s.doTouch(seat, &evs)
+	case KindCall:
+		s.doCall(seat, &evs)
+	}
+	s.settle(&evs)
+	s.lastAt = at
+	return evs, nil
+}
+
+// check says whether seat may take a now, without changing anything.
+func (s *State) check(seat int, a Action) error {
+	if seat < 0 || seat >= int(s.n) {
+		return engine.Invalid("seat", engine.CodeBadSeat, "seat %d is not at this table", seat)
+	}
+	if s.over() {
+		return engine.Refuse(engine.CodeGameOver, "the game is over")
+	}
+	me := uint8(seat)
+	switch a.Kind {
+	case KindDraw, KindPlay, KindKeep:
+		if s.ph == phaseEnding {
+			return engine.Refuse(CodeRoundEnding, "the round is over; only nose touches are left")
+		}
+		if me != s.cur {
+			return engine.Refuse(engine.CodeNotYourTurn, "it is seat %d's turn", s.cur)
+		}
+		if s.turnDone {
+			return engine.Refuse(CodeWrongPhase, "your turn is played")
+		}
+		if len(s.queue) > 0 {
+			return engine.Refuse(CodeEffectPending, "an effect must be resolved first")
+		}
+		if a.Kind == KindDraw {
+			if s.ph != phaseDraw {
+				return engine.Refuse(CodeWrongPhase, "you have drawn already")
+			}
+			return nil
+		}
+		if s.ph != phaseDecide {
+			return engine.Refuse(CodeWrongPhase, "draw first")
+		}
+		if a.Kind == KindKeep && !s.occupied(me, a.Slot) {
+			return engine.Refuse(CodeNoSuchSlot, "you have no card at slot %d", a.Slot)
+		}
+		return nil
+	case KindThrow:
+		return s.checkThrow(me, a)
+	case KindResolve:
+		if len(s.queue) == 0 {
+			return engine.Refuse(engine.CodeNothingToDo, "no effect is pending")
+		}
+		if s.queue[0].exec != me {
+			return engine.Refuse(CodeNotExecutor, "seat %d resolves the pending effect", s.queue[0].exec)
+		}
+		return s.checkResolve(s.queue[0], a)
+	case KindTouchNose:
+		if !s.noseOpen {
+			return engine.Refuse(CodeNoNoseWindow, "no four together to touch your nose for")
+		}
+		if s.touched&bit(me) != 0 {
+			return engine.Refuse(CodeAlreadyTouched, "you have touched your nose already")
+		}
+		return nil
+	case KindCall:
+		switch {
+		case s.ph == phaseEnding:
+			return engine.Refuse(CodeRoundEnding, "the round is over")
+		case s.final():
+			return engine.Refuse(CodeFinalRound, "sabai sabai cannot be called in the final round")
+		case s.called:
+			return engine.Refuse(CodeAlreadyCalled, "sabai sabai was called already this round")
+		}
+		return nil
+	}
+	return engine.Invalid("action", engine.CodeUnknownAction, "unknown action kind %d", a.Kind)
+}
+
+func (s *State) checkThrow(me uint8, a Action) error {
+	if a.N == 0 || a.N > MaxThrow {
+		return engine.Invalid("throw.slots", engine.CodeBadAction, "a throw names 1 to %d slots", MaxThrow)
+	}
+	if a.Owner >= s.n {
+		return engine.Invalid("throw.owner", engine.CodeBadSeat, "seat %d is not at this table", a.Owner)
+	}
+	if a.Top < 1 || a.Top > AssJoker {
+		return engine.Invalid("throw.expect_top", CodeBadCard, "card %d does not exist", a.Top)
+	}
+	for i := range a.N {
+		for j := range i {
+			if a.Slots[i] == a.Slots[j] {
+				return engine.Invalid("throw.slots", CodeDuplicateSlot, "slot %d named twice", a.Slots[i])
+			}
+		}
+	}
+	if s.ph == phaseEnding {
+		return engine.Refuse(CodeRoundEnding, "the round is over")
+	}
+	top := s.top()
+	if top == noCard {
+		return engine.Refuse(CodeNothingToThrowOn, "the discard pile is empty")
+	}
+	if a.Turn != s.turn || class(a.Top) != class(number(top)) {
+		return engine.Outdated(CodeStaleThrow, "the throw aimed at %d in turn %d; the top is now %d in turn %d",
+			a.Top, a.Turn, number(top), s.turn)
+	}
+	if s.locked&bit(me) != 0 {
+		return engine.Refuse(CodeThrowLocked, "after a wrong throw you may throw again only once another player has thrown")
+	}
+	if a.Owner != me && !s.forOthers {
+		return engine.Refuse(CodeForOthersOff, "throwing for others is switched off at this table")
+	}
+	for _, sl := range a.Slots[:a.N] {
+		if !s.occupied(a.Owner, sl) {
+			return engine.Refuse(CodeNoSuchSlot, "seat %d has no card at slot %d", a.Owner, sl)
+		}
+		if a.Owner == me {
+			continue
+		}
+		k := s.known[s.rows[a.Owner][sl]]
+		if k&bit(me) == 0 {
+			return engine.Refuse(CodeNotKnown, "you may throw another player's card only if you know it")
+		}
+		if k&bit(a.Owner) != 0 {
+			return engine.Refuse(CodeOwnerPriority, "seat %d knows that card: only they may throw it", a.Owner)
+		}
+	}
+	return nil
+}
+
+func (s *State) checkResolve(e effect, a Action) error {
+	me := e.exec
+	switch e.kind {
+	case effPeek, effGive, effSwitch, effGiveBack:
+		if !s.occupied(me, a.Slot) {
+			return engine.Refuse(CodeNoSuchSlot, "you have no card at slot %d", a.Slot)
+		}
+	}
+	switch e.kind {
+	case effSpy, effGive, effSwitch:
+		if a.Target >= s.n || a.Target == me {
+			return engine.Refuse(CodeBadTarget, "target another player's seat")
+		}
+	}
+	switch e.kind {
+	case effSpy, effSwitch:
+		if !s.occupied(a.Target, a.TargetSlot) {
+			return engine.Refuse(CodeNoSuchSlot, "seat %d has no card at slot %d", a.Target, a.TargetSlot)
+		}
+	}
+	return nil
+}
+
+func (s *State) doDraw(evs *[]engine.Event) {
+	id, ok := s.drawCard(evs)
+	if !ok {
+		// Nothing left to draw anywhere: the round cannot go on and ends now.
+		s.endRound(evs)
+		return
+	}
+	seat := s.cur
+	s.known[id] = bit(seat)
+	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Drew{Drew: &pb.Drew{Seat: uint32(seat)}}})
+	emit(evs, int(seat), &pb.Event{Kind: &pb.Event_DrewCard{DrewCard: &pb.DrewCard{Card: uint32(number(id))}}})
+	if id == assID {
+		// Ruling A1: the Ass Joker cannot be played; it joins the row and the turn ends.
+		slot := s.place(seat, id)
+		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_AssJokerAdded{AssJokerAdded: &pb.AssJokerAdded{
+			Seat: uint32(seat), Slot: uint32(slot)}}})
+		s.finishTurn()
+		return
+	}
+	s.drawn = id
+	s.ph = phaseDecide
+}
+
+func (s *State) doPlay(at int64, evs *[]engine.Event) {
+	id := s.drawn
+	s.drawn = noCard
+	s.land(id, at, evs)
+	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Played{Played: &pb.Played{
+		Seat: uint32(s.cur), Card: uint32(number(id))}}})
+	s.queueFunction(s.cur, number(id), evs)
+	s.finishTurn()
+}
+
+func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event) {
+	seat := s.cur
+	old := s.rows[seat][slot]
+	if old == assID {
+		// Ruling A2: the Ass Joker cannot be swapped out; it is shown, stays, and the drawn card
+		// must be played.
+		s.known[old] = s.all()
+		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_AssJokerRevealed{AssJokerRevealed: &pb.AssJokerRevealed{
+			Seat: uint32(seat), Slot: uint32(slot)}}})
+		s.doPlay(at, evs)
+		return
+	}
+	s.rows[seat][slot] = s.drawn
+	s.drawn = noCard
+	s.land(old, at, evs)
+	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Kept{Kept: &pb.Kept{
+		Seat: uint32(seat), Slot: uint32(slot), Discarded: uint32(number(old))}}})
+	s.finishTurn()
+}
+
+func (s *State) queueFunction(exec uint8, n uint8, evs *[]engine.Event) {
+	if !isFunction(n) {
+		return
+	}
+	s.enqueue(effect{exec: exec, kind: effectKind(n-Peek) + effPeek}, evs)
+}
+
+func (s *State) enqueue(e effect, evs *[]engine.Event) {
+	s.queue = append(s.queue, e)
+	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_EffectQueued{EffectQueued: &pb.EffectQueued{Effect: effectPB(e)}}})
+}
+
+func (s *State) doThrow(me uint8, a Action, at int64, evs *[]engine.Event) {
+	want := class(number(s.top()))
+	hit := true
+	for _, sl := range a.Slots[:a.N] {
+		if class(number(s.rows[a.Owner][sl])) != want {
+			hit = false
+		}
+	}
+	slots := make([]uint32, a.N)
+	cards := make([]uint32, a.N)
+	for i, sl := range a.Slots[:a.N] {
+		slots[i] = uint32(sl)
+		cards[i] = uint32(number(s.rows[a.Owner][sl]))
+	}
+	if !hit {
+		// A wrong throw: every named card is shown and goes back; the thrower draws a penalty card
+		// and may not throw until another player has thrown successfully.
+		for _, sl := range a.Slots[:a.N] {
+			s.known[s.rows[a.Owner][sl]] = s.all()
+		}
+		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_WrongThrow{WrongThrow: &pb.WrongThrow{
+			Thrower: uint32(me), Owner: uint32(a.Owner), Slots: slots, Cards: cards}}})
+		s.locked |= bit(me)
+		s.penalty(me, pb.PenaltyReason_PENALTY_REASON_WRONG_THROW, evs)
+		return
+	}
+	s.locked &= bit(me)
+	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Thrown{Thrown: &pb.Thrown{
+		Thrower: uint32(me), Owner: uint32(a.Owner), Slots: slots, Cards: cards}}})
+	for _, sl := range a.Slots[:a.N] {
+		id := s.remove(a.Owner, sl)
+		s.land(id, at, evs)
+		// Thrown functions take effect one after another, each executed by the thrower.
+		s.queueFunction(me, number(id), evs)
+	}
+	if a.Owner != me {
+		// The sabai-sabai move: one own card back to the owner for each card thrown for them.
+		for range a.N {
+			s.enqueue(effect{exec: me, kind: effGiveBack, to: a.Owner}, evs)
+		}
+	}
+}
+
+func (s *State) hasTarget(e effect) bool {
+	switch e.kind {
+	case effPeek, effGive, effGiveBack:
+		return s.count(e.exec) > 0
+	case effSpy:
+		return s.otherHasCards(e.exec)
+	case effSwitch:
+		return s.count(e.exec) > 0 && s.otherHasCards(e.exec)
+	}
+	return false
+}
+
+func (s *State) doResolve(a Action, evs *[]engine.Event) {
+	e := s.queue[0]
+	s.queue = s.queue[1:]
+	me := e.exec
+	switch e.kind {
+	case effPeek:
+		id := s.rows[me][a.Slot]
+		s.known[id] |= bit(me)
+		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Peeked{Peeked: &pb.Peeked{Seat: uint32(me), Slot: uint32(a.Slot)}}})
+		emit(evs, int(me), &pb.Event{Kind: &pb.Event_PeekResult{PeekResult: &pb.PeekResult{
+			Slot: uint32(a.Slot), Card: uint32(number(id))}}})
+	case effSpy:
+		id := s.rows[a.Target][a.TargetSlot]
+		s.known[id] |= bit(me)
+		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Spied{Spied: &pb.Spied{
+			Seat: uint32(me), TargetSeat: uint32(a.Target), TargetSlot: uint32(a.TargetSlot)}}})
+		emit(evs, int(me), &pb.Event{Kind: &pb.Event_SpyResult{SpyResult: &pb.SpyResult{
+			TargetSeat: uint32(a.Target), TargetSlot: uint32(a.TargetSlot), Card: uint32(number(id))}}})
+	case effGive, effGiveBack:
+		to := a.Target
+		if e.kind == effGiveBack {
+			to = e.to
+		}
+		id := s.remove(me, a.Slot)
+		slot := s.place(to, id)
+		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Gave{Gave: &pb.Gave{
+			From: uint32(me), FromSlot: uint32(a.Slot), To: uint32(to), ToSlot: uint32(slot),
+			GiveBack: e.kind == effGiveBack}}})
+	case effSwitch:
+		mine, theirs := s.rows[me][a.Slot], s.rows[a.Target][a.TargetSlot]
+		s.rows[me][a.Slot], s.rows[a.Target][a.TargetSlot] = theirs, mine
+		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Switched{Switched: &pb.Switched{
+			Seat: uint32(me), OwnSlot: uint32(a.Slot), Other: uint32(a.Target), OtherSlot: uint32(a.TargetSlot)}}})
+	}
+}
+
+func (s *State) doTouch(me uint8, evs *[]engine.Event) {
+	s.touched |= bit(me)
+	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_NoseTouched{NoseTouched: &pb.NoseTouched{Seat: uint32(me)}}})
+	if popcount(s.touched) == int(s.n)-1 {
+		s.closeNose(false, evs)
+		if s.ph == phaseEnding {
+			s.score(evs)
+		}
+	}
+}
+
+func (s *State) doCall(me uint8, evs *[]engine.Event) {
+	s.called, s.caller = true, me
+	// Every player takes one more turn, the turn in progress counting as the first of them.
+	s.remaining = s.n
+	s.lastSeat = s.prev(s.cur)
+	if s.turnDone {
+		s.lastSeat = s.cur
+	}
+	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_SabaiSabaiCalled{SabaiSabaiCalled: &pb.SabaiSabaiCalled{
+		Seat: uint32(me), LastTurnSeat: uint32(s.lastSeat)}}})
+}
+
+// Legal implements engine.Game: the nose touch, the pending effect's targets, the turn actions,
+// throws (each own card alone, every own known identical card at once, and known cards of others
+// their owners do not know) and the sabai sabai call.
+func (Game) Legal(s *State, seat int, buf []Action) []Action {
+	if seat < 0 || seat >= int(s.n) || s.over() {
+		return buf
+	}
+	me := uint8(seat)
+	if s.noseOpen && s.touched&bit(me) == 0 {
+		buf = append(buf, Action{Kind: KindTouchNose})
+	}
+	if s.ph == phaseEnding {
+		return buf
+	}
+	if len(s.queue) > 0 {
+		if s.queue[0].exec == me {
+			buf = s.legalResolve(s.queue[0], buf)
+		}
+	} else if me == s.cur && !s.turnDone {
+		if s.ph == phaseDraw {
+			buf = append(buf, Action{Kind: KindDraw})
+		} else {
+			buf = append(buf, Action{Kind: KindPlay})
+			for i, id := range s.rows[me] {
+				if id != noCard {
+					buf = append(buf, Action{Kind: KindKeep, Slot: uint8(i)})
+				}
+			}
+		}
+	}
+	if top := s.top(); top != noCard && s.locked&bit(me) == 0 {
+		tn := number(top)
+		want := class(tn)
+		multi := Action{Kind: KindThrow, Owner: me, Top: tn, Turn: s.turn}
+		for i, id := range s.rows[me] {
+			if id == noCard {
+				continue
+			}
+			buf = append(buf, Action{Kind: KindThrow, Owner: me, Top: tn, Turn: s.turn, N: 1, Slots: [MaxThrow]uint8{uint8(i)}})
+			if s.known[id]&bit(me) != 0 && class(number(id)) == want && multi.N < MaxThrow {
+				multi.Slots[multi.N] = uint8(i)
+				multi.N++
+			}
+		}
+		if multi.N > 1 {
+			buf = append(buf, multi)
+		}
+		if s.forOthers {
+			for o := range s.n {
+				if o == me {
+					continue
+				}
+				for i, id := range s.rows[o] {
+					if id != noCard && s.known[id]&bit(me) != 0 && s.known[id]&bit(o) == 0 {
+						buf = append(buf, Action{Kind: KindThrow, Owner: o, Top: tn, Turn: s.turn, N: 1, Slots: [MaxThrow]uint8{uint8(i)}})
+					}
+				}
+			}
+		}
+	}
+	if !s.final() && !s.called {
+		buf = append(buf, Action{Kind: KindCall})
+	}
+	return buf
+}
+
+func (s *State) legalResolve(e effect, buf []Action) []Action {
+	me := e.exec
+	if e.kind == effSpy {
+		for o := range s.n {
+			if o == me {
+				continue
+			}
+			for j, oid := range s.rows[o] {
+				if oid != noCard {
+					buf = append(buf, Action{Kind: KindResolve, Target: o, TargetSlot: uint8(j)})
+				}
+			}
+		}
+		return buf
+	}
+	for i, id := range s.rows[me] {
+		if id == noCard {
+			continue
+		}
+		switch e.kind {
+		case effPeek, effGiveBack:
+			buf = append(buf, Action{Kind: KindResolve, Slot: uint8(i)})
+		case effGive:
+			for o := range s.n {
+				if o != me {
+					buf = append(buf, Action{Kind: KindResolve, Slot: uint8(i), Target: o})
+				}
+			}
+		case effSwitch:
+			for o := range s.n {
+				if o == me {
+					continue
+				}
+				for j, oid := range s.rows[o] {
+					if oid != noCard {
+						buf = append(buf, Action{Kind: KindResolve, Slot: uint8(i), Target: o, TargetSlot: uint8(j)})
+					}
+				}
+			}
+		}
+	}
+	return buf
+}
+
+// Deadline implements engine.Game: the nose window's deadline, and with a turn timer the last
+// action's time plus the turn time while a turn action or an effect is awaited.
+func (Game) Deadline(s *State) (time.Time, bool) {
+	d, ok := s.deadline()
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Unix(0, d).UTC(), true
+}
+
+// Timeout implements engine.Game. A passed nose deadline closes the window (every seat that has
+// not touched draws a penalty card). A passed turn deadline makes the awaited move: the pending
+// effect's first target (see autoResolve), the draw, or playing the drawn card.
+func (Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
+	d, ok := s.deadline()
+	if !ok {
+		return nil, engine.Refuse(engine.CodeNoDeadline, "nothing waits on a deadline")
+	}
+	now := nanos(at)
+	if now < d {
+		return nil, engine.Refuse(engine.CodeTooEarly, "the deadline has not passed")
+	}
+	evs := make([]engine.Event, 0, 4)
+	switch {
+	case s.noseOpen && now >= s.noseAt:
+		s.closeNose(true, &evs)
+		if s.ph == phaseEnding {
+			s.score(&evs)
+		}
+	case len(s.queue) > 0:
+		s.doResolve(s.autoResolve(s.queue[0]), &evs)
+	case s.ph == phaseDraw:
+		s.doDraw(&evs)
+	default:
+		s.doPlay(now, &evs)
+	}
+	s.settle(&evs)
+	s.lastAt = now
+	return evs, nil
+}
+
+// autoResolve picks a pending effect's target for a seat that let its time pass: its first card,
+// the first other seat in turn order and that seat's first card. settle guarantees a target exists.
+func (s *State) autoResolve(e effect) Action {
+	a := Action{Kind: KindResolve}
+	for i, id := range s.rows[e.exec] {
+		if id != noCard {
+			a.Slot = uint8(i)
+			break
+		}
+	}
+	for o := s.next(e.exec); o != e.exec; o = s.next(o) {
+		if e.kind == effGive || s.count(o) > 0 {
+			a.Target = o
+			for j, id := range s.rows[o] {
+				if id != noCard {
+					a.TargetSlot = uint8(j)
+					break
+				}
+			}
+			break
+		}
+	}
+	return a
+}
