@@ -3,8 +3,8 @@ package engine
 import (
 	"fmt"
 
-	"cardroom.dev/services/kit/engine"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
+	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/proto"
 )
 

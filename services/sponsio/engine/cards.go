@@ -64,10 +64,17 @@ func (c Card) String() string {
 	return c.Colour().String() + " " + string(rune('0'+c.Value()))
 }
 
-// Proto is c as the API's message.
-func (c Card) Proto() *sponsiov1.Card {
-	return &sponsiov1.Card{Colour: c.Colour().Proto(), Value: uint32(c.Value())}
-}
+// cardMsgs are the 36 card messages, made once: events and views share them, so that a card in
+// a message costs no allocation. They must never be modified.
+var cardMsgs = func() (m [36]*sponsiov1.Card) {
+	for c := range Card(36) {
+		m[c] = &sponsiov1.Card{Colour: c.Colour().Proto(), Value: uint32(c.Value())}
+	}
+	return m
+}()
+
+// Proto is c as the API's message (shared: read only).
+func (c Card) Proto() *sponsiov1.Card { return cardMsgs[c] }
 
 // cardFromProto decodes a card; ok is false for anything that is not one of the 36 cards.
 func cardFromProto(pc *sponsiov1.Card) (Card, bool) {
@@ -81,10 +88,10 @@ func cardFromProto(pc *sponsiov1.Card) (Card, bool) {
 // Cards is a set of cards (bit i: card i).
 type Cards uint64
 
-func (s Cards) Has(c Card) bool    { return c >= 0 && c < 36 && s&(1<<uint(c)) != 0 }
-func (s Cards) With(c Card) Cards  { return s | 1<<uint(c) }
+func (s Cards) Has(c Card) bool      { return c >= 0 && c < 36 && s&(1<<uint(c)) != 0 }
+func (s Cards) With(c Card) Cards    { return s | 1<<uint(c) }
 func (s Cards) Without(c Card) Cards { return s &^ (1 << uint(c)) }
-func (s Cards) Len() int           { return bits.OnesCount64(uint64(s)) }
+func (s Cards) Len() int             { return bits.OnesCount64(uint64(s)) }
 
 // First returns the lowest card of the set (NoCard when empty).
 func (s Cards) First() Card {

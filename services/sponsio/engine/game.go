@@ -11,9 +11,9 @@ import (
 	"fmt"
 	"time"
 
-	"cardroom.dev/services/kit/engine"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
+	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/proto"
 )
 

@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"cardroom.dev/services/kit/engine"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
+	"cardroom.dev/services/kit/engine"
 )
 
 // messages gives each refusal code its sentence, so that checking a move in Legal's hot loop never
@@ -165,6 +165,9 @@ func (s *State) check(seat int, a Action) error {
 	if seat != int(s.ToAct) {
 		return refuse(engine.CodeNotYourTurn)
 	}
+	if !wellFormed(a) {
+		return engine.Invalid("action", engine.CodeBadAction, "malformed action %v", a)
+	}
 	p := int8(seat)
 	st := &s.Seats[p]
 	code := ""
@@ -260,6 +263,31 @@ func (s *State) check(seat int, a Action) error {
 	return nil
 }
 
+// wellFormed reports whether a's fields are in range for its kind (DecodeAction only makes such
+// actions; Apply may be called with others).
+func wellFormed(a Action) bool {
+	card := func(c Card) bool { return c >= 0 && c < 36 }
+	switch a.Kind {
+	case ActPass, ActKeepBet, ActRedeem, ActKeepCounter:
+		return true
+	case ActOpenBet:
+		return card(a.Card) && a.A >= 0 && a.A < 16 && (a.B == 0 || a.B == 1)
+	case ActOpenToken:
+		return card(a.Card) && a.A >= 0 && a.A < int8(numTokens)
+	case ActOpenChange:
+		return card(a.Card) && card(Card(a.A)) && card(Card(a.B))
+	case ActOption:
+		return a.A >= 0 && a.A < 8
+	case ActTarget:
+		return a.A >= 0 && a.A < 4
+	case ActChangeBet:
+		return a.A >= 0 && a.A < 16 && a.B >= 0 && a.B < 8
+	case ActLay, ActPlay:
+		return card(a.Card)
+	}
+	return false
+}
+
 // legal appends the actions of the seat to act.
 func (s *State) legal(buf []Action) []Action {
 	p := s.ToAct
@@ -283,6 +311,12 @@ func (s *State) legal(buf []Action) []Action {
 				nb++
 			}
 		}
+		// Which tokens may be taken depends on the hand only through its size, the same whichever
+		// card is opened.
+		var tokens [numTokens]bool
+		for t := range numTokens {
+			tokens[t] = !forced && s.tokenCode(p, t, st.Hand.Without(st.Hand.First())) == ""
+		}
 		for h := st.Hand; h != 0; h &= h - 1 {
 			c := h.First()
 			for _, b := range bets[:nb] {
@@ -294,7 +328,7 @@ func (s *State) legal(buf []Action) []Action {
 			}
 			rest := st.Hand.Without(c)
 			for t := range numTokens {
-				if s.tokenCode(p, t, rest) == "" {
+				if tokens[t] {
 					buf = append(buf, Action{Kind: ActOpenToken, Card: c, A: int8(t)})
 				}
 			}
@@ -374,7 +408,9 @@ func (s *State) apply(seat int, a Action, evs *[]engine.Event) {
 	st := &s.Seats[p]
 	switch a.Kind {
 	case ActPass:
-		pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_Passed{Passed: &sponsiov1.Passed{Seat: uint32(p)}}})
+		e, m := newPassed()
+		m.Seat = uint32(p)
+		pub(evs, e)
 		s.endTurn(evs)
 	case ActOpenBet, ActOpenToken, ActOpenChange:
 		s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_TURN, evs)
@@ -387,14 +423,16 @@ func (s *State) apply(seat int, a Action, evs *[]engine.Event) {
 			in, out := Card(a.A), Card(a.B)
 			st.Hand = st.Hand.Without(out).With(in)
 			s.Talon = s.Talon.Without(in).With(out)
-			pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_CardChanged{CardChanged: &sponsiov1.CardChanged{
-				Seat: uint32(p), FromTalon: in.Proto(), ToTalon: out.Proto()}}})
+			e, m := newCardChanged()
+			m.Seat, m.FromTalon, m.ToTalon = uint32(p), in.Proto(), out.Proto()
+			pub(evs, e)
 			s.endTurn(evs)
 		}
 	case ActOption:
 		s.Bets[s.Pending].Option = a.A
-		pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_BetMarked{BetMarked: &sponsiov1.BetMarked{
-			Seat: uint32(p), Coupon: uint32(s.Pending) + 1, Option: uint32(a.A)}}})
+		e, m := newBetMarked()
+		m.Seat, m.Coupon, m.Option = uint32(p), uint32(s.Pending)+1, uint32(a.A)
+		pub(evs, e)
 		s.endTurn(evs)
 	case ActTarget:
 		b := &s.Bets[s.Pending]
@@ -445,8 +483,9 @@ func (s *State) open(p int8, c Card, why sponsiov1.CardOpenedReason, evs *[]engi
 	st := &s.Seats[p]
 	st.Hand = st.Hand.Without(c)
 	st.Open = st.Open.With(c)
-	pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_CardOpened{CardOpened: &sponsiov1.CardOpened{
-		Seat: uint32(p), Card: c.Proto(), Reason: why}}})
+	e, m := newCardOpened()
+	m.Seat, m.Card, m.Reason = uint32(p), c.Proto(), why
+	pub(evs, e)
 }
 
 func (s *State) takeCoupon(p int8, i int, double bool, evs *[]engine.Event) {
@@ -461,8 +500,9 @@ func (s *State) takeCoupon(p int8, i int, double bool, evs *[]engine.Event) {
 	st.Bets++
 	s.Bets[i] = bet{Owner: p, Option: -1, Target: -1, Double: double}
 	s.Pending = int8(i)
-	pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_CouponTaken{CouponTaken: &sponsiov1.CouponTaken{
-		Seat: uint32(p), Coupon: uint32(i) + 1, Double: double, CoinsPaid: uint32(stake)}}})
+	e, m := newCouponTaken()
+	m.Seat, m.Coupon, m.Double, m.CoinsPaid = uint32(p), uint32(i)+1, double, uint32(stake)
+	pub(evs, e)
 	if s.rules.Coupons[i].Kind == KindCounterBet {
 		s.Bets[i].Option = 0
 		s.Decision = DecTarget
@@ -477,7 +517,8 @@ func (s *State) takeToken(p int8, t Token, evs *[]engine.Event) {
 	s.Tokens[t] = p
 	st.Coins -= int32(price.Coins)
 	s.BankIn += int64(price.Coins)
-	ev := &sponsiov1.TokenTaken{Seat: uint32(p), Token: sponsiov1.Token(t + 1), CoinsPaid: uint32(price.Coins)}
+	e, ev := newTokenTaken()
+	ev.Seat, ev.Token, ev.CoinsPaid = uint32(p), sponsiov1.Token(t+1), uint32(price.Coins)
 	switch t {
 	case TokenDoubling:
 		st.Doubling = true
@@ -488,7 +529,7 @@ func (s *State) takeToken(p int8, t Token, evs *[]engine.Event) {
 		st.Staked = int8(stake)
 		ev.CoinsStaked = uint32(stake)
 	}
-	pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_TokenTaken{TokenTaken: ev}})
+	pub(evs, e)
 	s.PendingToken = int8(t)
 	s.PendingCards = price.OpenCards
 	if s.PendingCards > 0 {
@@ -592,7 +633,9 @@ func (s *State) play(p int8, c Card, evs *[]engine.Event) {
 	st.Played = st.Played.With(c)
 	s.Plays[p] = c
 	s.NPlayed++
-	pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_CardPlayed{CardPlayed: &sponsiov1.CardPlayed{Seat: uint32(p), Card: c.Proto()}}})
+	e, m := newCardPlayed()
+	m.Seat, m.Card = uint32(p), c.Proto()
+	pub(evs, e)
 	if s.NPlayed < s.Players {
 		s.ToAct = s.left(p)
 		return
@@ -610,12 +653,14 @@ func (s *State) play(p int8, c Card, evs *[]engine.Event) {
 	ws := &s.Seats[w]
 	ws.Taken |= trick
 	ws.Tricks++
-	ev := &sponsiov1.TrickWon{Seat: uint32(w), Trick: uint32(s.Trick) + 1, Cards: trick.Protos()}
+	te, ev := newTrickWon()
+	ev.Seat, ev.Trick = uint32(w), uint32(s.Trick)+1
+	trick.each(func(c Card) { ev.Cards = append(ev.Cards, c.Proto()) })
 	if c := s.Plays[w]; c.Value() == 9 {
 		ws.Nines = ws.Nines.With(c)
 		ev.CapturedNine = c.Proto()
 	}
-	pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_TrickWon{TrickWon: ev}})
+	pub(evs, te)
 	s.Trick++
 	s.NPlayed = 0
 	s.Plays = [4]Card{NoCard, NoCard, NoCard, NoCard}

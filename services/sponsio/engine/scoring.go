@@ -1,8 +1,8 @@
 package engine
 
 import (
-	"cardroom.dev/services/kit/engine"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
+	"cardroom.dev/services/kit/engine"
 )
 
 // measure is what coupon i's options are compared with for seat p (see CouponKind). lost holds
@@ -57,7 +57,8 @@ func (s *State) score(evs *[]engine.Event) {
 		p := b.Owner
 		st := &s.Seats[p]
 		o := s.rules.Coupons[i].Options[b.Option]
-		ev := &sponsiov1.BetSettled{Seat: uint32(p), Coupon: uint32(i) + 1}
+		e, ev := newBetSettled()
+		ev.Seat, ev.Coupon = uint32(p), uint32(i)+1
 		if m := s.measure(p, i, &lost); m >= o.Min && m <= o.Max {
 			stake := int32(1)
 			if b.Double {
@@ -74,7 +75,7 @@ func (s *State) score(evs *[]engine.Event) {
 			b.Result = resultLost
 			lost[p]++
 		}
-		pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_BetSettled{BetSettled: ev}})
+		pub(evs, e)
 	}
 	var totalLost int8
 	for p := range s.Players {
@@ -111,8 +112,9 @@ func (s *State) score(evs *[]engine.Event) {
 		default:
 			st.Marker = 0
 		}
-		pub(evs, &sponsiov1.Event{Kind: &sponsiov1.Event_MarkerMoved{MarkerMoved: &sponsiov1.MarkerMoved{
-			Seat: uint32(p), Position: uint32(st.Marker)}}})
+		e, m := newMarkerMoved()
+		m.Seat, m.Position = uint32(p), uint32(st.Marker)
+		pub(evs, e)
 	}
 	s.Redeem = 0
 	s.nextRedeem(evs)
