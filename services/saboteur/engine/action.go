@@ -90,7 +90,7 @@ func decodeCell(c *pb.Cell, field string) (int8, int8, error) {
 
 // handCard reports whether c is a card that can be in a hand.
 func handCard(c pb.Card) bool {
-	return c > 0 && uint8(c) < numCards && c != pb.Card_CARD_START && c != pb.Card_CARD_GOAL_GOLD &&
+	return c > 0 && c < pb.Card(numCards) && c != pb.Card_CARD_START && c != pb.Card_CARD_GOAL_GOLD &&
 		c != pb.Card_CARD_GOAL_COAL_NW && c != pb.Card_CARD_GOAL_COAL_NE
 }
 
@@ -105,7 +105,7 @@ func (Game) DecodeAction(m proto.Message) (Action, error) {
 	switch k := msg.Kind.(type) {
 	case *pb.Action_Place:
 		p := k.Place
-		if p == nil || !IsPath(uint8(p.Card)) {
+		if p == nil || !handCard(p.Card) || !IsPath(uint8(p.Card)) {
 			return a, engine.Invalid("place.card", CodeBadCard, "%v is not a path card", p.GetCard())
 		}
 		if p.Cell == nil {
@@ -136,7 +136,7 @@ func (Game) DecodeAction(m proto.Message) (Action, error) {
 				return a, engine.Invalid("remove.discards", CodeBadCard, "%v is not a hand card", c)
 			}
 		}
-		if frontBit(uint8(p.InFront)) == 0 || p.InFront >= pb.Card(numCards) {
+		if !handCard(p.InFront) || frontBit(uint8(p.InFront)) == 0 {
 			return a, engine.Invalid("remove.in_front", CodeBadCard, "%v never lies in front of a player", p.InFront)
 		}
 		a = Action{Kind: KindRemove, InFront: uint8(p.InFront), N: 2, Cards: [3]uint8{uint8(p.Discards[0]), uint8(p.Discards[1])}}

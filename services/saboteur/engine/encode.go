@@ -232,7 +232,66 @@ func (Game) DecodeState(b []byte) (*State, error) {
 		len(s.seen) != s.n*s.n || s.cur >= s.n || s.lastPlayer >= s.n {
 		return nil, errors.New("inconsistent state")
 	}
+	if err := s.validShape(); err != nil {
+		return nil, err
+	}
 	s.b.rebuildFrontier()
 	s.b.recompute()
 	return s, nil
+}
+
+// validShape refuses a decoded state whose fields could not come from a game.
+func (s *State) validShape() error {
+	bad := errors.New("inconsistent state")
+	if len(s.b.slots) < 4 || s.b.slots[0].card != cStart || s.b.slots[0].faceDown || s.b.slots[0].x != 0 || s.b.slots[0].y != 0 {
+		return bad
+	}
+	for i, sl := range s.b.slots {
+		switch {
+		case i >= 1 && i <= 3:
+			if sl.x != GoalX || int(sl.y) != goalY[i-1] || (sl.card != cGold && sl.card != cCoalNE && sl.card != cCoalNW) {
+				return bad
+			}
+		case i > 3:
+			if !IsPath(sl.card) || sl.faceDown {
+				return bad
+			}
+		}
+	}
+	cardsOK := func(cs []uint8) bool {
+		for _, c := range cs {
+			if c == 0 || c >= numCards {
+				return false
+			}
+		}
+		return true
+	}
+	for _, h := range s.hands {
+		if !cardsOK(h) {
+			return bad
+		}
+	}
+	if !cardsOK(s.pile) || !cardsOK(s.removed) || !cardsOK(s.spent) || s.phase < phaseTurn || s.phase > phaseOver {
+		return bad
+	}
+	for _, r := range append(append(append([]uint8(nil), s.roles...), s.aside...), s.last.roles...) {
+		if r == 0 || r > roleProfiteer {
+			return bad
+		}
+	}
+	for _, t := range s.thieves {
+		if t < 0 || t >= s.n {
+			return bad
+		}
+	}
+	for _, v := range s.offer {
+		if v < 1 || v > 3 {
+			return bad
+		}
+	}
+	if s.phase == phaseTurn && len(s.hands[s.cur]) == 0 || s.phase == phasePickGold && len(s.offer) == 0 ||
+		s.phase == phaseTheft && len(s.thieves) == 0 || len(s.last.payouts) > s.n || len(s.last.winners) > s.n {
+		return bad
+	}
+	return nil
 }
