@@ -290,6 +290,9 @@ func wellFormed(a Action) bool {
 
 // legal appends the actions of the seat to act.
 func (s *State) legal(buf []Action) []Action {
+	if s.Phase == PhaseOver {
+		return buf
+	}
 	p := s.ToAct
 	st := &s.Seats[p]
 	switch s.Decision {
