@@ -157,8 +157,8 @@ func (Game) DecodeState(b []byte) (*State, error) {
 	if len(r.b) != 0 {
 		return nil, fmt.Errorf("%d trailing bytes", len(r.b))
 	}
-	if c := s.Conservation(); c != NumCards {
-		return nil, fmt.Errorf("state holds %d cards, not %d", c, NumCards)
+	if err := s.validate(); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
@@ -168,4 +168,55 @@ func boolByte(b bool) byte {
 		return 1
 	}
 	return 0
+}
+
+// validate checks a decoded state enough that no action can make it panic: every card once,
+// seats and effects in range.
+func (s *State) validate() error {
+	var seen [NumCards]bool
+	mark := func(id uint8) error {
+		if id >= NumCards || seen[id] {
+			return fmt.Errorf("card id %d invalid or repeated", id)
+		}
+		seen[id] = true
+		return nil
+	}
+	for _, r := range s.rows {
+		for _, id := range r {
+			if id == noCard {
+				continue
+			}
+			if err := mark(id); err != nil {
+				return err
+			}
+		}
+	}
+	for _, id := range s.pile {
+		if err := mark(id); err != nil {
+			return err
+		}
+	}
+	for _, id := range s.disc {
+		if err := mark(id); err != nil {
+			return err
+		}
+	}
+	if s.drawn != noCard {
+		if err := mark(s.drawn); err != nil {
+			return err
+		}
+	}
+	if c := s.Conservation(); c != NumCards {
+		return fmt.Errorf("state holds %d cards, not %d", c, NumCards)
+	}
+	if s.cur >= s.n || s.starter >= s.n || s.caller >= s.n || s.lastSeat >= s.n || s.ph > phaseOver ||
+		int(s.hall) >= int(s.n) || s.rounds == 0 || s.round > s.rounds || s.peek > rowSize {
+		return errors.New("state fields out of range")
+	}
+	for _, e := range s.queue {
+		if e.exec >= s.n || e.to >= s.n || e.kind < effPeek || e.kind > effGiveBack {
+			return errors.New("pending effect out of range")
+		}
+	}
+	return nil
 }
