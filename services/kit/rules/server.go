@@ -67,6 +67,7 @@ type Server struct {
 	tracer  trace.Tracer
 	metrics *metrics
 	marks   chan store.Mark
+	configs configCache
 }
 
 // New returns a server of eng over st, publishing with pub.
@@ -292,8 +293,8 @@ func (s *Server) load(ctx context.Context, id, actionID string) (*loaded, error)
 	if err != nil {
 		return nil, err
 	}
-	cfg := &gamev1.TableConfig{}
-	if err := proto.Unmarshal(t.Config, cfg); err != nil {
+	cfg, err := s.configs.get(id, t.Config)
+	if err != nil {
 		return nil, fmt.Errorf("decode config of %s: %w", id, err)
 	}
 	l := &loaded{t: t, cfg: cfg, prior: prior}
@@ -364,9 +365,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			}
 			continue
 		}
-		_, span := s.tracer.Start(ctx, "engine.apply")
 		evs, err := l.state.Apply(int(req.GetSeat()), action, now)
-		span.End()
 		if err != nil {
 			return nil, err
 		}
