@@ -10,6 +10,7 @@ import (
 	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
+	"google.golang.org/protobuf/proto"
 )
 
 var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -127,6 +128,24 @@ func checkViews(s *State) error {
 	return nil
 }
 
+// eastward mostly places the path card that lies furthest east, else plays at random.
+type eastward struct{}
+
+func (eastward) Choose(_ proto.Message, legal []Action, r *rand.Rand) Action {
+	if r.IntN(10) < 8 {
+		best := -1
+		for i, a := range legal {
+			if a.Kind == KindPlace && (best < 0 || a.X > legal[best].X) {
+				best = i
+			}
+		}
+		if best >= 0 {
+			return legal[best]
+		}
+	}
+	return legal[r.IntN(len(legal))]
+}
+
 // randomIllegal makes a random, mostly illegal action.
 func randomIllegal(r *rand.Rand) Action {
 	a := Action{Kind: Kind(r.IntN(7)), Card: uint8(r.IntN(int(numCards))), Rot: r.IntN(2) == 0,
@@ -154,17 +173,36 @@ func TestPropertiesRandomGames(t *testing.T) {
 
 func propertyShard(t *testing.T, shard, shards, games int) {
 	g := Game{}
-	var gold int
+	var gold, picks, steals int
 	for i := shard; i < games; i += shards {
 		cfg := cfgFor(i)
 		r := rand.New(rand.NewPCG(uint64(i), 3))
 		deep := i%50 == 0
-		p := enginetest.Playout[*State, Action]{Game: g, TimeoutChance: 0.05, OnStep: func(s *State, st enginetest.Step[Action]) error {
+		var bots []engine.Bot[Action]
+		if (i/shards)%2 == 1 {
+			// Half the games dig eastward greedily, so gold is reached, shared out and stolen often.
+			bots = slices.Repeat([]engine.Bot[Action]{eastward{}}, cfg.Seats)
+		}
+		p := enginetest.Playout[*State, Action]{Game: g, Bots: bots, TimeoutChance: 0.05, OnStep: func(s *State, st enginetest.Step[Action]) error {
 			if !s.over && !s.Conserved() {
 				return fmt.Errorf("cards not conserved")
 			}
 			if err := checkEvents(s, st, st.Events); err != nil {
 				return err
+			}
+			for _, e := range st.Events {
+				switch k := e.Payload.(*pb.Event).Kind.(type) {
+				case *pb.Event_RoundEnded:
+					if k.RoundEnded.Result.GoldReached {
+						gold++
+					}
+				case *pb.Event_GoldPicked:
+					picks++
+				case *pb.Event_Stolen:
+					if k.Stolen.Took {
+						steals++
+					}
+				}
 			}
 			if st.Action.Kind == KindPlace || st.Action.Card == cRockfall || len(st.Events) > 2*s.n {
 				// The board only changes by a placement, a rockfall or a new round's deal.
@@ -201,11 +239,11 @@ func propertyShard(t *testing.T, shard, shards, games int) {
 		if _, ok := g.Outcome(res.State); !ok {
 			t.Fatalf("game %d not over", i)
 		}
-		if res.State.last.goldReached {
-			gold++
-		}
 	}
-	t.Logf("shard %d: final rounds reaching the gold: %d", shard, gold)
+	t.Logf("shard %d: rounds reaching the gold %d, gold cards picked %d, nuggets stolen %d", shard, gold, picks, steals)
+	if gold == 0 || steals == 0 || picks == 0 {
+		t.Fatal("the random games never exercised the round's end")
+	}
 }
 
 func TestDeterminism(t *testing.T) {
