@@ -13,7 +13,7 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 		return nil, err
 	}
 	at := nanos(m.At)
-	evs := make([]engine.Event, 0, 4)
+	evs := make([]engine.Event, 0, 6)
 	seat := uint8(m.Seat)
 	a := m.Action
 	switch a.Kind {
@@ -189,8 +189,8 @@ func (s *State) doDraw(evs *[]engine.Event) {
 	}
 	seat := s.cur
 	s.known[id] = bit(seat)
-	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Drew{Drew: &pb.Drew{Seat: uint32(seat)}}})
-	emit(evs, int(seat), &pb.Event{Kind: &pb.Event_DrewCard{DrewCard: &pb.DrewCard{Card: uint32(number(id))}}})
+	emit(evs, engine.Public, evDrew(seat))
+	emit(evs, int(seat), evDrewCard(number(id)))
 	if id == assID {
 		// Ruling A1: the Ass Joker cannot be played; it joins the row and the turn ends.
 		slot := s.place(seat, id)
@@ -206,9 +206,8 @@ func (s *State) doDraw(evs *[]engine.Event) {
 func (s *State) doPlay(at int64, evs *[]engine.Event) {
 	id := s.drawn
 	s.drawn = noCard
+	emit(evs, engine.Public, evPlayed(s.cur, number(id)))
 	s.land(id, at, evs)
-	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Played{Played: &pb.Played{
-		Seat: uint32(s.cur), Card: uint32(number(id))}}})
 	s.queueFunction(s.cur, number(id), evs)
 	s.finishTurn()
 }
@@ -227,9 +226,8 @@ func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event) {
 	}
 	s.rows[seat][slot] = s.drawn
 	s.drawn = noCard
+	emit(evs, engine.Public, evKept(seat, slot, number(old)))
 	s.land(old, at, evs)
-	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Kept{Kept: &pb.Kept{
-		Seat: uint32(seat), Slot: uint32(slot), Discarded: uint32(number(old))}}})
 	s.finishTurn()
 }
 
@@ -242,7 +240,7 @@ func (s *State) queueFunction(exec uint8, n uint8, evs *[]engine.Event) {
 
 func (s *State) enqueue(e effect, evs *[]engine.Event) {
 	s.queue = append(s.queue, e)
-	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_EffectQueued{EffectQueued: &pb.EffectQueued{Effect: effectPB(e)}}})
+	emit(evs, engine.Public, evEffectQueued(e))
 }
 
 func (s *State) doThrow(me uint8, a Action, at int64, evs *[]engine.Event) {
@@ -253,27 +251,28 @@ func (s *State) doThrow(me uint8, a Action, at int64, evs *[]engine.Event) {
 			hit = false
 		}
 	}
-	slots := make([]uint32, a.N)
-	cards := make([]uint32, a.N)
-	for i, sl := range a.Slots[:a.N] {
-		slots[i] = uint32(sl)
-		cards[i] = uint32(number(s.rows[a.Owner][sl]))
-	}
 	if !hit {
 		// A wrong throw: every named card is shown and goes back; the thrower draws a penalty card
 		// and may not throw until another player has thrown successfully.
-		for _, sl := range a.Slots[:a.N] {
-			s.known[s.rows[a.Owner][sl]] = s.all()
+		e, slots, cards, m := evWrongThrow(me, a.Owner)
+		for i, sl := range a.Slots[:a.N] {
+			id := s.rows[a.Owner][sl]
+			slots[i], cards[i] = uint32(sl), uint32(number(id))
+			s.known[id] = s.all()
 		}
-		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_WrongThrow{WrongThrow: &pb.WrongThrow{
-			Thrower: uint32(me), Owner: uint32(a.Owner), Slots: slots, Cards: cards}}})
+		m.Slots, m.Cards = slots[:a.N], cards[:a.N]
+		emit(evs, engine.Public, e)
 		s.locked |= bit(me)
 		s.penalty(me, pb.PenaltyReason_PENALTY_REASON_WRONG_THROW, evs)
 		return
 	}
 	s.locked &= bit(me)
-	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Thrown{Thrown: &pb.Thrown{
-		Thrower: uint32(me), Owner: uint32(a.Owner), Slots: slots, Cards: cards}}})
+	e, slots, cards, m := evThrown(me, a.Owner)
+	for i, sl := range a.Slots[:a.N] {
+		slots[i], cards[i] = uint32(sl), uint32(number(s.rows[a.Owner][sl]))
+	}
+	m.Slots, m.Cards = slots[:a.N], cards[:a.N]
+	emit(evs, engine.Public, e)
 	for _, sl := range a.Slots[:a.N] {
 		id := s.remove(a.Owner, sl)
 		s.land(id, at, evs)
@@ -338,7 +337,7 @@ func (s *State) doResolve(a Action, evs *[]engine.Event) {
 
 func (s *State) doTouch(me uint8, evs *[]engine.Event) {
 	s.touched |= bit(me)
-	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_NoseTouched{NoseTouched: &pb.NoseTouched{Seat: uint32(me)}}})
+	emit(evs, engine.Public, evNoseTouched(me))
 	if popcount(s.touched) == int(s.n)-1 {
 		s.closeNose(false, evs)
 		if s.ph == phaseEnding {
@@ -491,7 +490,7 @@ func (Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
 	if now < d {
 		return nil, engine.Refuse(engine.CodeTooEarly, "the deadline has not passed")
 	}
-	evs := make([]engine.Event, 0, 4)
+	evs := make([]engine.Event, 0, 6)
 	switch {
 	case s.noseOpen && now >= s.noseAt:
 		s.closeNose(true, &evs)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
@@ -9,22 +10,68 @@ import (
 	"cardroom.dev/services/kit/engine/enginetest"
 )
 
-// BenchmarkRandomRound4 plays full random 4-player games of one round (the final round: no call,
-// ends when a row is emptied or after 30 turn cycles) with random throws, as enginetest.Playout
-// plays them (every seat's legal actions listed at every step).
-func BenchmarkRandomRound4(b *testing.B) {
+// benchPlayouts plays random 4-player games with random throws as enginetest.Playout plays them
+// (every seat's legal actions listed at every step, a random seat among those that can act) and
+// reports rounds/s, actions per round and allocations per action.
+func benchPlayouts(b *testing.B, opts *pb.Options, roundsPerGame int) {
 	p := enginetest.Playout[*State, Action]{Game: Game{}}
 	r := rand.New(rand.NewPCG(1, 2))
 	moves := 0
+	var m0, m1 runtime.MemStats
 	b.ReportAllocs()
+	runtime.ReadMemStats(&m0)
 	for i := 0; b.Loop(); i++ {
-		cfg := engine.Config{Seats: 4, Seed: uint64(i), Options: &pb.Options{Rounds: 1}, Start: start}
+		cfg := engine.Config{Seats: 4, Seed: uint64(i), Options: opts, Start: start}
 		res, err := p.Run(cfg, r)
 		if err != nil {
 			b.Fatal(err)
 		}
 		moves += res.Moves
 	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rounds/s")
-	b.ReportMetric(float64(moves)/float64(b.N), "actions/round")
+	runtime.ReadMemStats(&m1)
+	rounds := float64(b.N * roundsPerGame)
+	b.ReportMetric(rounds/b.Elapsed().Seconds(), "rounds/s")
+	b.ReportMetric(float64(moves)/rounds, "actions/round")
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(moves), "allocs/action")
+}
+
+// BenchmarkRandomRound4 plays full random 4-player games of one round. A one-round game's round is
+// its final round (Ruling E3): no sabai sabai call, it ends when a row is emptied or after 30 turn
+// cycles, so it is the longest kind of round.
+func BenchmarkRandomRound4(b *testing.B) {
+	benchPlayouts(b, &pb.Options{Rounds: 1}, 1)
+}
+
+// BenchmarkRandomGame4 plays full random 4-player games with the default five rounds (four that
+// random calls of sabai sabai end early, then the final round) and reports rounds/s over them.
+func BenchmarkRandomGame4(b *testing.B) {
+	benchPlayouts(b, &pb.Options{}, DefaultRounds)
+}
+
+// BenchmarkLegal lists one seat's legal actions in a mid-game state.
+func BenchmarkLegal(b *testing.B) {
+	s := midGame(b)
+	buf := make([]Action, 0, 64)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		buf = Game{}.Legal(s, i%4, buf[:0])
+	}
+}
+
+// BenchmarkView builds one seat's view in a mid-game state.
+func BenchmarkView(b *testing.B) {
+	s := midGame(b)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		Game{}.View(s, i%4)
+	}
+}
+
+func midGame(b *testing.B) *State {
+	p := enginetest.Playout[*State, Action]{Game: Game{}, MaxSteps: 60}
+	res, _ := p.Run(engine.Config{Seats: 4, Seed: 3, Options: &pb.Options{Rounds: 1}, Start: start}, rand.New(rand.NewPCG(3, 3)))
+	if res.State == nil {
+		b.Fatal("no state")
+	}
+	return res.State
 }

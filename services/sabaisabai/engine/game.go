@@ -162,8 +162,7 @@ func (s *State) startTurn(seat uint8, evs *[]engine.Event) {
 	s.turn++
 	s.ph = phaseDraw
 	s.turnDone = false
-	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_TurnStarted{TurnStarted: &pb.TurnStarted{
-		Seat: uint32(seat), Turn: s.turn}}})
+	emit(evs, engine.Public, evTurnStarted(seat, s.turn))
 }
 
 // finishTurn marks the turn player's turn as played; the next turn starts once no effect is
@@ -324,13 +323,13 @@ func (s *State) canDraw() bool { return len(s.pile) > 0 || len(s.disc) > 1 }
 
 // penalty gives seat one face-down card from the draw pile that nobody knows.
 func (s *State) penalty(seat uint8, why pb.PenaltyReason, evs *[]engine.Event) {
-	p := &pb.PenaltyCard{Seat: uint32(seat), Reason: why}
+	e, p := evPenalty(seat, why)
 	if id, ok := s.drawCard(evs); ok {
 		s.known[id] = 0
 		p.Slot = uint32(s.place(seat, id))
 		p.Drawn = true
 	}
-	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_PenaltyCard{PenaltyCard: p}})
+	emit(evs, engine.Public, e)
 }
 
 // land puts a card face up on the discard pile and opens a nose window when it makes four

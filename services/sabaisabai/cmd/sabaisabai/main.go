@@ -1,0 +1,10 @@
+// Command sabaisabai is the sabaisabai rules service (cardroom.rules.v1.RulesService) for the distributed mode;
+// settings as in docs/operations.md.
+package main
+
+import (
+	"cardroom.dev/services/kit/app"
+	"cardroom.dev/services/sabaisabai"
+)
+
+func main() { app.RulesMain(sabaisabai.Engine()) }
