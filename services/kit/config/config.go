@@ -33,6 +33,27 @@ type Config struct {
 	Retention time.Duration
 	// ShutdownTimeout bounds the graceful stop.
 	ShutdownTimeout time.Duration
+
+	// Gateway settings.
+
+	// RulesTargets maps each game to its rules service's gRPC target ("game=target,..."), e.g.
+	// "sapotagem=dns:///sapotagem-rules:7070"; dns:/// targets are balanced round-robin over every
+	// address the name resolves to.
+	RulesTargets string
+	// SessionKey signs session tokens (HMAC-SHA256); every gateway replica needs the same one. Empty:
+	// a random key per process (sessions do not survive a restart nor cross replicas).
+	SessionKey string
+	// SessionTTL is how long a session token is valid; RefreshSession renews it.
+	SessionTTL time.Duration
+	// AbsenceGrace is how long a seated player may go without a Watch stream before a bot plays for them.
+	AbsenceGrace time.Duration
+	// RateLimit is each player's sustained requests per second; RateBurst the burst above it.
+	RateLimit float64
+	RateBurst int
+	// MaxRequestBytes bounds the size of one request message.
+	MaxRequestBytes int
+	// TicketMaxWait is a matchmaking ticket's longest wait when it names none.
+	TicketMaxWait time.Duration
 }
 
 type setting struct {
@@ -55,6 +76,28 @@ func dur(p func(*Config) *time.Duration) func(*Config, string) error {
 	}
 }
 
+func num(p func(*Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("not a non-negative integer: %q", v)
+		}
+		*p(c) = n
+		return nil
+	}
+}
+
+func float(p func(*Config) *float64) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 {
+			return fmt.Errorf("not a non-negative number: %q", v)
+		}
+		*p(c) = f
+		return nil
+	}
+}
+
 var settings = []setting{
 	{"listen", "CARDROOM_LISTEN", "127.0.0.1:7070", "gRPC listen address", str(func(c *Config) *string { return &c.Listen })},
 	{"metrics-listen", "CARDROOM_METRICS_LISTEN", "127.0.0.1:9464", "Prometheus /metrics listen address (empty: off)", str(func(c *Config) *string { return &c.MetricsListen })},
@@ -67,6 +110,14 @@ var settings = []setting{
 	{"log-format", "CARDROOM_LOG_FORMAT", "text", "text or json", str(func(c *Config) *string { return &c.LogFormat })},
 	{"retention", "CARDROOM_RETENTION", "24h", "how long finished tables and their logs are kept", dur(func(c *Config) *time.Duration { return &c.Retention })},
 	{"shutdown-timeout", "CARDROOM_SHUTDOWN_TIMEOUT", "10s", "bound on the graceful stop", dur(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	{"rules-targets", "CARDROOM_RULES_TARGETS", "", "gateway: game=target pairs of the rules services, comma-separated", str(func(c *Config) *string { return &c.RulesTargets })},
+	{"session-key", "CARDROOM_SESSION_KEY", "", "gateway: HMAC key of session tokens (empty: random per process)", str(func(c *Config) *string { return &c.SessionKey })},
+	{"session-ttl", "CARDROOM_SESSION_TTL", "12h", "gateway: how long a session token is valid", dur(func(c *Config) *time.Duration { return &c.SessionTTL })},
+	{"absence-grace", "CARDROOM_ABSENCE_GRACE", "30s", "gateway: time without a Watch stream before a bot plays a seat", dur(func(c *Config) *time.Duration { return &c.AbsenceGrace })},
+	{"rate-limit", "CARDROOM_RATE_LIMIT", "50", "gateway: requests per second per player", float(func(c *Config) *float64 { return &c.RateLimit })},
+	{"rate-burst", "CARDROOM_RATE_BURST", "100", "gateway: burst of requests per player", num(func(c *Config) *int { return &c.RateBurst })},
+	{"max-request-bytes", "CARDROOM_MAX_REQUEST_BYTES", "65536", "gateway: largest request message", num(func(c *Config) *int { return &c.MaxRequestBytes })},
+	{"ticket-max-wait", "CARDROOM_TICKET_MAX_WAIT", "30s", "gateway: longest matchmaking wait of a ticket that names none", dur(func(c *Config) *time.Duration { return &c.TicketMaxWait })},
 }
 
 // Parse reads the settings from args (flags win) and getenv (CARDROOM_* variables), else defaults.
@@ -130,6 +181,14 @@ func (c Config) LogValue() slog.Value {
 		slog.String("log_level", c.LogLevel),
 		slog.Duration("retention", c.Retention),
 		slog.String("shutdown_timeout", strconv.Quote(c.ShutdownTimeout.String())),
+		slog.String("rules_targets", c.RulesTargets),
+		slog.Bool("session_key_set", c.SessionKey != ""),
+		slog.Duration("session_ttl", c.SessionTTL),
+		slog.Duration("absence_grace", c.AbsenceGrace),
+		slog.Float64("rate_limit", c.RateLimit),
+		slog.Int("rate_burst", c.RateBurst),
+		slog.Int("max_request_bytes", c.MaxRequestBytes),
+		slog.Duration("ticket_max_wait", c.TicketMaxWait),
 	)
 }
 

@@ -4,8 +4,16 @@
 // 	protoc        (unknown)
 // source: cardroom/gateway/v1/gateway.proto
 
-// Package cardroom.gateway.v1 is cardroom's public API. First draft: sessions, tables and play; the
-// matchmaking and watch surfaces are completed with the gateway.
+// Package cardroom.gateway.v1 is cardroom's public API: sessions, private tables, matchmaking,
+// play, the Watch stream of a table's events and the replay of finished tables. It is
+// game-agnostic: options, actions, views and event payloads are each game's own messages in
+// google.protobuf.Any (ListGames names their types).
+//
+// Errors are gRPC statuses; refusals carry a cardroom.game.v1.RuleViolation detail with a stable
+// code. UNAUTHENTICATED: no, forged or expired session token. PERMISSION_DENIED: acting for a seat
+// that is not the caller's. NOT_FOUND: unknown table or ticket. INVALID_ARGUMENT: malformed or
+// oversized request. FAILED_PRECONDITION: an illegal move or a lobby step out of order.
+// RESOURCE_EXHAUSTED: the caller's rate limit.
 
 package gatewayv1
 
@@ -15,6 +23,7 @@ import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	anypb "google.golang.org/protobuf/types/known/anypb"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -28,9 +37,130 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// TableState is where a table is in its life.
+type TableState int32
+
+const (
+	TableState_TABLE_STATE_UNSPECIFIED TableState = 0
+	// OPEN: players join and leave; not dealt yet.
+	TableState_TABLE_STATE_OPEN TableState = 1
+	// PLAYING: dealt; seats are fixed.
+	TableState_TABLE_STATE_PLAYING TableState = 2
+	// FINISHED: over; the replay is available until the table expires.
+	TableState_TABLE_STATE_FINISHED TableState = 3
+	// CLOSED: closed before the start.
+	TableState_TABLE_STATE_CLOSED TableState = 4
+)
+
+// Enum value maps for TableState.
+var (
+	TableState_name = map[int32]string{
+		0: "TABLE_STATE_UNSPECIFIED",
+		1: "TABLE_STATE_OPEN",
+		2: "TABLE_STATE_PLAYING",
+		3: "TABLE_STATE_FINISHED",
+		4: "TABLE_STATE_CLOSED",
+	}
+	TableState_value = map[string]int32{
+		"TABLE_STATE_UNSPECIFIED": 0,
+		"TABLE_STATE_OPEN":        1,
+		"TABLE_STATE_PLAYING":     2,
+		"TABLE_STATE_FINISHED":    3,
+		"TABLE_STATE_CLOSED":      4,
+	}
+)
+
+func (x TableState) Enum() *TableState {
+	p := new(TableState)
+	*p = x
+	return p
+}
+
+func (x TableState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TableState) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_gateway_v1_gateway_proto_enumTypes[0].Descriptor()
+}
+
+func (TableState) Type() protoreflect.EnumType {
+	return &file_cardroom_gateway_v1_gateway_proto_enumTypes[0]
+}
+
+func (x TableState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TableState.Descriptor instead.
+func (TableState) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{0}
+}
+
+// TicketState is where a ticket is.
+type TicketState int32
+
+const (
+	TicketState_TICKET_STATE_UNSPECIFIED TicketState = 0
+	// FORMING: waiting for the party to join.
+	TicketState_TICKET_STATE_FORMING TicketState = 1
+	// QUEUED: waiting for other players.
+	TicketState_TICKET_STATE_QUEUED TicketState = 2
+	// MATCHED: a table was dealt; table_id and seat say where.
+	TicketState_TICKET_STATE_MATCHED TicketState = 3
+	// CANCELLED: withdrawn, or the table could not be dealt.
+	TicketState_TICKET_STATE_CANCELLED TicketState = 4
+)
+
+// Enum value maps for TicketState.
+var (
+	TicketState_name = map[int32]string{
+		0: "TICKET_STATE_UNSPECIFIED",
+		1: "TICKET_STATE_FORMING",
+		2: "TICKET_STATE_QUEUED",
+		3: "TICKET_STATE_MATCHED",
+		4: "TICKET_STATE_CANCELLED",
+	}
+	TicketState_value = map[string]int32{
+		"TICKET_STATE_UNSPECIFIED": 0,
+		"TICKET_STATE_FORMING":     1,
+		"TICKET_STATE_QUEUED":      2,
+		"TICKET_STATE_MATCHED":     3,
+		"TICKET_STATE_CANCELLED":   4,
+	}
+)
+
+func (x TicketState) Enum() *TicketState {
+	p := new(TicketState)
+	*p = x
+	return p
+}
+
+func (x TicketState) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (TicketState) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_gateway_v1_gateway_proto_enumTypes[1].Descriptor()
+}
+
+func (TicketState) Type() protoreflect.EnumType {
+	return &file_cardroom_gateway_v1_gateway_proto_enumTypes[1]
+}
+
+func (x TicketState) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use TicketState.Descriptor instead.
+func (TicketState) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{1}
+}
+
 type SignInRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	DisplayName   string                 `protobuf:"bytes,1,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 to 32 printable characters.
+	DisplayName   string `protobuf:"bytes,1,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -132,6 +262,94 @@ func (x *SignInResponse) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type RefreshSessionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RefreshSessionRequest) Reset() {
+	*x = RefreshSessionRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RefreshSessionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RefreshSessionRequest) ProtoMessage() {}
+
+func (x *RefreshSessionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RefreshSessionRequest.ProtoReflect.Descriptor instead.
+func (*RefreshSessionRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{2}
+}
+
+type RefreshSessionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	SessionToken  string                 `protobuf:"bytes,1,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RefreshSessionResponse) Reset() {
+	*x = RefreshSessionResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RefreshSessionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RefreshSessionResponse) ProtoMessage() {}
+
+func (x *RefreshSessionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RefreshSessionResponse.ProtoReflect.Descriptor instead.
+func (*RefreshSessionResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *RefreshSessionResponse) GetSessionToken() string {
+	if x != nil {
+		return x.SessionToken
+	}
+	return ""
+}
+
+func (x *RefreshSessionResponse) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
 type ListGamesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -140,7 +358,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[2]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -152,7 +370,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[2]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -165,24 +383,25 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{2}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{4}
 }
 
 type GameInfo struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Game          string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
-	MinSeats      uint32                 `protobuf:"varint,2,opt,name=min_seats,json=minSeats,proto3" json:"min_seats,omitempty"`
-	MaxSeats      uint32                 `protobuf:"varint,3,opt,name=max_seats,json=maxSeats,proto3" json:"max_seats,omitempty"`
-	OptionsType   string                 `protobuf:"bytes,4,opt,name=options_type,json=optionsType,proto3" json:"options_type,omitempty"`
-	ActionType    string                 `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
-	ViewType      string                 `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Game     string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	MinSeats uint32                 `protobuf:"varint,2,opt,name=min_seats,json=minSeats,proto3" json:"min_seats,omitempty"`
+	MaxSeats uint32                 `protobuf:"varint,3,opt,name=max_seats,json=maxSeats,proto3" json:"max_seats,omitempty"`
+	// Full names of the game's messages carried in Any.
+	OptionsType   string `protobuf:"bytes,4,opt,name=options_type,json=optionsType,proto3" json:"options_type,omitempty"`
+	ActionType    string `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
+	ViewType      string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GameInfo) Reset() {
 	*x = GameInfo{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[3]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -194,7 +413,7 @@ func (x *GameInfo) String() string {
 func (*GameInfo) ProtoMessage() {}
 
 func (x *GameInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[3]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -207,7 +426,7 @@ func (x *GameInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameInfo.ProtoReflect.Descriptor instead.
 func (*GameInfo) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GameInfo) GetGame() string {
@@ -261,7 +480,7 @@ type ListGamesResponse struct {
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[4]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -273,7 +492,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[4]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -286,7 +505,7 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *ListGamesResponse) GetGames() []*GameInfo {
@@ -296,19 +515,150 @@ func (x *ListGamesResponse) GetGames() []*GameInfo {
 	return nil
 }
 
-type CreateTableRequest struct {
+// Table is a table as the gateway keeps it.
+type Table struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Game          string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
-	Seats         uint32                 `protobuf:"varint,2,opt,name=seats,proto3" json:"seats,omitempty"`
-	Options       *anypb.Any             `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
-	TimeLimits    *v1.TimeLimits         `protobuf:"bytes,4,opt,name=time_limits,json=timeLimits,proto3" json:"time_limits,omitempty"`
+	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	Game          string                 `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	State         TableState             `protobuf:"varint,3,opt,name=state,proto3,enum=cardroom.gateway.v1.TableState" json:"state,omitempty"`
+	OwnerPlayerId string                 `protobuf:"bytes,4,opt,name=owner_player_id,json=ownerPlayerId,proto3" json:"owner_player_id,omitempty"`
+	// Capacity is the most players the table takes.
+	Capacity uint32 `protobuf:"varint,5,opt,name=capacity,proto3" json:"capacity,omitempty"`
+	// Players present before the start, in order of arrival (bots included).
+	Players []*v1.PlayerRef `protobuf:"bytes,6,rep,name=players,proto3" json:"players,omitempty"`
+	// Seats once started, in seat order.
+	Seats []*v1.Seat `protobuf:"bytes,7,rep,name=seats,proto3" json:"seats,omitempty"`
+	// The invite code, shown to the table's players only.
+	InviteCode string         `protobuf:"bytes,8,opt,name=invite_code,json=inviteCode,proto3" json:"invite_code,omitempty"`
+	Options    *anypb.Any     `protobuf:"bytes,9,opt,name=options,proto3" json:"options,omitempty"`
+	TimeLimits *v1.TimeLimits `protobuf:"bytes,10,opt,name=time_limits,json=timeLimits,proto3" json:"time_limits,omitempty"`
+	// The caller's seat once started, if they have one.
+	YourSeat      *uint32 `protobuf:"varint,11,opt,name=your_seat,json=yourSeat,proto3,oneof" json:"your_seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Table) Reset() {
+	*x = Table{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Table) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Table) ProtoMessage() {}
+
+func (x *Table) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Table.ProtoReflect.Descriptor instead.
+func (*Table) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *Table) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *Table) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *Table) GetState() TableState {
+	if x != nil {
+		return x.State
+	}
+	return TableState_TABLE_STATE_UNSPECIFIED
+}
+
+func (x *Table) GetOwnerPlayerId() string {
+	if x != nil {
+		return x.OwnerPlayerId
+	}
+	return ""
+}
+
+func (x *Table) GetCapacity() uint32 {
+	if x != nil {
+		return x.Capacity
+	}
+	return 0
+}
+
+func (x *Table) GetPlayers() []*v1.PlayerRef {
+	if x != nil {
+		return x.Players
+	}
+	return nil
+}
+
+func (x *Table) GetSeats() []*v1.Seat {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *Table) GetInviteCode() string {
+	if x != nil {
+		return x.InviteCode
+	}
+	return ""
+}
+
+func (x *Table) GetOptions() *anypb.Any {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *Table) GetTimeLimits() *v1.TimeLimits {
+	if x != nil {
+		return x.TimeLimits
+	}
+	return nil
+}
+
+func (x *Table) GetYourSeat() uint32 {
+	if x != nil && x.YourSeat != nil {
+		return *x.YourSeat
+	}
+	return 0
+}
+
+type CreateTableRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Capacity: the most players (0: the game's maximum).
+	Seats         uint32         `protobuf:"varint,2,opt,name=seats,proto3" json:"seats,omitempty"`
+	Options       *anypb.Any     `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	TimeLimits    *v1.TimeLimits `protobuf:"bytes,4,opt,name=time_limits,json=timeLimits,proto3" json:"time_limits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateTableRequest) Reset() {
 	*x = CreateTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[5]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -320,7 +670,7 @@ func (x *CreateTableRequest) String() string {
 func (*CreateTableRequest) ProtoMessage() {}
 
 func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[5]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -333,7 +683,7 @@ func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableRequest.ProtoReflect.Descriptor instead.
 func (*CreateTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{5}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateTableRequest) GetGame() string {
@@ -368,13 +718,14 @@ type CreateTableResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	InviteCode    string                 `protobuf:"bytes,2,opt,name=invite_code,json=inviteCode,proto3" json:"invite_code,omitempty"`
+	Table         *Table                 `protobuf:"bytes,3,opt,name=table,proto3" json:"table,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateTableResponse) Reset() {
 	*x = CreateTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -386,7 +737,7 @@ func (x *CreateTableResponse) String() string {
 func (*CreateTableResponse) ProtoMessage() {}
 
 func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -399,7 +750,7 @@ func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableResponse.ProtoReflect.Descriptor instead.
 func (*CreateTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateTableResponse) GetTableId() string {
@@ -416,19 +767,934 @@ func (x *CreateTableResponse) GetInviteCode() string {
 	return ""
 }
 
+func (x *CreateTableResponse) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+type JoinTableRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	InviteCode    string                 `protobuf:"bytes,1,opt,name=invite_code,json=inviteCode,proto3" json:"invite_code,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JoinTableRequest) Reset() {
+	*x = JoinTableRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JoinTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JoinTableRequest) ProtoMessage() {}
+
+func (x *JoinTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JoinTableRequest.ProtoReflect.Descriptor instead.
+func (*JoinTableRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *JoinTableRequest) GetInviteCode() string {
+	if x != nil {
+		return x.InviteCode
+	}
+	return ""
+}
+
+type JoinTableResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Table         *Table                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JoinTableResponse) Reset() {
+	*x = JoinTableResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JoinTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JoinTableResponse) ProtoMessage() {}
+
+func (x *JoinTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JoinTableResponse.ProtoReflect.Descriptor instead.
+func (*JoinTableResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *JoinTableResponse) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+type LeaveTableRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveTableRequest) Reset() {
+	*x = LeaveTableRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveTableRequest) ProtoMessage() {}
+
+func (x *LeaveTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveTableRequest.ProtoReflect.Descriptor instead.
+func (*LeaveTableRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *LeaveTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+type LeaveTableResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Table         *Table                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveTableResponse) Reset() {
+	*x = LeaveTableResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveTableResponse) ProtoMessage() {}
+
+func (x *LeaveTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveTableResponse.ProtoReflect.Descriptor instead.
+func (*LeaveTableResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *LeaveTableResponse) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+type AddBotsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	Count         uint32                 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddBotsRequest) Reset() {
+	*x = AddBotsRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddBotsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddBotsRequest) ProtoMessage() {}
+
+func (x *AddBotsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddBotsRequest.ProtoReflect.Descriptor instead.
+func (*AddBotsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *AddBotsRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *AddBotsRequest) GetCount() uint32 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+type AddBotsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Table         *Table                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddBotsResponse) Reset() {
+	*x = AddBotsResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddBotsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddBotsResponse) ProtoMessage() {}
+
+func (x *AddBotsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddBotsResponse.ProtoReflect.Descriptor instead.
+func (*AddBotsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *AddBotsResponse) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+type StartTableRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTableRequest) Reset() {
+	*x = StartTableRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTableRequest) ProtoMessage() {}
+
+func (x *StartTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTableRequest.ProtoReflect.Descriptor instead.
+func (*StartTableRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *StartTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+type StartTableResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Table         *Table                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartTableResponse) Reset() {
+	*x = StartTableResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartTableResponse) ProtoMessage() {}
+
+func (x *StartTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartTableResponse.ProtoReflect.Descriptor instead.
+func (*StartTableResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *StartTableResponse) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+type GetTableRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTableRequest) Reset() {
+	*x = GetTableRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTableRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTableRequest) ProtoMessage() {}
+
+func (x *GetTableRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTableRequest.ProtoReflect.Descriptor instead.
+func (*GetTableRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *GetTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+type GetTableResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Table         *Table                 `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTableResponse) Reset() {
+	*x = GetTableResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTableResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTableResponse) ProtoMessage() {}
+
+func (x *GetTableResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTableResponse.ProtoReflect.Descriptor instead.
+func (*GetTableResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetTableResponse) GetTable() *Table {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+type EnqueueTicketRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// The acceptable numbers of seats (0: the game's minimum / maximum).
+	MinSeats uint32 `protobuf:"varint,2,opt,name=min_seats,json=minSeats,proto3" json:"min_seats,omitempty"`
+	MaxSeats uint32 `protobuf:"varint,3,opt,name=max_seats,json=maxSeats,proto3" json:"max_seats,omitempty"`
+	// Only tickets with the same game, options and time limits are matched together.
+	Options    *anypb.Any     `protobuf:"bytes,4,opt,name=options,proto3" json:"options,omitempty"`
+	TimeLimits *v1.TimeLimits `protobuf:"bytes,5,opt,name=time_limits,json=timeLimits,proto3" json:"time_limits,omitempty"`
+	// When the longest wait has passed, bots may take the seats no player took.
+	BotsMayFill bool `protobuf:"varint,6,opt,name=bots_may_fill,json=botsMayFill,proto3" json:"bots_may_fill,omitempty"`
+	// The longest wait before the table starts with fewer players or bots (0: 30 seconds).
+	MaxWait *durationpb.Duration `protobuf:"bytes,7,opt,name=max_wait,json=maxWait,proto3" json:"max_wait,omitempty"`
+	// Players queueing together, the caller included (0 or 1: alone).
+	PartySize     uint32 `protobuf:"varint,8,opt,name=party_size,json=partySize,proto3" json:"party_size,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnqueueTicketRequest) Reset() {
+	*x = EnqueueTicketRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnqueueTicketRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnqueueTicketRequest) ProtoMessage() {}
+
+func (x *EnqueueTicketRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnqueueTicketRequest.ProtoReflect.Descriptor instead.
+func (*EnqueueTicketRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *EnqueueTicketRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *EnqueueTicketRequest) GetMinSeats() uint32 {
+	if x != nil {
+		return x.MinSeats
+	}
+	return 0
+}
+
+func (x *EnqueueTicketRequest) GetMaxSeats() uint32 {
+	if x != nil {
+		return x.MaxSeats
+	}
+	return 0
+}
+
+func (x *EnqueueTicketRequest) GetOptions() *anypb.Any {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *EnqueueTicketRequest) GetTimeLimits() *v1.TimeLimits {
+	if x != nil {
+		return x.TimeLimits
+	}
+	return nil
+}
+
+func (x *EnqueueTicketRequest) GetBotsMayFill() bool {
+	if x != nil {
+		return x.BotsMayFill
+	}
+	return false
+}
+
+func (x *EnqueueTicketRequest) GetMaxWait() *durationpb.Duration {
+	if x != nil {
+		return x.MaxWait
+	}
+	return nil
+}
+
+func (x *EnqueueTicketRequest) GetPartySize() uint32 {
+	if x != nil {
+		return x.PartySize
+	}
+	return 0
+}
+
+type EnqueueTicketResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TicketId      string                 `protobuf:"bytes,1,opt,name=ticket_id,json=ticketId,proto3" json:"ticket_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *EnqueueTicketResponse) Reset() {
+	*x = EnqueueTicketResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *EnqueueTicketResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*EnqueueTicketResponse) ProtoMessage() {}
+
+func (x *EnqueueTicketResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use EnqueueTicketResponse.ProtoReflect.Descriptor instead.
+func (*EnqueueTicketResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *EnqueueTicketResponse) GetTicketId() string {
+	if x != nil {
+		return x.TicketId
+	}
+	return ""
+}
+
+type JoinTicketRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TicketId      string                 `protobuf:"bytes,1,opt,name=ticket_id,json=ticketId,proto3" json:"ticket_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JoinTicketRequest) Reset() {
+	*x = JoinTicketRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JoinTicketRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JoinTicketRequest) ProtoMessage() {}
+
+func (x *JoinTicketRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JoinTicketRequest.ProtoReflect.Descriptor instead.
+func (*JoinTicketRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *JoinTicketRequest) GetTicketId() string {
+	if x != nil {
+		return x.TicketId
+	}
+	return ""
+}
+
+type JoinTicketResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JoinTicketResponse) Reset() {
+	*x = JoinTicketResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JoinTicketResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JoinTicketResponse) ProtoMessage() {}
+
+func (x *JoinTicketResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JoinTicketResponse.ProtoReflect.Descriptor instead.
+func (*JoinTicketResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
+}
+
+type CancelTicketRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TicketId      string                 `protobuf:"bytes,1,opt,name=ticket_id,json=ticketId,proto3" json:"ticket_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTicketRequest) Reset() {
+	*x = CancelTicketRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTicketRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTicketRequest) ProtoMessage() {}
+
+func (x *CancelTicketRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTicketRequest.ProtoReflect.Descriptor instead.
+func (*CancelTicketRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *CancelTicketRequest) GetTicketId() string {
+	if x != nil {
+		return x.TicketId
+	}
+	return ""
+}
+
+type CancelTicketResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelTicketResponse) Reset() {
+	*x = CancelTicketResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelTicketResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelTicketResponse) ProtoMessage() {}
+
+func (x *CancelTicketResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelTicketResponse.ProtoReflect.Descriptor instead.
+func (*CancelTicketResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
+}
+
+type WatchTicketRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TicketId      string                 `protobuf:"bytes,1,opt,name=ticket_id,json=ticketId,proto3" json:"ticket_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchTicketRequest) Reset() {
+	*x = WatchTicketRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchTicketRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchTicketRequest) ProtoMessage() {}
+
+func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchTicketRequest.ProtoReflect.Descriptor instead.
+func (*WatchTicketRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *WatchTicketRequest) GetTicketId() string {
+	if x != nil {
+		return x.TicketId
+	}
+	return ""
+}
+
+type WatchTicketResponse struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	TicketId string                 `protobuf:"bytes,1,opt,name=ticket_id,json=ticketId,proto3" json:"ticket_id,omitempty"`
+	State    TicketState            `protobuf:"varint,2,opt,name=state,proto3,enum=cardroom.gateway.v1.TicketState" json:"state,omitempty"`
+	// Players on this ticket, and how many the party awaits.
+	Players   uint32 `protobuf:"varint,3,opt,name=players,proto3" json:"players,omitempty"`
+	PartySize uint32 `protobuf:"varint,4,opt,name=party_size,json=partySize,proto3" json:"party_size,omitempty"`
+	// Time in the queue so far.
+	Waited *durationpb.Duration `protobuf:"bytes,5,opt,name=waited,proto3" json:"waited,omitempty"`
+	// Players queued for the same game and options.
+	PlayersWaiting uint32 `protobuf:"varint,6,opt,name=players_waiting,json=playersWaiting,proto3" json:"players_waiting,omitempty"`
+	// When MATCHED.
+	TableId       string  `protobuf:"bytes,7,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	Seat          *uint32 `protobuf:"varint,8,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchTicketResponse) Reset() {
+	*x = WatchTicketResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchTicketResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchTicketResponse) ProtoMessage() {}
+
+func (x *WatchTicketResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchTicketResponse.ProtoReflect.Descriptor instead.
+func (*WatchTicketResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *WatchTicketResponse) GetTicketId() string {
+	if x != nil {
+		return x.TicketId
+	}
+	return ""
+}
+
+func (x *WatchTicketResponse) GetState() TicketState {
+	if x != nil {
+		return x.State
+	}
+	return TicketState_TICKET_STATE_UNSPECIFIED
+}
+
+func (x *WatchTicketResponse) GetPlayers() uint32 {
+	if x != nil {
+		return x.Players
+	}
+	return 0
+}
+
+func (x *WatchTicketResponse) GetPartySize() uint32 {
+	if x != nil {
+		return x.PartySize
+	}
+	return 0
+}
+
+func (x *WatchTicketResponse) GetWaited() *durationpb.Duration {
+	if x != nil {
+		return x.Waited
+	}
+	return nil
+}
+
+func (x *WatchTicketResponse) GetPlayersWaiting() uint32 {
+	if x != nil {
+		return x.PlayersWaiting
+	}
+	return 0
+}
+
+func (x *WatchTicketResponse) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *WatchTicketResponse) GetSeat() uint32 {
+	if x != nil && x.Seat != nil {
+		return *x.Seat
+	}
+	return 0
+}
+
 type ActRequest struct {
-	state           protoimpl.MessageState `protogen:"open.v1"`
-	TableId         string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
-	Action          *anypb.Any             `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
-	ActionId        string                 `protobuf:"bytes,3,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
-	ExpectedVersion *uint64                `protobuf:"varint,4,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// The game's action message (ListGames: action_type).
+	Action *anypb.Any `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	// 1 to 128 bytes, unique per action: a retry with the same id is applied once.
+	ActionId string `protobuf:"bytes,3,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
+	// When set, the action is refused with ABORTED (STALE_VERSION) unless the table is at it.
+	ExpectedVersion *uint64 `protobuf:"varint,4,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	unknownFields   protoimpl.UnknownFields
 	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -440,7 +1706,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -453,7 +1719,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ActRequest) GetTableId() string {
@@ -485,16 +1751,20 @@ func (x *ActRequest) GetExpectedVersion() uint64 {
 }
 
 type ActResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Events        []*v11.Event           `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	// The events of this action that the caller may see.
+	Events   []*v11.Event `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
+	Finished bool         `protobuf:"varint,3,opt,name=finished,proto3" json:"finished,omitempty"`
+	// True when the action id had already been applied: the answer comes from the log.
+	Replayed      bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -506,7 +1776,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -519,7 +1789,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ActResponse) GetVersion() uint64 {
@@ -536,6 +1806,20 @@ func (x *ActResponse) GetEvents() []*v11.Event {
 	return nil
 }
 
+func (x *ActResponse) GetFinished() bool {
+	if x != nil {
+		return x.Finished
+	}
+	return false
+}
+
+func (x *ActResponse) GetReplayed() bool {
+	if x != nil {
+		return x.Replayed
+	}
+	return false
+}
+
 type GetViewRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
@@ -545,7 +1829,7 @@ type GetViewRequest struct {
 
 func (x *GetViewRequest) Reset() {
 	*x = GetViewRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -557,7 +1841,7 @@ func (x *GetViewRequest) String() string {
 func (*GetViewRequest) ProtoMessage() {}
 
 func (x *GetViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -570,7 +1854,7 @@ func (x *GetViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetViewRequest.ProtoReflect.Descriptor instead.
 func (*GetViewRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *GetViewRequest) GetTableId() string {
@@ -581,17 +1865,21 @@ func (x *GetViewRequest) GetTableId() string {
 }
 
 type GetViewResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	View          *anypb.Any             `protobuf:"bytes,2,opt,name=view,proto3" json:"view,omitempty"`
-	Deadline      *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Version  uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	View     *anypb.Any             `protobuf:"bytes,2,opt,name=view,proto3" json:"view,omitempty"`
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	Table    *v1.TableSummary       `protobuf:"bytes,4,opt,name=table,proto3" json:"table,omitempty"`
+	// The last event sequence the view includes: Watch after it to follow on.
+	LastSequence  uint64  `protobuf:"varint,5,opt,name=last_sequence,json=lastSequence,proto3" json:"last_sequence,omitempty"`
+	Seat          *uint32 `protobuf:"varint,6,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetViewResponse) Reset() {
 	*x = GetViewResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -603,7 +1891,7 @@ func (x *GetViewResponse) String() string {
 func (*GetViewResponse) ProtoMessage() {}
 
 func (x *GetViewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -616,7 +1904,7 @@ func (x *GetViewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetViewResponse.ProtoReflect.Descriptor instead.
 func (*GetViewResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *GetViewResponse) GetVersion() uint64 {
@@ -640,6 +1928,123 @@ func (x *GetViewResponse) GetDeadline() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *GetViewResponse) GetTable() *v1.TableSummary {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+func (x *GetViewResponse) GetLastSequence() uint64 {
+	if x != nil {
+		return x.LastSequence
+	}
+	return 0
+}
+
+func (x *GetViewResponse) GetSeat() uint32 {
+	if x != nil && x.Seat != nil {
+		return *x.Seat
+	}
+	return 0
+}
+
+type ListLegalActionsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListLegalActionsRequest) Reset() {
+	*x = ListLegalActionsRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListLegalActionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListLegalActionsRequest) ProtoMessage() {}
+
+func (x *ListLegalActionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListLegalActionsRequest.ProtoReflect.Descriptor instead.
+func (*ListLegalActionsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *ListLegalActionsRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+type ListLegalActionsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListLegalActionsResponse) Reset() {
+	*x = ListLegalActionsResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListLegalActionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListLegalActionsResponse) ProtoMessage() {}
+
+func (x *ListLegalActionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListLegalActionsResponse.ProtoReflect.Descriptor instead.
+func (*ListLegalActionsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ListLegalActionsResponse) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *ListLegalActionsResponse) GetActions() []*anypb.Any {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
 type WatchRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
@@ -651,7 +2056,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -663,7 +2068,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -676,7 +2081,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *WatchRequest) GetTableId() string {
@@ -702,7 +2107,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -714,7 +2119,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -727,7 +2132,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *WatchResponse) GetEvent() *v11.Event {
@@ -737,18 +2142,260 @@ func (x *WatchResponse) GetEvent() *v11.Event {
 	return nil
 }
 
+type GetReplayRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetReplayRequest) Reset() {
+	*x = GetReplayRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetReplayRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetReplayRequest) ProtoMessage() {}
+
+func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetReplayRequest.ProtoReflect.Descriptor instead.
+func (*GetReplayRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *GetReplayRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+// ReplayEntry is one applied action (or timeout, or abort) with every event it caused.
+type ReplayEntry struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	// Types that are valid to be assigned to By:
+	//
+	//	*ReplayEntry_Seat
+	//	*ReplayEntry_Timeout
+	//	*ReplayEntry_Abort
+	By            isReplayEntry_By       `protobuf_oneof:"by"`
+	Action        *anypb.Any             `protobuf:"bytes,5,opt,name=action,proto3" json:"action,omitempty"`
+	Time          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	Events        []*v11.Event           `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ReplayEntry) Reset() {
+	*x = ReplayEntry{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ReplayEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ReplayEntry) ProtoMessage() {}
+
+func (x *ReplayEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ReplayEntry.ProtoReflect.Descriptor instead.
+func (*ReplayEntry) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *ReplayEntry) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *ReplayEntry) GetBy() isReplayEntry_By {
+	if x != nil {
+		return x.By
+	}
+	return nil
+}
+
+func (x *ReplayEntry) GetSeat() uint32 {
+	if x != nil {
+		if x, ok := x.By.(*ReplayEntry_Seat); ok {
+			return x.Seat
+		}
+	}
+	return 0
+}
+
+func (x *ReplayEntry) GetTimeout() bool {
+	if x != nil {
+		if x, ok := x.By.(*ReplayEntry_Timeout); ok {
+			return x.Timeout
+		}
+	}
+	return false
+}
+
+func (x *ReplayEntry) GetAbort() bool {
+	if x != nil {
+		if x, ok := x.By.(*ReplayEntry_Abort); ok {
+			return x.Abort
+		}
+	}
+	return false
+}
+
+func (x *ReplayEntry) GetAction() *anypb.Any {
+	if x != nil {
+		return x.Action
+	}
+	return nil
+}
+
+func (x *ReplayEntry) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *ReplayEntry) GetEvents() []*v11.Event {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+type isReplayEntry_By interface {
+	isReplayEntry_By()
+}
+
+type ReplayEntry_Seat struct {
+	Seat uint32 `protobuf:"varint,2,opt,name=seat,proto3,oneof"`
+}
+
+type ReplayEntry_Timeout struct {
+	Timeout bool `protobuf:"varint,3,opt,name=timeout,proto3,oneof"`
+}
+
+type ReplayEntry_Abort struct {
+	Abort bool `protobuf:"varint,4,opt,name=abort,proto3,oneof"`
+}
+
+func (*ReplayEntry_Seat) isReplayEntry_By() {}
+
+func (*ReplayEntry_Timeout) isReplayEntry_By() {}
+
+func (*ReplayEntry_Abort) isReplayEntry_By() {}
+
+type GetReplayResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The table with its configuration, seed included.
+	Table *v1.TableSummary `protobuf:"bytes,1,opt,name=table,proto3" json:"table,omitempty"`
+	// The deal's events (version 0).
+	CreatedEvents []*v11.Event   `protobuf:"bytes,2,rep,name=created_events,json=createdEvents,proto3" json:"created_events,omitempty"`
+	Entries       []*ReplayEntry `protobuf:"bytes,3,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetReplayResponse) Reset() {
+	*x = GetReplayResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetReplayResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetReplayResponse) ProtoMessage() {}
+
+func (x *GetReplayResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetReplayResponse.ProtoReflect.Descriptor instead.
+func (*GetReplayResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *GetReplayResponse) GetTable() *v1.TableSummary {
+	if x != nil {
+		return x.Table
+	}
+	return nil
+}
+
+func (x *GetReplayResponse) GetCreatedEvents() []*v11.Event {
+	if x != nil {
+		return x.CreatedEvents
+	}
+	return nil
+}
+
+func (x *GetReplayResponse) GetEntries() []*ReplayEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
 var File_cardroom_gateway_v1_gateway_proto protoreflect.FileDescriptor
 
 const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\n" +
-	"!cardroom/gateway/v1/gateway.proto\x12\x13cardroom.gateway.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"2\n" +
+	"!cardroom/gateway/v1/gateway.proto\x12\x13cardroom.gateway.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"2\n" +
 	"\rSignInRequest\x12!\n" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\"\x8d\x01\n" +
 	"\x0eSignInResponse\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
 	"\rsession_token\x18\x02 \x01(\tR\fsessionToken\x129\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x12\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x17\n" +
+	"\x15RefreshSessionRequest\"x\n" +
+	"\x16RefreshSessionResponse\x12#\n" +
+	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x129\n" +
+	"\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x12\n" +
 	"\x10ListGamesRequest\"\xb9\x01\n" +
 	"\bGameInfo\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
@@ -759,45 +2406,171 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"actionType\x12\x1b\n" +
 	"\tview_type\x18\x06 \x01(\tR\bviewType\"H\n" +
 	"\x11ListGamesResponse\x123\n" +
-	"\x05games\x18\x01 \x03(\v2\x1d.cardroom.gateway.v1.GameInfoR\x05games\"\xad\x01\n" +
+	"\x05games\x18\x01 \x03(\v2\x1d.cardroom.gateway.v1.GameInfoR\x05games\"\xd6\x03\n" +
+	"\x05Table\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x125\n" +
+	"\x05state\x18\x03 \x01(\x0e2\x1f.cardroom.gateway.v1.TableStateR\x05state\x12&\n" +
+	"\x0fowner_player_id\x18\x04 \x01(\tR\rownerPlayerId\x12\x1a\n" +
+	"\bcapacity\x18\x05 \x01(\rR\bcapacity\x125\n" +
+	"\aplayers\x18\x06 \x03(\v2\x1b.cardroom.game.v1.PlayerRefR\aplayers\x12,\n" +
+	"\x05seats\x18\a \x03(\v2\x16.cardroom.game.v1.SeatR\x05seats\x12\x1f\n" +
+	"\vinvite_code\x18\b \x01(\tR\n" +
+	"inviteCode\x12.\n" +
+	"\aoptions\x18\t \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12=\n" +
+	"\vtime_limits\x18\n" +
+	" \x01(\v2\x1c.cardroom.game.v1.TimeLimitsR\n" +
+	"timeLimits\x12 \n" +
+	"\tyour_seat\x18\v \x01(\rH\x00R\byourSeat\x88\x01\x01B\f\n" +
+	"\n" +
+	"_your_seat\"\xad\x01\n" +
 	"\x12CreateTableRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
 	"\x05seats\x18\x02 \x01(\rR\x05seats\x12.\n" +
 	"\aoptions\x18\x03 \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12=\n" +
 	"\vtime_limits\x18\x04 \x01(\v2\x1c.cardroom.game.v1.TimeLimitsR\n" +
-	"timeLimits\"Q\n" +
+	"timeLimits\"\x83\x01\n" +
 	"\x13CreateTableResponse\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1f\n" +
 	"\vinvite_code\x18\x02 \x01(\tR\n" +
-	"inviteCode\"\xb7\x01\n" +
+	"inviteCode\x120\n" +
+	"\x05table\x18\x03 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"3\n" +
+	"\x10JoinTableRequest\x12\x1f\n" +
+	"\vinvite_code\x18\x01 \x01(\tR\n" +
+	"inviteCode\"E\n" +
+	"\x11JoinTableResponse\x120\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\".\n" +
+	"\x11LeaveTableRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"F\n" +
+	"\x12LeaveTableResponse\x120\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"A\n" +
+	"\x0eAddBotsRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\rR\x05count\"C\n" +
+	"\x0fAddBotsResponse\x120\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\".\n" +
+	"\x11StartTableRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"F\n" +
+	"\x12StartTableResponse\x120\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\",\n" +
+	"\x0fGetTableRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"D\n" +
+	"\x10GetTableResponse\x120\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"\xcc\x02\n" +
+	"\x14EnqueueTicketRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
+	"\tmin_seats\x18\x02 \x01(\rR\bminSeats\x12\x1b\n" +
+	"\tmax_seats\x18\x03 \x01(\rR\bmaxSeats\x12.\n" +
+	"\aoptions\x18\x04 \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12=\n" +
+	"\vtime_limits\x18\x05 \x01(\v2\x1c.cardroom.game.v1.TimeLimitsR\n" +
+	"timeLimits\x12\"\n" +
+	"\rbots_may_fill\x18\x06 \x01(\bR\vbotsMayFill\x124\n" +
+	"\bmax_wait\x18\a \x01(\v2\x19.google.protobuf.DurationR\amaxWait\x12\x1d\n" +
+	"\n" +
+	"party_size\x18\b \x01(\rR\tpartySize\"4\n" +
+	"\x15EnqueueTicketResponse\x12\x1b\n" +
+	"\tticket_id\x18\x01 \x01(\tR\bticketId\"0\n" +
+	"\x11JoinTicketRequest\x12\x1b\n" +
+	"\tticket_id\x18\x01 \x01(\tR\bticketId\"\x14\n" +
+	"\x12JoinTicketResponse\"2\n" +
+	"\x13CancelTicketRequest\x12\x1b\n" +
+	"\tticket_id\x18\x01 \x01(\tR\bticketId\"\x16\n" +
+	"\x14CancelTicketResponse\"1\n" +
+	"\x12WatchTicketRequest\x12\x1b\n" +
+	"\tticket_id\x18\x01 \x01(\tR\bticketId\"\xbc\x02\n" +
+	"\x13WatchTicketResponse\x12\x1b\n" +
+	"\tticket_id\x18\x01 \x01(\tR\bticketId\x126\n" +
+	"\x05state\x18\x02 \x01(\x0e2 .cardroom.gateway.v1.TicketStateR\x05state\x12\x18\n" +
+	"\aplayers\x18\x03 \x01(\rR\aplayers\x12\x1d\n" +
+	"\n" +
+	"party_size\x18\x04 \x01(\rR\tpartySize\x121\n" +
+	"\x06waited\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\x06waited\x12'\n" +
+	"\x0fplayers_waiting\x18\x06 \x01(\rR\x0eplayersWaiting\x12\x19\n" +
+	"\btable_id\x18\a \x01(\tR\atableId\x12\x17\n" +
+	"\x04seat\x18\b \x01(\rH\x00R\x04seat\x88\x01\x01B\a\n" +
+	"\x05_seat\"\xb7\x01\n" +
 	"\n" +
 	"ActRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12,\n" +
 	"\x06action\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x06action\x12\x1b\n" +
 	"\taction_id\x18\x03 \x01(\tR\bactionId\x12.\n" +
 	"\x10expected_version\x18\x04 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01B\x13\n" +
-	"\x11_expected_version\"Z\n" +
+	"\x11_expected_version\"\x92\x01\n" +
 	"\vActResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x121\n" +
-	"\x06events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\"+\n" +
+	"\x06events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x1a\n" +
+	"\bfinished\x18\x03 \x01(\bR\bfinished\x12\x1a\n" +
+	"\breplayed\x18\x04 \x01(\bR\breplayed\"+\n" +
 	"\x0eGetViewRequest\x12\x19\n" +
-	"\btable_id\x18\x01 \x01(\tR\atableId\"\x8d\x01\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"\x8a\x02\n" +
 	"\x0fGetViewResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12(\n" +
 	"\x04view\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x04view\x126\n" +
-	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"P\n" +
+	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x124\n" +
+	"\x05table\x18\x04 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x12#\n" +
+	"\rlast_sequence\x18\x05 \x01(\x04R\flastSequence\x12\x17\n" +
+	"\x04seat\x18\x06 \x01(\rH\x00R\x04seat\x88\x01\x01B\a\n" +
+	"\x05_seat\"4\n" +
+	"\x17ListLegalActionsRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"d\n" +
+	"\x18ListLegalActionsResponse\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"P\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12%\n" +
 	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\"@\n" +
 	"\rWatchResponse\x12/\n" +
-	"\x05event\x18\x01 \x01(\v2\x19.cardroom.events.v1.EventR\x05event2\x93\x04\n" +
+	"\x05event\x18\x01 \x01(\v2\x19.cardroom.events.v1.EventR\x05event\"-\n" +
+	"\x10GetReplayRequest\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"\x88\x02\n" +
+	"\vReplayEntry\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x14\n" +
+	"\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x12\x1a\n" +
+	"\atimeout\x18\x03 \x01(\bH\x00R\atimeout\x12\x16\n" +
+	"\x05abort\x18\x04 \x01(\bH\x00R\x05abort\x12,\n" +
+	"\x06action\x18\x05 \x01(\v2\x14.google.protobuf.AnyR\x06action\x12.\n" +
+	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x121\n" +
+	"\x06events\x18\a \x03(\v2\x19.cardroom.events.v1.EventR\x06eventsB\x04\n" +
+	"\x02by\"\xc7\x01\n" +
+	"\x11GetReplayResponse\x124\n" +
+	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x12@\n" +
+	"\x0ecreated_events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\x12:\n" +
+	"\aentries\x18\x03 \x03(\v2 .cardroom.gateway.v1.ReplayEntryR\aentries*\x8a\x01\n" +
+	"\n" +
+	"TableState\x12\x1b\n" +
+	"\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10TABLE_STATE_OPEN\x10\x01\x12\x17\n" +
+	"\x13TABLE_STATE_PLAYING\x10\x02\x12\x18\n" +
+	"\x14TABLE_STATE_FINISHED\x10\x03\x12\x16\n" +
+	"\x12TABLE_STATE_CLOSED\x10\x04*\x94\x01\n" +
+	"\vTicketState\x12\x1c\n" +
+	"\x18TICKET_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14TICKET_STATE_FORMING\x10\x01\x12\x17\n" +
+	"\x13TICKET_STATE_QUEUED\x10\x02\x12\x18\n" +
+	"\x14TICKET_STATE_MATCHED\x10\x03\x12\x1a\n" +
+	"\x16TICKET_STATE_CANCELLED\x10\x042\xa4\r\n" +
 	"\x0eGatewayService\x12Q\n" +
-	"\x06SignIn\x12\".cardroom.gateway.v1.SignInRequest\x1a#.cardroom.gateway.v1.SignInResponse\x12Z\n" +
+	"\x06SignIn\x12\".cardroom.gateway.v1.SignInRequest\x1a#.cardroom.gateway.v1.SignInResponse\x12i\n" +
+	"\x0eRefreshSession\x12*.cardroom.gateway.v1.RefreshSessionRequest\x1a+.cardroom.gateway.v1.RefreshSessionResponse\x12Z\n" +
 	"\tListGames\x12%.cardroom.gateway.v1.ListGamesRequest\x1a&.cardroom.gateway.v1.ListGamesResponse\x12`\n" +
-	"\vCreateTable\x12'.cardroom.gateway.v1.CreateTableRequest\x1a(.cardroom.gateway.v1.CreateTableResponse\x12H\n" +
+	"\vCreateTable\x12'.cardroom.gateway.v1.CreateTableRequest\x1a(.cardroom.gateway.v1.CreateTableResponse\x12Z\n" +
+	"\tJoinTable\x12%.cardroom.gateway.v1.JoinTableRequest\x1a&.cardroom.gateway.v1.JoinTableResponse\x12]\n" +
+	"\n" +
+	"LeaveTable\x12&.cardroom.gateway.v1.LeaveTableRequest\x1a'.cardroom.gateway.v1.LeaveTableResponse\x12T\n" +
+	"\aAddBots\x12#.cardroom.gateway.v1.AddBotsRequest\x1a$.cardroom.gateway.v1.AddBotsResponse\x12]\n" +
+	"\n" +
+	"StartTable\x12&.cardroom.gateway.v1.StartTableRequest\x1a'.cardroom.gateway.v1.StartTableResponse\x12W\n" +
+	"\bGetTable\x12$.cardroom.gateway.v1.GetTableRequest\x1a%.cardroom.gateway.v1.GetTableResponse\x12f\n" +
+	"\rEnqueueTicket\x12).cardroom.gateway.v1.EnqueueTicketRequest\x1a*.cardroom.gateway.v1.EnqueueTicketResponse\x12]\n" +
+	"\n" +
+	"JoinTicket\x12&.cardroom.gateway.v1.JoinTicketRequest\x1a'.cardroom.gateway.v1.JoinTicketResponse\x12c\n" +
+	"\fCancelTicket\x12(.cardroom.gateway.v1.CancelTicketRequest\x1a).cardroom.gateway.v1.CancelTicketResponse\x12b\n" +
+	"\vWatchTicket\x12'.cardroom.gateway.v1.WatchTicketRequest\x1a(.cardroom.gateway.v1.WatchTicketResponse0\x01\x12H\n" +
 	"\x03Act\x12\x1f.cardroom.gateway.v1.ActRequest\x1a .cardroom.gateway.v1.ActResponse\x12T\n" +
-	"\aGetView\x12#.cardroom.gateway.v1.GetViewRequest\x1a$.cardroom.gateway.v1.GetViewResponse\x12P\n" +
-	"\x05Watch\x12!.cardroom.gateway.v1.WatchRequest\x1a\".cardroom.gateway.v1.WatchResponse0\x01B\xcb\x01\n" +
+	"\aGetView\x12#.cardroom.gateway.v1.GetViewRequest\x1a$.cardroom.gateway.v1.GetViewResponse\x12o\n" +
+	"\x10ListLegalActions\x12,.cardroom.gateway.v1.ListLegalActionsRequest\x1a-.cardroom.gateway.v1.ListLegalActionsResponse\x12P\n" +
+	"\x05Watch\x12!.cardroom.gateway.v1.WatchRequest\x1a\".cardroom.gateway.v1.WatchResponse0\x01\x12Z\n" +
+	"\tGetReplay\x12%.cardroom.gateway.v1.GetReplayRequest\x1a&.cardroom.gateway.v1.GetReplayResponseB\xcb\x01\n" +
 	"\x17com.cardroom.gateway.v1B\fGatewayProtoP\x01Z4cardroom.dev/proto/gen/cardroom/gateway/v1;gatewayv1\xa2\x02\x03CGX\xaa\x02\x13Cardroom.Gateway.V1\xca\x02\x13Cardroom\\Gateway\\V1\xe2\x02\x1fCardroom\\Gateway\\V1\\GPBMetadata\xea\x02\x15Cardroom::Gateway::V1b\x06proto3"
 
 var (
@@ -812,53 +2585,135 @@ func file_cardroom_gateway_v1_gateway_proto_rawDescGZIP() []byte {
 	return file_cardroom_gateway_v1_gateway_proto_rawDescData
 }
 
-var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_cardroom_gateway_v1_gateway_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
-	(*SignInRequest)(nil),         // 0: cardroom.gateway.v1.SignInRequest
-	(*SignInResponse)(nil),        // 1: cardroom.gateway.v1.SignInResponse
-	(*ListGamesRequest)(nil),      // 2: cardroom.gateway.v1.ListGamesRequest
-	(*GameInfo)(nil),              // 3: cardroom.gateway.v1.GameInfo
-	(*ListGamesResponse)(nil),     // 4: cardroom.gateway.v1.ListGamesResponse
-	(*CreateTableRequest)(nil),    // 5: cardroom.gateway.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),   // 6: cardroom.gateway.v1.CreateTableResponse
-	(*ActRequest)(nil),            // 7: cardroom.gateway.v1.ActRequest
-	(*ActResponse)(nil),           // 8: cardroom.gateway.v1.ActResponse
-	(*GetViewRequest)(nil),        // 9: cardroom.gateway.v1.GetViewRequest
-	(*GetViewResponse)(nil),       // 10: cardroom.gateway.v1.GetViewResponse
-	(*WatchRequest)(nil),          // 11: cardroom.gateway.v1.WatchRequest
-	(*WatchResponse)(nil),         // 12: cardroom.gateway.v1.WatchResponse
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
-	(*anypb.Any)(nil),             // 14: google.protobuf.Any
-	(*v1.TimeLimits)(nil),         // 15: cardroom.game.v1.TimeLimits
-	(*v11.Event)(nil),             // 16: cardroom.events.v1.Event
+	(TableState)(0),                  // 0: cardroom.gateway.v1.TableState
+	(TicketState)(0),                 // 1: cardroom.gateway.v1.TicketState
+	(*SignInRequest)(nil),            // 2: cardroom.gateway.v1.SignInRequest
+	(*SignInResponse)(nil),           // 3: cardroom.gateway.v1.SignInResponse
+	(*RefreshSessionRequest)(nil),    // 4: cardroom.gateway.v1.RefreshSessionRequest
+	(*RefreshSessionResponse)(nil),   // 5: cardroom.gateway.v1.RefreshSessionResponse
+	(*ListGamesRequest)(nil),         // 6: cardroom.gateway.v1.ListGamesRequest
+	(*GameInfo)(nil),                 // 7: cardroom.gateway.v1.GameInfo
+	(*ListGamesResponse)(nil),        // 8: cardroom.gateway.v1.ListGamesResponse
+	(*Table)(nil),                    // 9: cardroom.gateway.v1.Table
+	(*CreateTableRequest)(nil),       // 10: cardroom.gateway.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),      // 11: cardroom.gateway.v1.CreateTableResponse
+	(*JoinTableRequest)(nil),         // 12: cardroom.gateway.v1.JoinTableRequest
+	(*JoinTableResponse)(nil),        // 13: cardroom.gateway.v1.JoinTableResponse
+	(*LeaveTableRequest)(nil),        // 14: cardroom.gateway.v1.LeaveTableRequest
+	(*LeaveTableResponse)(nil),       // 15: cardroom.gateway.v1.LeaveTableResponse
+	(*AddBotsRequest)(nil),           // 16: cardroom.gateway.v1.AddBotsRequest
+	(*AddBotsResponse)(nil),          // 17: cardroom.gateway.v1.AddBotsResponse
+	(*StartTableRequest)(nil),        // 18: cardroom.gateway.v1.StartTableRequest
+	(*StartTableResponse)(nil),       // 19: cardroom.gateway.v1.StartTableResponse
+	(*GetTableRequest)(nil),          // 20: cardroom.gateway.v1.GetTableRequest
+	(*GetTableResponse)(nil),         // 21: cardroom.gateway.v1.GetTableResponse
+	(*EnqueueTicketRequest)(nil),     // 22: cardroom.gateway.v1.EnqueueTicketRequest
+	(*EnqueueTicketResponse)(nil),    // 23: cardroom.gateway.v1.EnqueueTicketResponse
+	(*JoinTicketRequest)(nil),        // 24: cardroom.gateway.v1.JoinTicketRequest
+	(*JoinTicketResponse)(nil),       // 25: cardroom.gateway.v1.JoinTicketResponse
+	(*CancelTicketRequest)(nil),      // 26: cardroom.gateway.v1.CancelTicketRequest
+	(*CancelTicketResponse)(nil),     // 27: cardroom.gateway.v1.CancelTicketResponse
+	(*WatchTicketRequest)(nil),       // 28: cardroom.gateway.v1.WatchTicketRequest
+	(*WatchTicketResponse)(nil),      // 29: cardroom.gateway.v1.WatchTicketResponse
+	(*ActRequest)(nil),               // 30: cardroom.gateway.v1.ActRequest
+	(*ActResponse)(nil),              // 31: cardroom.gateway.v1.ActResponse
+	(*GetViewRequest)(nil),           // 32: cardroom.gateway.v1.GetViewRequest
+	(*GetViewResponse)(nil),          // 33: cardroom.gateway.v1.GetViewResponse
+	(*ListLegalActionsRequest)(nil),  // 34: cardroom.gateway.v1.ListLegalActionsRequest
+	(*ListLegalActionsResponse)(nil), // 35: cardroom.gateway.v1.ListLegalActionsResponse
+	(*WatchRequest)(nil),             // 36: cardroom.gateway.v1.WatchRequest
+	(*WatchResponse)(nil),            // 37: cardroom.gateway.v1.WatchResponse
+	(*GetReplayRequest)(nil),         // 38: cardroom.gateway.v1.GetReplayRequest
+	(*ReplayEntry)(nil),              // 39: cardroom.gateway.v1.ReplayEntry
+	(*GetReplayResponse)(nil),        // 40: cardroom.gateway.v1.GetReplayResponse
+	(*timestamppb.Timestamp)(nil),    // 41: google.protobuf.Timestamp
+	(*v1.PlayerRef)(nil),             // 42: cardroom.game.v1.PlayerRef
+	(*v1.Seat)(nil),                  // 43: cardroom.game.v1.Seat
+	(*anypb.Any)(nil),                // 44: google.protobuf.Any
+	(*v1.TimeLimits)(nil),            // 45: cardroom.game.v1.TimeLimits
+	(*durationpb.Duration)(nil),      // 46: google.protobuf.Duration
+	(*v11.Event)(nil),                // 47: cardroom.events.v1.Event
+	(*v1.TableSummary)(nil),          // 48: cardroom.game.v1.TableSummary
 }
 var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
-	13, // 0: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	3,  // 1: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
-	14, // 2: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
-	15, // 3: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	14, // 4: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
-	16, // 5: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	14, // 6: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	13, // 7: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	16, // 8: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
-	0,  // 9: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	2,  // 10: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	5,  // 11: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	7,  // 12: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	9,  // 13: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	11, // 14: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	1,  // 15: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	4,  // 16: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	6,  // 17: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	8,  // 18: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	10, // 19: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	12, // 20: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	15, // [15:21] is the sub-list for method output_type
-	9,  // [9:15] is the sub-list for method input_type
-	9,  // [9:9] is the sub-list for extension type_name
-	9,  // [9:9] is the sub-list for extension extendee
-	0,  // [0:9] is the sub-list for field type_name
+	41, // 0: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	41, // 1: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
+	7,  // 2: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
+	0,  // 3: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
+	42, // 4: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
+	43, // 5: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
+	44, // 6: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
+	45, // 7: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	44, // 8: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
+	45, // 9: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	9,  // 10: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	9,  // 11: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	9,  // 12: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	9,  // 13: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
+	9,  // 14: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	9,  // 15: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	44, // 16: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
+	45, // 17: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	46, // 18: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
+	1,  // 19: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
+	46, // 20: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
+	44, // 21: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
+	47, // 22: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	44, // 23: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	41, // 24: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	48, // 25: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	44, // 26: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	47, // 27: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	44, // 28: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	41, // 29: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	47, // 30: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	48, // 31: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	47, // 32: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	39, // 33: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	2,  // 34: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	4,  // 35: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	6,  // 36: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	10, // 37: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	12, // 38: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	14, // 39: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	16, // 40: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	18, // 41: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	20, // 42: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	22, // 43: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	24, // 44: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	26, // 45: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	28, // 46: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	30, // 47: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	32, // 48: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	34, // 49: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	36, // 50: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	38, // 51: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	3,  // 52: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	5,  // 53: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	8,  // 54: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	11, // 55: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	13, // 56: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	15, // 57: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	17, // 58: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	19, // 59: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	21, // 60: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	23, // 61: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	25, // 62: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	27, // 63: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	29, // 64: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	31, // 65: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	33, // 66: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	35, // 67: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	37, // 68: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	40, // 69: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	52, // [52:70] is the sub-list for method output_type
+	34, // [34:52] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }
@@ -867,18 +2722,27 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 		return
 	}
 	file_cardroom_gateway_v1_gateway_proto_msgTypes[7].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[27].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[28].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[31].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[37].OneofWrappers = []any{
+		(*ReplayEntry_Seat)(nil),
+		(*ReplayEntry_Timeout)(nil),
+		(*ReplayEntry_Abort)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_gateway_v1_gateway_proto_rawDesc), len(file_cardroom_gateway_v1_gateway_proto_rawDesc)),
-			NumEnums:      0,
-			NumMessages:   13,
+			NumEnums:      2,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
 		GoTypes:           file_cardroom_gateway_v1_gateway_proto_goTypes,
 		DependencyIndexes: file_cardroom_gateway_v1_gateway_proto_depIdxs,
+		EnumInfos:         file_cardroom_gateway_v1_gateway_proto_enumTypes,
 		MessageInfos:      file_cardroom_gateway_v1_gateway_proto_msgTypes,
 	}.Build()
 	File_cardroom_gateway_v1_gateway_proto = out.File

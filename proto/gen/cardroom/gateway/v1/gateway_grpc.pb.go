@@ -4,8 +4,16 @@
 // - protoc             (unknown)
 // source: cardroom/gateway/v1/gateway.proto
 
-// Package cardroom.gateway.v1 is cardroom's public API. First draft: sessions, tables and play; the
-// matchmaking and watch surfaces are completed with the gateway.
+// Package cardroom.gateway.v1 is cardroom's public API: sessions, private tables, matchmaking,
+// play, the Watch stream of a table's events and the replay of finished tables. It is
+// game-agnostic: options, actions, views and event payloads are each game's own messages in
+// google.protobuf.Any (ListGames names their types).
+//
+// Errors are gRPC statuses; refusals carry a cardroom.game.v1.RuleViolation detail with a stable
+// code. UNAUTHENTICATED: no, forged or expired session token. PERMISSION_DENIED: acting for a seat
+// that is not the caller's. NOT_FOUND: unknown table or ticket. INVALID_ARGUMENT: malformed or
+// oversized request. FAILED_PRECONDITION: an illegal move or a lobby step out of order.
+// RESOURCE_EXHAUSTED: the caller's rate limit.
 
 package gatewayv1
 
@@ -22,33 +30,74 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	GatewayService_SignIn_FullMethodName      = "/cardroom.gateway.v1.GatewayService/SignIn"
-	GatewayService_ListGames_FullMethodName   = "/cardroom.gateway.v1.GatewayService/ListGames"
-	GatewayService_CreateTable_FullMethodName = "/cardroom.gateway.v1.GatewayService/CreateTable"
-	GatewayService_Act_FullMethodName         = "/cardroom.gateway.v1.GatewayService/Act"
-	GatewayService_GetView_FullMethodName     = "/cardroom.gateway.v1.GatewayService/GetView"
-	GatewayService_Watch_FullMethodName       = "/cardroom.gateway.v1.GatewayService/Watch"
+	GatewayService_SignIn_FullMethodName           = "/cardroom.gateway.v1.GatewayService/SignIn"
+	GatewayService_RefreshSession_FullMethodName   = "/cardroom.gateway.v1.GatewayService/RefreshSession"
+	GatewayService_ListGames_FullMethodName        = "/cardroom.gateway.v1.GatewayService/ListGames"
+	GatewayService_CreateTable_FullMethodName      = "/cardroom.gateway.v1.GatewayService/CreateTable"
+	GatewayService_JoinTable_FullMethodName        = "/cardroom.gateway.v1.GatewayService/JoinTable"
+	GatewayService_LeaveTable_FullMethodName       = "/cardroom.gateway.v1.GatewayService/LeaveTable"
+	GatewayService_AddBots_FullMethodName          = "/cardroom.gateway.v1.GatewayService/AddBots"
+	GatewayService_StartTable_FullMethodName       = "/cardroom.gateway.v1.GatewayService/StartTable"
+	GatewayService_GetTable_FullMethodName         = "/cardroom.gateway.v1.GatewayService/GetTable"
+	GatewayService_EnqueueTicket_FullMethodName    = "/cardroom.gateway.v1.GatewayService/EnqueueTicket"
+	GatewayService_JoinTicket_FullMethodName       = "/cardroom.gateway.v1.GatewayService/JoinTicket"
+	GatewayService_CancelTicket_FullMethodName     = "/cardroom.gateway.v1.GatewayService/CancelTicket"
+	GatewayService_WatchTicket_FullMethodName      = "/cardroom.gateway.v1.GatewayService/WatchTicket"
+	GatewayService_Act_FullMethodName              = "/cardroom.gateway.v1.GatewayService/Act"
+	GatewayService_GetView_FullMethodName          = "/cardroom.gateway.v1.GatewayService/GetView"
+	GatewayService_ListLegalActions_FullMethodName = "/cardroom.gateway.v1.GatewayService/ListLegalActions"
+	GatewayService_Watch_FullMethodName            = "/cardroom.gateway.v1.GatewayService/Watch"
+	GatewayService_GetReplay_FullMethodName        = "/cardroom.gateway.v1.GatewayService/GetReplay"
 )
 
 // GatewayServiceClient is the client API for GatewayService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// GatewayService is what clients call. Every call but SignIn needs a session token in the
-// "authorization" metadata ("Bearer <token>").
+// GatewayService is what clients call. Every call but SignIn and ListGames needs a session token in
+// the "authorization" metadata ("Bearer <token>").
 type GatewayServiceClient interface {
 	// SignIn creates a guest session.
 	SignIn(ctx context.Context, in *SignInRequest, opts ...grpc.CallOption) (*SignInResponse, error)
+	// RefreshSession exchanges a session token that has not expired for a new one.
+	RefreshSession(ctx context.Context, in *RefreshSessionRequest, opts ...grpc.CallOption) (*RefreshSessionResponse, error)
 	// ListGames lists the games this cardroom offers.
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
-	// CreateTable opens a private table.
+	// CreateTable opens a private table; the caller takes its first place and receives an invite code.
 	CreateTable(ctx context.Context, in *CreateTableRequest, opts ...grpc.CallOption) (*CreateTableResponse, error)
-	// Act plays one action for the caller's seat.
+	// JoinTable takes a place at a private table by its invite code, before the start.
+	JoinTable(ctx context.Context, in *JoinTableRequest, opts ...grpc.CallOption) (*JoinTableResponse, error)
+	// LeaveTable gives up the caller's place before the start (the owner leaving closes the table).
+	LeaveTable(ctx context.Context, in *LeaveTableRequest, opts ...grpc.CallOption) (*LeaveTableResponse, error)
+	// AddBots gives free places to computer players (the owner only).
+	AddBots(ctx context.Context, in *AddBotsRequest, opts ...grpc.CallOption) (*AddBotsResponse, error)
+	// StartTable deals the game with the players present, in a random seat order (the owner only).
+	StartTable(ctx context.Context, in *StartTableRequest, opts ...grpc.CallOption) (*StartTableResponse, error)
+	// GetTable describes a table: its players, its state and, once started, its seats.
+	GetTable(ctx context.Context, in *GetTableRequest, opts ...grpc.CallOption) (*GetTableResponse, error)
+	// EnqueueTicket asks for a game with strangers. With party_size > 1 the ticket waits for the
+	// friends to join it (JoinTicket with its id) before it enters the queue.
+	EnqueueTicket(ctx context.Context, in *EnqueueTicketRequest, opts ...grpc.CallOption) (*EnqueueTicketResponse, error)
+	// JoinTicket adds the caller to a friend's party ticket.
+	JoinTicket(ctx context.Context, in *JoinTicketRequest, opts ...grpc.CallOption) (*JoinTicketResponse, error)
+	// CancelTicket withdraws a ticket that is not matched yet (any of its players may).
+	CancelTicket(ctx context.Context, in *CancelTicketRequest, opts ...grpc.CallOption) (*CancelTicketResponse, error)
+	// WatchTicket streams a ticket's progress until it is matched (its last message names the table
+	// and the caller's seat) or cancelled.
+	WatchTicket(ctx context.Context, in *WatchTicketRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTicketResponse], error)
+	// Act plays one action for the caller's seat. A retry with the same action_id is applied once.
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
-	// GetView returns what the caller may see of a table.
+	// GetView returns what the caller may see of a table (a spectator's view when not seated).
 	GetView(ctx context.Context, in *GetViewRequest, opts ...grpc.CallOption) (*GetViewResponse, error)
-	// Watch streams a table's public events and the caller's private ones, resuming after a sequence.
+	// ListLegalActions lists the actions the caller's seat may take now.
+	ListLegalActions(ctx context.Context, in *ListLegalActionsRequest, opts ...grpc.CallOption) (*ListLegalActionsResponse, error)
+	// Watch streams a table's public events and the caller's private ones in sequence order,
+	// resuming after after_sequence with no gap and no duplicate. Spectators get public events only.
+	// While a seated player watches, the seat is theirs; after a grace period without a watch, a bot
+	// plays it until they come back.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
+	// GetReplay returns a finished table's full log (seed, actions, every event) until it expires.
+	GetReplay(ctx context.Context, in *GetReplayRequest, opts ...grpc.CallOption) (*GetReplayResponse, error)
 }
 
 type gatewayServiceClient struct {
@@ -63,6 +112,16 @@ func (c *gatewayServiceClient) SignIn(ctx context.Context, in *SignInRequest, op
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(SignInResponse)
 	err := c.cc.Invoke(ctx, GatewayService_SignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) RefreshSession(ctx context.Context, in *RefreshSessionRequest, opts ...grpc.CallOption) (*RefreshSessionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RefreshSessionResponse)
+	err := c.cc.Invoke(ctx, GatewayService_RefreshSession_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +148,105 @@ func (c *gatewayServiceClient) CreateTable(ctx context.Context, in *CreateTableR
 	return out, nil
 }
 
+func (c *gatewayServiceClient) JoinTable(ctx context.Context, in *JoinTableRequest, opts ...grpc.CallOption) (*JoinTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(JoinTableResponse)
+	err := c.cc.Invoke(ctx, GatewayService_JoinTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) LeaveTable(ctx context.Context, in *LeaveTableRequest, opts ...grpc.CallOption) (*LeaveTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LeaveTableResponse)
+	err := c.cc.Invoke(ctx, GatewayService_LeaveTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) AddBots(ctx context.Context, in *AddBotsRequest, opts ...grpc.CallOption) (*AddBotsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddBotsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_AddBots_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) StartTable(ctx context.Context, in *StartTableRequest, opts ...grpc.CallOption) (*StartTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartTableResponse)
+	err := c.cc.Invoke(ctx, GatewayService_StartTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetTable(ctx context.Context, in *GetTableRequest, opts ...grpc.CallOption) (*GetTableResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetTableResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetTable_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) EnqueueTicket(ctx context.Context, in *EnqueueTicketRequest, opts ...grpc.CallOption) (*EnqueueTicketResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EnqueueTicketResponse)
+	err := c.cc.Invoke(ctx, GatewayService_EnqueueTicket_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) JoinTicket(ctx context.Context, in *JoinTicketRequest, opts ...grpc.CallOption) (*JoinTicketResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(JoinTicketResponse)
+	err := c.cc.Invoke(ctx, GatewayService_JoinTicket_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) CancelTicket(ctx context.Context, in *CancelTicketRequest, opts ...grpc.CallOption) (*CancelTicketResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelTicketResponse)
+	err := c.cc.Invoke(ctx, GatewayService_CancelTicket_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) WatchTicket(ctx context.Context, in *WatchTicketRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTicketResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &GatewayService_ServiceDesc.Streams[0], GatewayService_WatchTicket_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchTicketRequest, WatchTicketResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GatewayService_WatchTicketClient = grpc.ServerStreamingClient[WatchTicketResponse]
+
 func (c *gatewayServiceClient) Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ActResponse)
@@ -109,9 +267,19 @@ func (c *gatewayServiceClient) GetView(ctx context.Context, in *GetViewRequest, 
 	return out, nil
 }
 
+func (c *gatewayServiceClient) ListLegalActions(ctx context.Context, in *ListLegalActionsRequest, opts ...grpc.CallOption) (*ListLegalActionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListLegalActionsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListLegalActions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *gatewayServiceClient) Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	stream, err := c.cc.NewStream(ctx, &GatewayService_ServiceDesc.Streams[0], GatewayService_Watch_FullMethodName, cOpts...)
+	stream, err := c.cc.NewStream(ctx, &GatewayService_ServiceDesc.Streams[1], GatewayService_Watch_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -128,25 +296,64 @@ func (c *gatewayServiceClient) Watch(ctx context.Context, in *WatchRequest, opts
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type GatewayService_WatchClient = grpc.ServerStreamingClient[WatchResponse]
 
+func (c *gatewayServiceClient) GetReplay(ctx context.Context, in *GetReplayRequest, opts ...grpc.CallOption) (*GetReplayResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetReplayResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetReplay_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GatewayServiceServer is the server API for GatewayService service.
 // All implementations must embed UnimplementedGatewayServiceServer
 // for forward compatibility.
 //
-// GatewayService is what clients call. Every call but SignIn needs a session token in the
-// "authorization" metadata ("Bearer <token>").
+// GatewayService is what clients call. Every call but SignIn and ListGames needs a session token in
+// the "authorization" metadata ("Bearer <token>").
 type GatewayServiceServer interface {
 	// SignIn creates a guest session.
 	SignIn(context.Context, *SignInRequest) (*SignInResponse, error)
+	// RefreshSession exchanges a session token that has not expired for a new one.
+	RefreshSession(context.Context, *RefreshSessionRequest) (*RefreshSessionResponse, error)
 	// ListGames lists the games this cardroom offers.
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
-	// CreateTable opens a private table.
+	// CreateTable opens a private table; the caller takes its first place and receives an invite code.
 	CreateTable(context.Context, *CreateTableRequest) (*CreateTableResponse, error)
-	// Act plays one action for the caller's seat.
+	// JoinTable takes a place at a private table by its invite code, before the start.
+	JoinTable(context.Context, *JoinTableRequest) (*JoinTableResponse, error)
+	// LeaveTable gives up the caller's place before the start (the owner leaving closes the table).
+	LeaveTable(context.Context, *LeaveTableRequest) (*LeaveTableResponse, error)
+	// AddBots gives free places to computer players (the owner only).
+	AddBots(context.Context, *AddBotsRequest) (*AddBotsResponse, error)
+	// StartTable deals the game with the players present, in a random seat order (the owner only).
+	StartTable(context.Context, *StartTableRequest) (*StartTableResponse, error)
+	// GetTable describes a table: its players, its state and, once started, its seats.
+	GetTable(context.Context, *GetTableRequest) (*GetTableResponse, error)
+	// EnqueueTicket asks for a game with strangers. With party_size > 1 the ticket waits for the
+	// friends to join it (JoinTicket with its id) before it enters the queue.
+	EnqueueTicket(context.Context, *EnqueueTicketRequest) (*EnqueueTicketResponse, error)
+	// JoinTicket adds the caller to a friend's party ticket.
+	JoinTicket(context.Context, *JoinTicketRequest) (*JoinTicketResponse, error)
+	// CancelTicket withdraws a ticket that is not matched yet (any of its players may).
+	CancelTicket(context.Context, *CancelTicketRequest) (*CancelTicketResponse, error)
+	// WatchTicket streams a ticket's progress until it is matched (its last message names the table
+	// and the caller's seat) or cancelled.
+	WatchTicket(*WatchTicketRequest, grpc.ServerStreamingServer[WatchTicketResponse]) error
+	// Act plays one action for the caller's seat. A retry with the same action_id is applied once.
 	Act(context.Context, *ActRequest) (*ActResponse, error)
-	// GetView returns what the caller may see of a table.
+	// GetView returns what the caller may see of a table (a spectator's view when not seated).
 	GetView(context.Context, *GetViewRequest) (*GetViewResponse, error)
-	// Watch streams a table's public events and the caller's private ones, resuming after a sequence.
+	// ListLegalActions lists the actions the caller's seat may take now.
+	ListLegalActions(context.Context, *ListLegalActionsRequest) (*ListLegalActionsResponse, error)
+	// Watch streams a table's public events and the caller's private ones in sequence order,
+	// resuming after after_sequence with no gap and no duplicate. Spectators get public events only.
+	// While a seated player watches, the seat is theirs; after a grace period without a watch, a bot
+	// plays it until they come back.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
+	// GetReplay returns a finished table's full log (seed, actions, every event) until it expires.
+	GetReplay(context.Context, *GetReplayRequest) (*GetReplayResponse, error)
 	mustEmbedUnimplementedGatewayServiceServer()
 }
 
@@ -160,11 +367,41 @@ type UnimplementedGatewayServiceServer struct{}
 func (UnimplementedGatewayServiceServer) SignIn(context.Context, *SignInRequest) (*SignInResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SignIn not implemented")
 }
+func (UnimplementedGatewayServiceServer) RefreshSession(context.Context, *RefreshSessionRequest) (*RefreshSessionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RefreshSession not implemented")
+}
 func (UnimplementedGatewayServiceServer) ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListGames not implemented")
 }
 func (UnimplementedGatewayServiceServer) CreateTable(context.Context, *CreateTableRequest) (*CreateTableResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateTable not implemented")
+}
+func (UnimplementedGatewayServiceServer) JoinTable(context.Context, *JoinTableRequest) (*JoinTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method JoinTable not implemented")
+}
+func (UnimplementedGatewayServiceServer) LeaveTable(context.Context, *LeaveTableRequest) (*LeaveTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LeaveTable not implemented")
+}
+func (UnimplementedGatewayServiceServer) AddBots(context.Context, *AddBotsRequest) (*AddBotsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddBots not implemented")
+}
+func (UnimplementedGatewayServiceServer) StartTable(context.Context, *StartTableRequest) (*StartTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartTable not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetTable(context.Context, *GetTableRequest) (*GetTableResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetTable not implemented")
+}
+func (UnimplementedGatewayServiceServer) EnqueueTicket(context.Context, *EnqueueTicketRequest) (*EnqueueTicketResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EnqueueTicket not implemented")
+}
+func (UnimplementedGatewayServiceServer) JoinTicket(context.Context, *JoinTicketRequest) (*JoinTicketResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method JoinTicket not implemented")
+}
+func (UnimplementedGatewayServiceServer) CancelTicket(context.Context, *CancelTicketRequest) (*CancelTicketResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelTicket not implemented")
+}
+func (UnimplementedGatewayServiceServer) WatchTicket(*WatchTicketRequest, grpc.ServerStreamingServer[WatchTicketResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchTicket not implemented")
 }
 func (UnimplementedGatewayServiceServer) Act(context.Context, *ActRequest) (*ActResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Act not implemented")
@@ -172,8 +409,14 @@ func (UnimplementedGatewayServiceServer) Act(context.Context, *ActRequest) (*Act
 func (UnimplementedGatewayServiceServer) GetView(context.Context, *GetViewRequest) (*GetViewResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetView not implemented")
 }
+func (UnimplementedGatewayServiceServer) ListLegalActions(context.Context, *ListLegalActionsRequest) (*ListLegalActionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListLegalActions not implemented")
+}
 func (UnimplementedGatewayServiceServer) Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error {
 	return status.Error(codes.Unimplemented, "method Watch not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetReplay(context.Context, *GetReplayRequest) (*GetReplayResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetReplay not implemented")
 }
 func (UnimplementedGatewayServiceServer) mustEmbedUnimplementedGatewayServiceServer() {}
 func (UnimplementedGatewayServiceServer) testEmbeddedByValue()                        {}
@@ -214,6 +457,24 @@ func _GatewayService_SignIn_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GatewayService_RefreshSession_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RefreshSessionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).RefreshSession(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_RefreshSession_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).RefreshSession(ctx, req.(*RefreshSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _GatewayService_ListGames_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ListGamesRequest)
 	if err := dec(in); err != nil {
@@ -249,6 +510,161 @@ func _GatewayService_CreateTable_Handler(srv interface{}, ctx context.Context, d
 	}
 	return interceptor(ctx, in, info, handler)
 }
+
+func _GatewayService_JoinTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(JoinTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).JoinTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_JoinTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).JoinTable(ctx, req.(*JoinTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_LeaveTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LeaveTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).LeaveTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_LeaveTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).LeaveTable(ctx, req.(*LeaveTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_AddBots_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddBotsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).AddBots(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_AddBots_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).AddBots(ctx, req.(*AddBotsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_StartTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).StartTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_StartTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).StartTable(ctx, req.(*StartTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetTable_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetTableRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetTable(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetTable_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetTable(ctx, req.(*GetTableRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_EnqueueTicket_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EnqueueTicketRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).EnqueueTicket(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_EnqueueTicket_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).EnqueueTicket(ctx, req.(*EnqueueTicketRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_JoinTicket_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(JoinTicketRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).JoinTicket(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_JoinTicket_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).JoinTicket(ctx, req.(*JoinTicketRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_CancelTicket_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelTicketRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).CancelTicket(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_CancelTicket_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).CancelTicket(ctx, req.(*CancelTicketRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_WatchTicket_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchTicketRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(GatewayServiceServer).WatchTicket(m, &grpc.GenericServerStream[WatchTicketRequest, WatchTicketResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GatewayService_WatchTicketServer = grpc.ServerStreamingServer[WatchTicketResponse]
 
 func _GatewayService_Act_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ActRequest)
@@ -286,6 +702,24 @@ func _GatewayService_GetView_Handler(srv interface{}, ctx context.Context, dec f
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GatewayService_ListLegalActions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListLegalActionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListLegalActions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListLegalActions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListLegalActions(ctx, req.(*ListLegalActionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _GatewayService_Watch_Handler(srv interface{}, stream grpc.ServerStream) error {
 	m := new(WatchRequest)
 	if err := stream.RecvMsg(m); err != nil {
@@ -296,6 +730,24 @@ func _GatewayService_Watch_Handler(srv interface{}, stream grpc.ServerStream) er
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type GatewayService_WatchServer = grpc.ServerStreamingServer[WatchResponse]
+
+func _GatewayService_GetReplay_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetReplayRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetReplay(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetReplay_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetReplay(ctx, req.(*GetReplayRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
 
 // GatewayService_ServiceDesc is the grpc.ServiceDesc for GatewayService service.
 // It's only intended for direct use with grpc.RegisterService,
@@ -309,12 +761,48 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _GatewayService_SignIn_Handler,
 		},
 		{
+			MethodName: "RefreshSession",
+			Handler:    _GatewayService_RefreshSession_Handler,
+		},
+		{
 			MethodName: "ListGames",
 			Handler:    _GatewayService_ListGames_Handler,
 		},
 		{
 			MethodName: "CreateTable",
 			Handler:    _GatewayService_CreateTable_Handler,
+		},
+		{
+			MethodName: "JoinTable",
+			Handler:    _GatewayService_JoinTable_Handler,
+		},
+		{
+			MethodName: "LeaveTable",
+			Handler:    _GatewayService_LeaveTable_Handler,
+		},
+		{
+			MethodName: "AddBots",
+			Handler:    _GatewayService_AddBots_Handler,
+		},
+		{
+			MethodName: "StartTable",
+			Handler:    _GatewayService_StartTable_Handler,
+		},
+		{
+			MethodName: "GetTable",
+			Handler:    _GatewayService_GetTable_Handler,
+		},
+		{
+			MethodName: "EnqueueTicket",
+			Handler:    _GatewayService_EnqueueTicket_Handler,
+		},
+		{
+			MethodName: "JoinTicket",
+			Handler:    _GatewayService_JoinTicket_Handler,
+		},
+		{
+			MethodName: "CancelTicket",
+			Handler:    _GatewayService_CancelTicket_Handler,
 		},
 		{
 			MethodName: "Act",
@@ -324,8 +812,21 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "GetView",
 			Handler:    _GatewayService_GetView_Handler,
 		},
+		{
+			MethodName: "ListLegalActions",
+			Handler:    _GatewayService_ListLegalActions_Handler,
+		},
+		{
+			MethodName: "GetReplay",
+			Handler:    _GatewayService_GetReplay_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchTicket",
+			Handler:       _GatewayService_WatchTicket_Handler,
+			ServerStreams: true,
+		},
 		{
 			StreamName:    "Watch",
 			Handler:       _GatewayService_Watch_Handler,

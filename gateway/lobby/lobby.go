@@ -1,0 +1,190 @@
+// Package lobby keeps what the gateway knows about people at tables: private and matched tables
+// with their players and seats, matchmaking tickets and their queues, seat presence, and which
+// gateway replica drives the bots of which table. One interface, two implementations (Memory and
+// Redis), one conformance suite (lobbytest).
+//
+// Records change by compare-and-set on their version; the matchmaking claim and the drive leases
+// are single atomic operations (Lua scripts in Redis), so any replica may do any of it.
+package lobby
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+var (
+	ErrNotFound = errors.New("lobby: not found")
+	ErrExists   = errors.New("lobby: already exists")
+	ErrConflict = errors.New("lobby: version conflict")
+)
+
+// TableState is where a table is in its life.
+type TableState int
+
+const (
+	TableOpen TableState = iota + 1
+	TablePlaying
+	TableFinished
+	TableClosed
+)
+
+// Player is a person or a bot at a table or on a ticket.
+type Player struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	Bot  bool   `json:"bot,omitempty"`
+}
+
+// Table is a table as the gateway keeps it.
+type Table struct {
+	ID       string     `json:"id"`
+	Game     string     `json:"game"`
+	Owner    string     `json:"owner,omitempty"`
+	State    TableState `json:"state"`
+	Capacity int        `json:"capacity"`
+	// Players present before the start, in order of arrival.
+	Players []Player `json:"players,omitempty"`
+	// Seats in seat order once started.
+	Seats      []Player `json:"seats,omitempty"`
+	InviteCode string   `json:"code,omitempty"`
+	// Options is the encoded google.protobuf.Any of the game's options.
+	Options   []byte        `json:"options,omitempty"`
+	PerAction time.Duration `json:"per_action,omitempty"`
+	CreatedAt time.Time     `json:"created"`
+	// Version counts writes (compare-and-set).
+	Version uint64 `json:"-"`
+}
+
+// SeatOf is the seat of player, or -1.
+func (t *Table) SeatOf(player string) int {
+	for i, p := range t.Seats {
+		if p.ID == player && !p.Bot {
+			return i
+		}
+	}
+	return -1
+}
+
+// TicketState is where a ticket is.
+type TicketState int
+
+const (
+	TicketForming TicketState = iota + 1
+	TicketQueued
+	TicketMatched
+	TicketCancelled
+)
+
+// Ticket is a party's request for a game with strangers.
+type Ticket struct {
+	ID string `json:"id"`
+	// Pool groups the tickets that may play together: same game, options and time limits.
+	Pool        string        `json:"pool"`
+	Game        string        `json:"game"`
+	Players     []Player      `json:"players"`
+	PartySize   int           `json:"party"`
+	MinSeats    int           `json:"min"`
+	MaxSeats    int           `json:"max"`
+	BotsMayFill bool          `json:"bots,omitempty"`
+	MaxWait     time.Duration `json:"max_wait"`
+	Options     []byte        `json:"options,omitempty"`
+	PerAction   time.Duration `json:"per_action,omitempty"`
+	CreatedAt   time.Time     `json:"created"`
+	// QueuedAt is when the full party entered the queue.
+	QueuedAt time.Time `json:"queued,omitzero"`
+	// State and TableID are kept beside the record: the matcher changes them atomically.
+	State   TicketState `json:"-"`
+	TableID string      `json:"-"`
+	Version uint64      `json:"-"`
+}
+
+// Match is a group of queued tickets claimed together for one table.
+type Match struct {
+	TableID string
+	Tickets []string
+	// Seats is the table's number of seats; seats no ticket's player takes go to bots.
+	Seats int
+}
+
+// Store is the lobby store.
+type Store interface {
+	// CreateTable writes a new table and its invite code (if any). ErrExists if the id or code is taken.
+	CreateTable(ctx context.Context, t Table) error
+	LoadTable(ctx context.Context, id string) (Table, error)
+	// TableByCode is the id of the table with that invite code.
+	TableByCode(ctx context.Context, code string) (string, error)
+	// UpdateTable writes t if the stored version is still t.Version (ErrConflict otherwise), as
+	// version t.Version+1. A positive ttl makes the table (and its code) expire after it.
+	UpdateTable(ctx context.Context, t Table, ttl time.Duration) error
+
+	// CreateTicket writes a new ticket (State Forming or Queued; a queued one enters its pool's queue).
+	CreateTicket(ctx context.Context, t Ticket) error
+	LoadTicket(ctx context.Context, id string) (Ticket, error)
+	// UpdateTicket writes t if the stored version is still t.Version, as version t.Version+1, and
+	// puts it in or out of its pool's queue according to its state. A positive ttl makes it expire.
+	UpdateTicket(ctx context.Context, t Ticket, ttl time.Duration) error
+	// Pools lists the pools with queued tickets.
+	Pools(ctx context.Context) ([]string, error)
+	// Waiting is how many players are queued in pool.
+	Waiting(ctx context.Context, pool string) (int, error)
+	// ClaimMatch atomically takes, oldest first, queued tickets of pool that fit one table and marks
+	// them matched to tableID; ok is false when no group is ready at now. A group is ready when it
+	// fills the seat range the tickets share, or when its oldest ticket has waited its longest wait
+	// and either enough players are there or every ticket lets bots fill the table.
+	ClaimMatch(ctx context.Context, pool, tableID string, now time.Time) (m Match, ok bool, err error)
+
+	// Touch records that a seat's player was present at now.
+	Touch(ctx context.Context, table string, seat int, now time.Time) error
+	// Presence is when each seat of table was last seen present.
+	Presence(ctx context.Context, table string) (map[int]time.Time, error)
+
+	// AddDrive makes table one whose bots and absent seats some replica must play.
+	AddDrive(ctx context.Context, table string) error
+	// DropDrive ends that.
+	DropDrive(ctx context.Context, table string) error
+	// ClaimDrive gives owner up to limit tables nobody holds (never claimed or lease expired) for lease.
+	ClaimDrive(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]string, error)
+	// RenewDrive extends owner's leases on tables and returns those it still holds.
+	RenewDrive(ctx context.Context, owner string, tables []string, now time.Time, lease time.Duration) ([]string, error)
+}
+
+// pick chooses, oldest first, the tickets that can share a table. It is the matching rule; the
+// Redis script implements the same. Candidates are in queue order.
+type candidate struct {
+	id       string
+	size     int
+	min, max int
+	bots     bool
+	deadline int64 // ms: queued + max wait
+}
+
+func pick(cs []candidate, nowMS int64) (ids []string, seats int, ok bool) {
+	if len(cs) == 0 {
+		return nil, 0, false
+	}
+	lo, hi, n, bots := cs[0].min, cs[0].max, 0, true
+	var group []string
+	for _, c := range cs {
+		nlo, nhi := max(lo, c.min), min(hi, c.max)
+		if nlo > nhi || n+c.size > nhi {
+			continue
+		}
+		lo, hi, n = nlo, nhi, n+c.size
+		bots = bots && c.bots
+		group = append(group, c.id)
+		if n == hi {
+			return group, n, true
+		}
+	}
+	if nowMS < cs[0].deadline {
+		return nil, 0, false
+	}
+	if n >= lo {
+		return group, n, true
+	}
+	if bots {
+		return group, lo, true
+	}
+	return nil, 0, false
+}

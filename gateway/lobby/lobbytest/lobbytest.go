@@ -1,0 +1,359 @@
+// Package lobbytest is the conformance suite every lobby store passes.
+package lobbytest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"cardroom.dev/gateway/lobby"
+)
+
+// Run runs the suite against stores made by newStore. Stores may share a backend: ids and pools
+// are unique per subtest.
+func Run(t *testing.T, newStore func(t *testing.T) lobby.Store) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s lobby.Store)
+	}{
+		{"Tables", testTables},
+		{"TableConcurrentJoins", testConcurrentJoins},
+		{"Tickets", testTickets},
+		{"MatchFull", testMatchFull},
+		{"MatchAfterWait", testMatchAfterWait},
+		{"MatchParties", testMatchParties},
+		{"MatchConcurrentClaims", testConcurrentClaims},
+		{"Presence", testPresence},
+		{"Drive", testDrive},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
+	}
+}
+
+func uid() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+var t0 = time.UnixMilli(1_800_000_000_000)
+
+func testTables(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	id, code := "t"+uid(), "C"+uid()
+	if _, err := s.LoadTable(ctx, id); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("load missing: %v", err)
+	}
+	tb := lobby.Table{ID: id, Game: "g", Owner: "p1", State: lobby.TableOpen, Capacity: 4, InviteCode: code,
+		Players: []lobby.Player{{ID: "p1", Name: "Ann"}}, Options: []byte{1, 2}, PerAction: time.Second, CreatedAt: t0}
+	if err := s.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateTable(ctx, tb); !errors.Is(err, lobby.ErrExists) {
+		t.Fatalf("create twice: %v", err)
+	}
+	other := tb
+	other.ID = "t" + uid()
+	if err := s.CreateTable(ctx, other); !errors.Is(err, lobby.ErrExists) {
+		t.Fatalf("code reused: %v", err)
+	}
+	if got, err := s.TableByCode(ctx, code); err != nil || got != id {
+		t.Fatalf("by code: %q %v", got, err)
+	}
+	if _, err := s.TableByCode(ctx, "nope"+uid()); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("unknown code: %v", err)
+	}
+	got, err := s.LoadTable(ctx, id)
+	if err != nil || got.Game != "g" || len(got.Players) != 1 || got.PerAction != time.Second || !got.CreatedAt.Equal(t0) {
+		t.Fatalf("load: %+v %v", got, err)
+	}
+	got.Players = append(got.Players, lobby.Player{ID: "p2", Name: "Bob"})
+	stale := got
+	if err := s.UpdateTable(ctx, got, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpdateTable(ctx, stale, 0); !errors.Is(err, lobby.ErrConflict) {
+		t.Fatalf("stale update: %v", err)
+	}
+	got, _ = s.LoadTable(ctx, id)
+	if len(got.Players) != 2 || got.Version != stale.Version+1 {
+		t.Fatalf("after update: %+v", got)
+	}
+	missing := got
+	missing.ID = "t" + uid()
+	if err := s.UpdateTable(ctx, missing, 0); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("update missing: %v", err)
+	}
+}
+
+func testConcurrentJoins(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	id := "t" + uid()
+	if err := s.CreateTable(ctx, lobby.Table{ID: id, Game: "g", State: lobby.TableOpen, Capacity: 32}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				tb, err := s.LoadTable(ctx, id)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				tb.Players = append(tb.Players, lobby.Player{ID: fmt.Sprint("p", i)})
+				err = s.UpdateTable(ctx, tb, 0)
+				if errors.Is(err, lobby.ErrConflict) {
+					continue
+				}
+				if err != nil {
+					t.Error(err)
+				}
+				return
+			}
+		}()
+	}
+	wg.Wait()
+	tb, _ := s.LoadTable(ctx, id)
+	if len(tb.Players) != 16 || tb.Version != 17 {
+		t.Fatalf("%d players at version %d, want 16 at 17", len(tb.Players), tb.Version)
+	}
+}
+
+func ticket(pool string, size, lo, hi int, bots bool, queued time.Time, wait time.Duration) lobby.Ticket {
+	id := "k" + uid()
+	tk := lobby.Ticket{ID: id, Pool: pool, Game: "g", PartySize: size, MinSeats: lo, MaxSeats: hi, BotsMayFill: bots,
+		MaxWait: wait, CreatedAt: queued, QueuedAt: queued, State: lobby.TicketQueued}
+	for i := range size {
+		tk.Players = append(tk.Players, lobby.Player{ID: fmt.Sprintf("%s-%d", id, i)})
+	}
+	return tk
+}
+
+func create(t *testing.T, s lobby.Store, tks ...lobby.Ticket) []string {
+	t.Helper()
+	var ids []string
+	for _, tk := range tks {
+		if err := s.CreateTicket(t.Context(), tk); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tk.ID)
+	}
+	return ids
+}
+
+func testTickets(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	pool := "pool-" + uid()
+	tk := ticket(pool, 2, 2, 4, false, t0, time.Minute)
+	tk.State = lobby.TicketForming
+	tk.Players = tk.Players[:1]
+	create(t, s, tk)
+	if err := s.CreateTicket(ctx, tk); !errors.Is(err, lobby.ErrExists) {
+		t.Fatalf("create twice: %v", err)
+	}
+	if n, _ := s.Waiting(ctx, pool); n != 0 {
+		t.Fatalf("forming ticket counted as waiting: %d", n)
+	}
+	got, err := s.LoadTicket(ctx, tk.ID)
+	if err != nil || got.State != lobby.TicketForming || got.Version != 1 || len(got.Players) != 1 || got.MaxWait != time.Minute {
+		t.Fatalf("load: %+v %v", got, err)
+	}
+	got.Players = append(got.Players, lobby.Player{ID: "friend"})
+	got.State = lobby.TicketQueued
+	if err := s.UpdateTicket(ctx, got, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.UpdateTicket(ctx, got, 0); !errors.Is(err, lobby.ErrConflict) {
+		t.Fatalf("stale: %v", err)
+	}
+	if n, _ := s.Waiting(ctx, pool); n != 2 {
+		t.Fatalf("waiting %d, want 2", n)
+	}
+	if ps, _ := s.Pools(ctx); !slices.Contains(ps, pool) {
+		t.Fatalf("pools %v lack %s", ps, pool)
+	}
+	got, _ = s.LoadTicket(ctx, tk.ID)
+	got.State = lobby.TicketCancelled
+	if err := s.UpdateTicket(ctx, got, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.Waiting(ctx, pool); n != 0 {
+		t.Fatalf("cancelled ticket still waiting: %d", n)
+	}
+	if _, ok, err := s.ClaimMatch(ctx, pool, "x", t0.Add(time.Hour)); ok || err != nil {
+		t.Fatalf("claimed a cancelled ticket: %v %v", ok, err)
+	}
+	if _, err := s.LoadTicket(ctx, "k"+uid()); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("missing: %v", err)
+	}
+}
+
+func matched(t *testing.T, s lobby.Store, ids []string, table string) {
+	t.Helper()
+	for _, id := range ids {
+		tk, err := s.LoadTicket(t.Context(), id)
+		if err != nil || tk.State != lobby.TicketMatched || tk.TableID != table {
+			t.Fatalf("ticket %s: state %v table %q (%v), want matched to %s", id, tk.State, tk.TableID, err, table)
+		}
+	}
+}
+
+func testMatchFull(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	pool := "pool-" + uid()
+	ids := create(t, s,
+		ticket(pool, 1, 4, 4, false, t0, time.Minute),
+		ticket(pool, 1, 2, 3, false, t0.Add(time.Millisecond), time.Minute), // cannot share a 4-seat table
+		ticket(pool, 1, 3, 4, false, t0.Add(2*time.Millisecond), time.Minute),
+		ticket(pool, 1, 4, 6, false, t0.Add(3*time.Millisecond), time.Minute))
+	if _, ok, _ := s.ClaimMatch(ctx, pool, "tbl1", t0.Add(time.Second)); ok {
+		t.Fatal("matched 3 players at a 4-seat table before the wait")
+	}
+	ids = append(ids, create(t, s, ticket(pool, 1, 1, 4, false, t0.Add(4*time.Millisecond), time.Minute))...)
+	m, ok, err := s.ClaimMatch(ctx, pool, "tbl1", t0.Add(time.Second))
+	if err != nil || !ok || m.Seats != 4 || !slices.Equal(m.Tickets, []string{ids[0], ids[2], ids[3], ids[4]}) {
+		t.Fatalf("match %+v %v %v", m, ok, err)
+	}
+	matched(t, s, m.Tickets, "tbl1")
+	if n, _ := s.Waiting(ctx, pool); n != 1 {
+		t.Fatalf("waiting %d, want 1", n)
+	}
+}
+
+func testMatchAfterWait(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	pool := "pool-" + uid()
+	ids := create(t, s, ticket(pool, 1, 2, 4, false, t0, time.Minute), ticket(pool, 1, 2, 4, false, t0.Add(time.Second), time.Minute))
+	if _, ok, _ := s.ClaimMatch(ctx, pool, "a", t0.Add(59*time.Second)); ok {
+		t.Fatal("matched before the wait ran out")
+	}
+	m, ok, _ := s.ClaimMatch(ctx, pool, "a", t0.Add(time.Minute))
+	if !ok || m.Seats != 2 || len(m.Tickets) != 2 {
+		t.Fatalf("after the wait: %+v %v", m, ok)
+	}
+	// Alone, without bots: never; with bots: the table's minimum, bots filling.
+	pool2 := "pool-" + uid()
+	create(t, s, ticket(pool2, 1, 3, 4, false, t0, time.Second))
+	if _, ok, _ := s.ClaimMatch(ctx, pool2, "b", t0.Add(time.Hour)); ok {
+		t.Fatal("a lone ticket without bots was matched")
+	}
+	pool3 := "pool-" + uid()
+	ids = create(t, s, ticket(pool3, 1, 3, 4, true, t0, time.Second))
+	m, ok, _ = s.ClaimMatch(ctx, pool3, "c", t0.Add(time.Second))
+	if !ok || m.Seats != 3 || !slices.Equal(m.Tickets, ids) {
+		t.Fatalf("bots fill: %+v %v", m, ok)
+	}
+	if ps, _ := s.Pools(ctx); slices.Contains(ps, pool3) || slices.Contains(ps, pool) {
+		t.Fatalf("empty pools still listed: %v", ps)
+	}
+}
+
+func testMatchParties(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	pool := "pool-" + uid()
+	ids := create(t, s,
+		ticket(pool, 3, 4, 4, false, t0, time.Minute),
+		ticket(pool, 2, 4, 4, false, t0.Add(time.Millisecond), time.Minute), // does not fit beside the three
+		ticket(pool, 1, 4, 4, false, t0.Add(2*time.Millisecond), time.Minute))
+	m, ok, _ := s.ClaimMatch(ctx, pool, "p", t0)
+	if !ok || m.Seats != 4 || !slices.Equal(m.Tickets, []string{ids[0], ids[2]}) {
+		t.Fatalf("parties: %+v %v", m, ok)
+	}
+}
+
+func testConcurrentClaims(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	pool := "pool-" + uid()
+	var all []lobby.Ticket
+	for i := range 40 {
+		all = append(all, ticket(pool, 1, 4, 4, false, t0.Add(time.Duration(i)*time.Millisecond), time.Minute))
+	}
+	create(t, s, all...)
+	var mu sync.Mutex
+	seen := map[string]string{}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				table := fmt.Sprintf("w%d-%d", w, i)
+				m, ok, err := s.ClaimMatch(ctx, pool, table, t0)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !ok {
+					return
+				}
+				mu.Lock()
+				for _, id := range m.Tickets {
+					if prev, dup := seen[id]; dup {
+						t.Errorf("ticket %s matched to %s and %s", id, prev, table)
+					}
+					seen[id] = table
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(seen) != 40 {
+		t.Fatalf("%d tickets matched, want 40", len(seen))
+	}
+}
+
+func testPresence(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	id := "t" + uid()
+	_ = s.Touch(ctx, id, 0, t0)
+	_ = s.Touch(ctx, id, 2, t0.Add(time.Second))
+	p, err := s.Presence(ctx, id)
+	if err != nil || len(p) != 2 || !p[0].Equal(t0) || !p[2].Equal(t0.Add(time.Second)) {
+		t.Fatalf("presence %v %v", p, err)
+	}
+}
+
+func testDrive(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	a, b := "d"+uid(), "d"+uid()
+	_ = s.AddDrive(ctx, a)
+	_ = s.AddDrive(ctx, b)
+	now := time.Now()
+	got1, err := s.ClaimDrive(ctx, "r1", now, time.Second, 1000)
+	if err != nil || !slices.Contains(got1, a) {
+		// Other subtests may share the backend: claim until ours are in.
+		t.Fatalf("claim: %v %v", got1, err)
+	}
+	got2, _ := s.ClaimDrive(ctx, "r2", now, time.Second, 1000)
+	if slices.Contains(got2, a) || slices.Contains(got2, b) {
+		t.Fatalf("r2 claimed r1's tables: %v", got2)
+	}
+	if kept, _ := s.RenewDrive(ctx, "r2", []string{a}, now, time.Second); len(kept) != 0 {
+		t.Fatalf("r2 renewed r1's lease: %v", kept)
+	}
+	if kept, _ := s.RenewDrive(ctx, "r1", []string{a, b}, now, time.Second); len(kept) != 2 {
+		t.Fatalf("r1 renewed %v", kept)
+	}
+	later := now.Add(2 * time.Second)
+	got2, _ = s.ClaimDrive(ctx, "r2", later, time.Second, 1000)
+	if !slices.Contains(got2, a) || !slices.Contains(got2, b) {
+		t.Fatalf("expired leases not claimed: %v", got2)
+	}
+	if kept, _ := s.RenewDrive(ctx, "r1", []string{a}, later, time.Second); len(kept) != 0 {
+		t.Fatalf("r1 kept a lost lease: %v", kept)
+	}
+	_ = s.DropDrive(ctx, a)
+	if got, _ := s.ClaimDrive(ctx, "r3", later.Add(time.Hour), time.Second, 1000); slices.Contains(got, a) || !slices.Contains(got, b) {
+		t.Fatalf("after drop: %v", got)
+	}
+}

@@ -1,0 +1,373 @@
+package lobby
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Redis is the Store on Redis, shared by every gateway replica. Keys, under a prefix: gw:t:{id}
+// (hash: d record, v version), gw:code:{code} (table id), gw:k:{id} (ticket hash: d record, v
+// version, s state, tb table, p pool, n players, lo/hi seats, b bots, dl deadline ms), gw:q:{pool}
+// (queued tickets scored by queue time), gw:pools (pools with a queue), gw:pr:{table} (seat → last
+// seen ms), gw:drive (tables to drive scored by lease expiry ms) and gw:owner (table → replica).
+// Like the table store, the scripts touch keys beside the ones they are given: Redis Cluster is not
+// supported.
+type Redis struct {
+	rdb    redis.UniversalClient
+	prefix string
+}
+
+// NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:").
+func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*Redis, error) {
+	for _, s := range []*redis.Script{createTableScript, updateTableScript, ticketScript, claimMatchScript, claimDriveScript, renewDriveScript} {
+		if err := s.Load(ctx, rdb).Err(); err != nil {
+			return nil, fmt.Errorf("load lobby script: %w", err)
+		}
+	}
+	return &Redis{rdb: rdb, prefix: prefix + "gw:"}, nil
+}
+
+func (r *Redis) tableKey(id string) string  { return r.prefix + "t:{" + id + "}" }
+func (r *Redis) codeKey(c string) string    { return r.prefix + "code:" + c }
+func (r *Redis) ticketKey(id string) string { return r.prefix + "k:" + id }
+func (r *Redis) queueKey(p string) string   { return r.prefix + "q:" + p }
+
+var createTableScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[2] ~= '' then
+  if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
+end
+redis.call('HSET', KEYS[1], 'd', ARGV[1], 'v', 1)
+return 1`)
+
+func (r *Redis) CreateTable(ctx context.Context, t Table) error {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	code := ""
+	if t.InviteCode != "" {
+		code = t.ID
+	}
+	n, err := createTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode)}, data, code).Int()
+	if err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	if n == 0 {
+		return ErrExists
+	}
+	return nil
+}
+
+func (r *Redis) LoadTable(ctx context.Context, id string) (Table, error) {
+	res, err := r.rdb.HMGet(ctx, r.tableKey(id), "d", "v").Result()
+	if err != nil {
+		return Table{}, fmt.Errorf("load table: %w", err)
+	}
+	d, ok := res[0].(string)
+	if !ok {
+		return Table{}, ErrNotFound
+	}
+	var t Table
+	if err := json.Unmarshal([]byte(d), &t); err != nil {
+		return Table{}, fmt.Errorf("decode table: %w", err)
+	}
+	t.Version, _ = strconv.ParseUint(res[1].(string), 10, 64)
+	return t, nil
+}
+
+func (r *Redis) TableByCode(ctx context.Context, code string) (string, error) {
+	id, err := r.rdb.Get(ctx, r.codeKey(code)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("table by code: %w", err)
+	}
+	return id, nil
+}
+
+var updateTableScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if not v then return -1 end
+if v ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'd', ARGV[2], 'v', tonumber(v) + 1)
+if tonumber(ARGV[3]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  if ARGV[4] == '1' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+end
+return 1`)
+
+func (r *Redis) UpdateTable(ctx context.Context, t Table, ttl time.Duration) error {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	hasCode := "0"
+	if t.InviteCode != "" {
+		hasCode = "1"
+	}
+	n, err := updateTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode)},
+		t.Version, data, ttl.Milliseconds(), hasCode).Int()
+	if err != nil {
+		return fmt.Errorf("update table: %w", err)
+	}
+	switch n {
+	case -1:
+		return ErrNotFound
+	case 0:
+		return ErrConflict
+	}
+	return nil
+}
+
+// ticketScript creates (ARGV[1] = 0) or updates (ARGV[1] = the expected version) a ticket and
+// keeps its pool's queue in step with its state.
+var ticketScript = redis.NewScript(`
+local v = redis.call('HGET', KEYS[1], 'v')
+if ARGV[1] == '0' then
+  if v then return 0 end
+  v = '0'
+else
+  if not v then return -1 end
+  if v ~= ARGV[1] then return 0 end
+end
+redis.call('HSET', KEYS[1], 'd', ARGV[2], 'v', tonumber(v) + 1, 's', ARGV[3], 'tb', ARGV[4], 'p', ARGV[5],
+  'n', ARGV[6], 'lo', ARGV[7], 'hi', ARGV[8], 'b', ARGV[9], 'dl', ARGV[10])
+if ARGV[3] == '2' then
+  redis.call('ZADD', KEYS[2], 'NX', ARGV[11], ARGV[12])
+  redis.call('SADD', KEYS[3], ARGV[5])
+else
+  redis.call('ZREM', KEYS[2], ARGV[12])
+end
+if tonumber(ARGV[13]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[13]) end
+return 1`)
+
+func (r *Redis) writeTicket(ctx context.Context, t Ticket, from uint64, ttl time.Duration) error {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return err
+	}
+	bots := "0"
+	if t.BotsMayFill {
+		bots = "1"
+	}
+	n, err := ticketScript.Run(ctx, r.rdb, []string{r.ticketKey(t.ID), r.queueKey(t.Pool), r.prefix + "pools"},
+		from, data, int(t.State), t.TableID, t.Pool, len(t.Players), t.MinSeats, t.MaxSeats, bots,
+		t.QueuedAt.Add(t.MaxWait).UnixMilli(), t.QueuedAt.UnixMilli(), t.ID, ttl.Milliseconds()).Int()
+	if err != nil {
+		return fmt.Errorf("write ticket: %w", err)
+	}
+	switch {
+	case n == -1:
+		return ErrNotFound
+	case n == 0 && from == 0:
+		return ErrExists
+	case n == 0:
+		return ErrConflict
+	}
+	return nil
+}
+
+func (r *Redis) CreateTicket(ctx context.Context, t Ticket) error { return r.writeTicket(ctx, t, 0, 0) }
+
+func (r *Redis) UpdateTicket(ctx context.Context, t Ticket, ttl time.Duration) error {
+	if t.Version == 0 {
+		return ErrConflict
+	}
+	return r.writeTicket(ctx, t, t.Version, ttl)
+}
+
+func (r *Redis) LoadTicket(ctx context.Context, id string) (Ticket, error) {
+	res, err := r.rdb.HMGet(ctx, r.ticketKey(id), "d", "v", "s", "tb").Result()
+	if err != nil {
+		return Ticket{}, fmt.Errorf("load ticket: %w", err)
+	}
+	d, ok := res[0].(string)
+	if !ok {
+		return Ticket{}, ErrNotFound
+	}
+	var t Ticket
+	if err := json.Unmarshal([]byte(d), &t); err != nil {
+		return Ticket{}, fmt.Errorf("decode ticket: %w", err)
+	}
+	t.Version, _ = strconv.ParseUint(res[1].(string), 10, 64)
+	s, _ := strconv.Atoi(res[2].(string))
+	t.State = TicketState(s)
+	t.TableID, _ = res[3].(string)
+	return t, nil
+}
+
+func (r *Redis) Pools(ctx context.Context) ([]string, error) {
+	ps, err := r.rdb.SMembers(ctx, r.prefix+"pools").Result()
+	if err != nil {
+		return nil, fmt.Errorf("pools: %w", err)
+	}
+	return ps, nil
+}
+
+func (r *Redis) Waiting(ctx context.Context, pool string) (int, error) {
+	ids, err := r.rdb.ZRange(ctx, r.queueKey(pool), 0, maxCandidates-1).Result()
+	if err != nil {
+		return 0, fmt.Errorf("waiting: %w", err)
+	}
+	pipe := r.rdb.Pipeline()
+	cmds := make([]*redis.StringCmd, len(ids))
+	for i, id := range ids {
+		cmds[i] = pipe.HGet(ctx, r.ticketKey(id), "n")
+	}
+	_, _ = pipe.Exec(ctx)
+	n := 0
+	for _, c := range cmds {
+		v, _ := c.Int()
+		n += v
+	}
+	return n, nil
+}
+
+// claimMatchScript is pick (lobby.go) in Lua, then the claim. ARGV: now ms, table id, ticket key
+// prefix, candidates, pool.
+var claimMatchScript = redis.NewScript(`
+local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[4]) - 1)
+local now = tonumber(ARGV[1])
+local group, lo, hi, n, bots, first = {}, 0, 0, 0, true, nil
+local seats = nil
+for _, id in ipairs(ids) do
+  local f = redis.call('HMGET', ARGV[3] .. id, 'n', 'lo', 'hi', 'b', 'dl', 's')
+  if f[1] and f[6] == '2' then
+    local size, mn, mx = tonumber(f[1]), tonumber(f[2]), tonumber(f[3])
+    if not first then first = tonumber(f[5]); lo = mn; hi = mx end
+    local nlo, nhi = math.max(lo, mn), math.min(hi, mx)
+    if nlo <= nhi and n + size <= nhi then
+      lo, hi, n = nlo, nhi, n + size
+      bots = bots and f[4] == '1'
+      group[#group + 1] = id
+      if n == hi then seats = n; break end
+    end
+  else
+    redis.call('ZREM', KEYS[1], id)
+  end
+end
+if not seats and first and now >= first then
+  if n >= lo then seats = n elseif bots then seats = lo end
+end
+if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[5]) end
+if not seats then return {} end
+for _, id in ipairs(group) do
+  redis.call('HSET', ARGV[3] .. id, 's', 3, 'tb', ARGV[2])
+  redis.call('HINCRBY', ARGV[3] .. id, 'v', 1)
+  redis.call('ZREM', KEYS[1], id)
+end
+if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[5]) end
+local out = {tostring(seats)}
+for _, id in ipairs(group) do out[#out + 1] = id end
+return out`)
+
+func (r *Redis) ClaimMatch(ctx context.Context, pool, tableID string, now time.Time) (Match, bool, error) {
+	res, err := claimMatchScript.Run(ctx, r.rdb, []string{r.queueKey(pool), r.prefix + "pools"},
+		now.UnixMilli(), tableID, r.prefix+"k:", maxCandidates, pool).StringSlice()
+	if err != nil {
+		return Match{}, false, fmt.Errorf("claim match: %w", err)
+	}
+	if len(res) == 0 {
+		return Match{}, false, nil
+	}
+	seats, _ := strconv.Atoi(res[0])
+	return Match{TableID: tableID, Tickets: res[1:], Seats: seats}, true, nil
+}
+
+func (r *Redis) presenceKey(table string) string { return r.prefix + "pr:{" + table + "}" }
+
+func (r *Redis) Touch(ctx context.Context, table string, seat int, now time.Time) error {
+	k := r.presenceKey(table)
+	pipe := r.rdb.Pipeline()
+	pipe.HSet(ctx, k, strconv.Itoa(seat), now.UnixMilli())
+	pipe.Expire(ctx, k, 24*time.Hour)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("touch: %w", err)
+	}
+	return nil
+}
+
+func (r *Redis) Presence(ctx context.Context, table string) (map[int]time.Time, error) {
+	m, err := r.rdb.HGetAll(ctx, r.presenceKey(table)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("presence: %w", err)
+	}
+	out := make(map[int]time.Time, len(m))
+	for k, v := range m {
+		seat, err1 := strconv.Atoi(k)
+		ms, err2 := strconv.ParseInt(v, 10, 64)
+		if err1 == nil && err2 == nil {
+			out[seat] = time.UnixMilli(ms)
+		}
+	}
+	return out, nil
+}
+
+func (r *Redis) AddDrive(ctx context.Context, table string) error {
+	if err := r.rdb.ZAddNX(ctx, r.prefix+"drive", redis.Z{Score: 0, Member: table}).Err(); err != nil {
+		return fmt.Errorf("add drive: %w", err)
+	}
+	return nil
+}
+
+func (r *Redis) DropDrive(ctx context.Context, table string) error {
+	pipe := r.rdb.TxPipeline()
+	pipe.ZRem(ctx, r.prefix+"drive", table)
+	pipe.HDel(ctx, r.prefix+"owner", table)
+	pipe.Del(ctx, r.presenceKey(table))
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("drop drive: %w", err)
+	}
+	return nil
+}
+
+var claimDriveScript = redis.NewScript(`
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, id in ipairs(ids) do
+  redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
+  redis.call('HSET', KEYS[2], id, ARGV[4])
+end
+return ids`)
+
+func (r *Redis) ClaimDrive(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]string, error) {
+	ids, err := claimDriveScript.Run(ctx, r.rdb, []string{r.prefix + "drive", r.prefix + "owner"},
+		now.UnixMilli(), now.Add(lease).UnixMilli(), limit, owner).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("claim drive: %w", err)
+	}
+	return ids, nil
+}
+
+var renewDriveScript = redis.NewScript(`
+local out = {}
+for i = 3, #ARGV do
+  local id = ARGV[i]
+  if redis.call('HGET', KEYS[2], id) == ARGV[1] and redis.call('ZSCORE', KEYS[1], id) then
+    redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
+    out[#out + 1] = id
+  end
+end
+return out`)
+
+func (r *Redis) RenewDrive(ctx context.Context, owner string, tables []string, now time.Time, lease time.Duration) ([]string, error) {
+	if len(tables) == 0 {
+		return nil, nil
+	}
+	args := []any{owner, now.Add(lease).UnixMilli()}
+	for _, t := range tables {
+		args = append(args, t)
+	}
+	ids, err := renewDriveScript.Run(ctx, r.rdb, []string{r.prefix + "drive", r.prefix + "owner"}, args...).StringSlice()
+	if err != nil {
+		return nil, fmt.Errorf("renew drive: %w", err)
+	}
+	return ids, nil
+}
