@@ -2,28 +2,41 @@ package engine
 
 import (
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
+	"cardroom.dev/services/kit/engine"
 )
+
+// seed gives an action's event list its backing array from the first event's allocation, so the
+// most frequent actions cost one allocation for their events and the list together.
+func seed(evs *[]engine.Event, arr []engine.Event) {
+	if cap(*evs) == 0 {
+		*evs = arr[:0]
+	}
+}
 
 // The frequent events are made in one allocation each: the Event, its oneof wrapper and the
 // inner message live in one struct (random games make hundreds of events, see the benchmarks).
 
-func newPassed() (*sponsiov1.Event, *sponsiov1.Passed) {
+func newPassed(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.Passed) {
 	b := new(struct {
-		e sponsiov1.Event
-		w sponsiov1.Event_Passed
-		m sponsiov1.Passed
+		e   sponsiov1.Event
+		w   sponsiov1.Event_Passed
+		m   sponsiov1.Passed
+		evs [2]engine.Event
 	})
 	b.w.Passed, b.e.Kind = &b.m, &b.w
+	seed(evs, b.evs[:])
 	return &b.e, &b.m
 }
 
-func newCardOpened() (*sponsiov1.Event, *sponsiov1.CardOpened) {
+func newCardOpened(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.CardOpened) {
 	b := new(struct {
-		e sponsiov1.Event
-		w sponsiov1.Event_CardOpened
-		m sponsiov1.CardOpened
+		e   sponsiov1.Event
+		w   sponsiov1.Event_CardOpened
+		m   sponsiov1.CardOpened
+		evs [3]engine.Event
 	})
 	b.w.CardOpened, b.e.Kind = &b.m, &b.w
+	seed(evs, b.evs[:])
 	return &b.e, &b.m
 }
 
@@ -37,14 +50,15 @@ func newCouponTaken() (*sponsiov1.Event, *sponsiov1.CouponTaken) {
 	return &b.e, &b.m
 }
 
-func newBetMarked() (*sponsiov1.Event, *sponsiov1.BetMarked) {
+func newBetMarked(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.BetMarked) {
 	b := new(struct {
-		e sponsiov1.Event
-		w sponsiov1.Event_BetMarked
-		m sponsiov1.BetMarked
-		t uint32
+		e   sponsiov1.Event
+		w   sponsiov1.Event_BetMarked
+		m   sponsiov1.BetMarked
+		evs [2]engine.Event
 	})
 	b.w.BetMarked, b.e.Kind = &b.m, &b.w
+	seed(evs, b.evs[:])
 	return &b.e, &b.m
 }
 
@@ -58,13 +72,15 @@ func newCardChanged() (*sponsiov1.Event, *sponsiov1.CardChanged) {
 	return &b.e, &b.m
 }
 
-func newCardPlayed() (*sponsiov1.Event, *sponsiov1.CardPlayed) {
+func newCardPlayed(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.CardPlayed) {
 	b := new(struct {
-		e sponsiov1.Event
-		w sponsiov1.Event_CardPlayed
-		m sponsiov1.CardPlayed
+		e   sponsiov1.Event
+		w   sponsiov1.Event_CardPlayed
+		m   sponsiov1.CardPlayed
+		evs [2]engine.Event
 	})
 	b.w.CardPlayed, b.e.Kind = &b.m, &b.w
+	seed(evs, b.evs[:])
 	return &b.e, &b.m
 }
 

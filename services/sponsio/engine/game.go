@@ -105,7 +105,7 @@ func (g Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 	if err := s.check(m.Seat, m.Action); err != nil {
 		return nil, err
 	}
-	evs := make([]engine.Event, 0, 4)
+	var evs []engine.Event
 	s.apply(m.Seat, m.Action, &evs)
 	s.LastSec, s.LastNsec = m.At.Unix(), int32(m.At.Nanosecond())
 	return evs, nil

@@ -411,7 +411,7 @@ func (s *State) apply(seat int, a Action, evs *[]engine.Event) {
 	st := &s.Seats[p]
 	switch a.Kind {
 	case ActPass:
-		e, m := newPassed()
+		e, m := newPassed(evs)
 		m.Seat = uint32(p)
 		pub(evs, e)
 		s.endTurn(evs)
@@ -433,7 +433,7 @@ func (s *State) apply(seat int, a Action, evs *[]engine.Event) {
 		}
 	case ActOption:
 		s.Bets[s.Pending].Option = a.A
-		e, m := newBetMarked()
+		e, m := newBetMarked(evs)
 		m.Seat, m.Coupon, m.Option = uint32(p), uint32(s.Pending)+1, uint32(a.A)
 		pub(evs, e)
 		s.endTurn(evs)
@@ -486,7 +486,7 @@ func (s *State) open(p int8, c Card, why sponsiov1.CardOpenedReason, evs *[]engi
 	st := &s.Seats[p]
 	st.Hand = st.Hand.Without(c)
 	st.Open = st.Open.With(c)
-	e, m := newCardOpened()
+	e, m := newCardOpened(evs)
 	m.Seat, m.Card, m.Reason = uint32(p), c.Proto(), why
 	pub(evs, e)
 }
@@ -636,7 +636,7 @@ func (s *State) play(p int8, c Card, evs *[]engine.Event) {
 	st.Played = st.Played.With(c)
 	s.Plays[p] = c
 	s.NPlayed++
-	e, m := newCardPlayed()
+	e, m := newCardPlayed(evs)
 	m.Seat, m.Card = uint32(p), c.Proto()
 	pub(evs, e)
 	if s.NPlayed < s.Players {
