@@ -1,8 +1,17 @@
 package main
 
-import "cardroom.dev/services/kit/engine"
+import (
+	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/sabaisabai"
+	"cardroom.dev/services/saboteur"
+	"cardroom.dev/services/sponsio"
+)
 
 // engines are the games this binary serves, in port order.
 func engines() []engine.Engine {
-	return []engine.Engine{}
+	return []engine.Engine{
+		sabaisabai.Engine(),
+		saboteur.Engine(),
+		sponsio.Engine(),
+	}
 }

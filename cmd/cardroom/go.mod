@@ -2,10 +2,16 @@ module cardroom.dev/cmd/cardroom
 
 go 1.26.7
 
-require cardroom.dev/services/kit v0.0.0
+require (
+	cardroom.dev/proto v0.0.0
+	cardroom.dev/services/kit v0.0.0
+	cardroom.dev/services/sabaisabai v0.0.0
+	cardroom.dev/services/saboteur v0.0.0
+	cardroom.dev/services/sponsio v0.0.0
+	google.golang.org/grpc v1.85.0
+)
 
 require (
-	cardroom.dev/proto v0.0.0 // indirect
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -51,7 +57,6 @@ require (
 	golang.org/x/time v0.16.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
-	google.golang.org/grpc v1.85.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
@@ -59,4 +64,7 @@ replace (
 	cardroom.dev/gateway => ../../gateway
 	cardroom.dev/proto => ../../proto
 	cardroom.dev/services/kit => ../../services/kit
+	cardroom.dev/services/sabaisabai => ../../services/sabaisabai
+	cardroom.dev/services/saboteur => ../../services/saboteur
+	cardroom.dev/services/sponsio => ../../services/sponsio
 )

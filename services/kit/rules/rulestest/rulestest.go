@@ -234,3 +234,35 @@ func (h *Harness) Refused(t testing.TB, tableID string, seat uint32, action prot
 		t.Fatalf("a refused action published %d events", seq2-seq)
 	}
 }
+
+// OutOfTurn finds, at a table, a seat that may act and one that may not, and returns the latter
+// with one of the former's legal actions: a move the rules must refuse.
+func (h *Harness) OutOfTurn(t testing.TB, tableID string, seats int) (uint32, proto.Message) {
+	t.Helper()
+	var idle []uint32
+	var action *anypb.Any
+	for seat := range uint32(seats) {
+		l, err := h.Client.ListLegalActions(context.Background(), &rulesv1.ListLegalActionsRequest{TableId: tableID, Seat: seat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(l.GetActions()) == 0 {
+			idle = append(idle, seat)
+		} else if action == nil {
+			action = l.GetActions()[0]
+		}
+	}
+	if len(idle) == 0 || action == nil {
+		t.Fatalf("table %s: no idle seat beside an acting one", tableID)
+	}
+	m, err := action.UnmarshalNew()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idle[0], m
+}
+
+// CreateRequest is a CreateTable request for id and cfg.
+func CreateRequest(id string, cfg *gamev1.TableConfig) *rulesv1.CreateTableRequest {
+	return &rulesv1.CreateTableRequest{TableId: id, Config: cfg}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/rules/rulestest"
 	"cardroom.dev/services/kit/store"
@@ -38,6 +40,22 @@ func play(t *testing.T, st store.Store) {
 	if _, err := h.Client.CreateTable(t.Context(), rulestest.CreateRequest("refused", cfg)); err != nil {
 		t.Fatal(err)
 	}
-	seat, action := h.OutOfTurn(t, "refused", 4)
-	h.Refused(t, "refused", seat, action, codes.FailedPrecondition, engine.CodeNotYourTurn)
+	// Every seat may act out of turn (throws, the call), but only the turn player draws.
+	draw := &sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Draw{Draw: &sabaisabaiv1.Draw{}}}
+	for seat := range uint32(4) {
+		l, err := h.Client.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "refused", Seat: seat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		turn := false
+		for _, a := range l.GetActions() {
+			m := &sabaisabaiv1.Action{}
+			turn = turn || a.UnmarshalTo(m) == nil && m.GetDraw() != nil
+		}
+		if !turn {
+			h.Refused(t, "refused", seat, draw, codes.FailedPrecondition, engine.CodeNotYourTurn)
+			return
+		}
+	}
+	t.Fatal("every seat may draw")
 }

@@ -1,0 +1,10 @@
+// Command saboteur is the saboteur rules service (cardroom.rules.v1.RulesService) for the distributed mode;
+// settings as in docs/operations.md.
+package main
+
+import (
+	"cardroom.dev/services/kit/app"
+	"cardroom.dev/services/saboteur"
+)
+
+func main() { app.RulesMain(saboteur.Engine()) }

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/rules/rulestest"
+	"cardroom.dev/services/kit/store"
+	"cardroom.dev/services/kit/testenv"
+	"cardroom.dev/services/saboteur"
+	"google.golang.org/grpc/codes"
+	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+)
+
+// TestService plays whole games through gRPC, on the memory store and on Redis, and checks that an
+// out-of-turn move is refused with FAILED_PRECONDITION and changes nothing.
+func TestService(t *testing.T) {
+	t.Run("memory", func(t *testing.T) { play(t, nil) })
+	t.Run("redis", func(t *testing.T) {
+		rdb := testenv.Redis(t)
+		st, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		play(t, st)
+	})
+}
+
+func play(t *testing.T, st store.Store) {
+	h := rulestest.Start(t, saboteur.Engine(), st)
+	for i, n := range []int{2, 6, 12} {
+		log := h.PlayToEnd(t, fmt.Sprint("game", i), rulestest.Config("saboteur", n, uint64(i+1), nil), 50000)
+		if len(log.GetTable().GetOutcome().GetResults()) != n {
+			t.Fatalf("%d players: outcome %v", n, log.GetTable().GetOutcome())
+		}
+	}
+	classic := rulestest.Config("saboteur", 5, 7, &saboteurv1.Options{Mode: saboteurv1.Mode_MODE_CLASSIC})
+	if log := h.PlayToEnd(t, "classic", classic, 50000); len(log.GetTable().GetOutcome().GetResults()) != 5 {
+		t.Fatalf("classic: outcome %v", log.GetTable().GetOutcome())
+	}
+	cfg := rulestest.Config("saboteur", 4, 9, nil)
+	if _, err := h.Client.CreateTable(t.Context(), rulestest.CreateRequest("refused", cfg)); err != nil {
+		t.Fatal(err)
+	}
+	seat, action := h.OutOfTurn(t, "refused", 4)
+	h.Refused(t, "refused", seat, action, codes.FailedPrecondition, engine.CodeNotYourTurn)
+}
