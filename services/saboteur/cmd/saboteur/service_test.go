@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"testing"
 
+	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/rules/rulestest"
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/testenv"
 	"cardroom.dev/services/saboteur"
 	"google.golang.org/grpc/codes"
-	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 )
 
 // TestService plays whole games through gRPC, on the memory store and on Redis, and checks that an
