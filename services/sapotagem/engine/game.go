@@ -202,7 +202,11 @@ func setOf(cards []int8) uint64 {
 	return m
 }
 
+// pub appends a public event; evs is nil in quiet playouts (bots' rollouts), which keep no events.
 func pub(evs *[]engine.Event, e *pb.Event) {
+	if evs == nil {
+		return
+	}
 	*evs = append(*evs, engine.Event{To: engine.Public, Payload: e})
 }
 
@@ -211,7 +215,11 @@ func (s *State) startRound(evs *[]engine.Event) {
 	s.Round++
 	s.NPlayed, s.Lead, s.Acted, s.Received, s.Won = 0, -1, 0, 0, 0
 	s.Turn, s.Phase, s.Winner = s.Starter, PhasePlay, -1
-	rs := &pb.RoundStarted{Round: uint32(s.Round), StartingSeat: uint32(s.Starter)}
+	quiet := evs == nil
+	rs := &pb.RoundStarted{}
+	if !quiet {
+		rs = &pb.RoundStarted{Round: uint32(s.Round), StartingSeat: uint32(s.Starter)}
+	}
 	switch {
 	case s.pileScheme():
 		s.TrumpCard, s.TrumpColour = -1, -1
@@ -219,7 +227,7 @@ func (s *State) startRound(evs *[]engine.Event) {
 			s.TrumpCard = s.Pile[s.PilePos]
 			s.PilePos++
 			s.TrumpColour = colourOf(s.TrumpCard)
-			if !s.on(vClosedInformation) && s.PilePos < s.PileLen {
+			if !quiet && !s.on(vClosedInformation) && s.PilePos < s.PileLen {
 				rs.NextTrump = cardPB(s.Pile[s.PilePos])
 			}
 		}
@@ -254,6 +262,10 @@ func (s *State) startRound(evs *[]engine.Event) {
 	default:
 		s.TrumpColour = s.GameColour
 	}
+	if quiet {
+		s.skipPasses(evs)
+		return
+	}
 	rs.Trump = colourPB(s.TrumpColour)
 	if s.TrumpCard >= 0 {
 		rs.TrumpCard = cardPB(s.TrumpCard)
@@ -284,7 +296,9 @@ func (s *State) canAct(seat int8) bool { return s.Hands[seat] != 0 || s.canJump(
 // skipPasses passes for every seat, from Turn on, that can do nothing (ruling G1).
 func (s *State) skipPasses(evs *[]engine.Event) {
 	for s.Phase == PhasePlay && !s.canAct(s.Turn) {
-		pub(evs, &pb.Event{Kind: &pb.Event_Passed{Passed: &pb.Passed{Seat: uint32(s.Turn)}}})
+		if evs != nil {
+			pub(evs, &pb.Event{Kind: &pb.Event_Passed{Passed: &pb.Passed{Seat: uint32(s.Turn)}}})
+		}
 		s.Acted++
 		if s.Acted == s.N {
 			s.resolve(evs)
@@ -362,6 +376,7 @@ func (s *State) resolve(evs *[]engine.Event) {
 	if s.weakFrog() {
 		s.Chooser = s.weakest()
 	}
+	quiet := evs == nil
 	re := &pb.RoundEnded{Round: uint32(s.Round)}
 	lastOfPile := s.on(vFourPiles) && (s.Round-1)%Data.PileSize == Data.PileSize-1
 	var discard uint64
@@ -376,8 +391,10 @@ func (s *State) resolve(evs *[]engine.Event) {
 	} else {
 		w := s.Table[best].Owner
 		s.Winner, s.HasWinner, s.Starter = w, true, w
-		re.Winner = proto.Uint32(uint32(w))
-		re.WinningCard = cardPB(s.Table[best].Card)
+		if !quiet {
+			re.Winner = proto.Uint32(uint32(w))
+			re.WinningCard = cardPB(s.Table[best].Card)
+		}
 		capture := played
 		if s.TrumpCard >= 0 {
 			switch {
@@ -403,7 +420,9 @@ func (s *State) resolve(evs *[]engine.Event) {
 		}
 		s.addToArea(w, capture)
 		s.Won = capture
-		re.Captured = cardsPB(capture)
+		if !quiet {
+			re.Captured = cardsPB(capture)
+		}
 	}
 	if lastOfPile {
 		discard |= s.Revealed
@@ -414,7 +433,7 @@ func (s *State) resolve(evs *[]engine.Event) {
 		}
 	}
 	s.Discard |= discard
-	if discard != 0 {
+	if discard != 0 && !quiet {
 		re.Discarded = cardsPB(discard)
 	}
 	s.NPlayed = 0
@@ -499,6 +518,10 @@ func (s *State) proceed(st int, evs *[]engine.Event) {
 		case stageHidden:
 			if s.on(vHidingTheGame) && !s.gameOver() && s.Chooser >= 0 && s.Hidden != 0 {
 				s.Phase, s.Turn = PhaseHiddenPick, s.Chooser
+				if evs != nil {
+					*evs = append(*evs, engine.Event{To: int(s.Chooser), Payload: &pb.Event{Kind: &pb.Event_HiddenPileShown{
+						HiddenPileShown: &pb.HiddenPileShown{Seat: uint32(s.Chooser), Cards: cardsPB(s.Hidden)}}}})
+				}
 				return
 			}
 		default:
@@ -514,6 +537,9 @@ func (s *State) proceed(st int, evs *[]engine.Event) {
 
 func (s *State) finish(evs *[]engine.Event) {
 	s.Phase = PhaseOver
+	if evs == nil {
+		return
+	}
 	res := s.score()
 	gov := &pb.GameOver{Outcome: res.outcome(s)}
 	for seat := int8(0); seat < s.N; seat++ {
@@ -708,9 +734,11 @@ func (s *State) apply(seat int8, a Action, evs *[]engine.Event) {
 	case PhaseSleeve:
 		s.Hands[seat] &^= bit(a.Card)
 		s.Sleeve[seat] = a.Card
-		*evs = append(*evs,
-			engine.Event{To: engine.Public, Payload: &pb.Event{Kind: &pb.Event_SleeveChosen{SleeveChosen: &pb.SleeveChosen{Seat: uint32(seat)}}}},
-			engine.Event{To: int(seat), Payload: &pb.Event{Kind: &pb.Event_SleeveChosen{SleeveChosen: &pb.SleeveChosen{Seat: uint32(seat), Card: cardPB(a.Card)}}}})
+		if evs != nil {
+			*evs = append(*evs,
+				engine.Event{To: engine.Public, Payload: &pb.Event{Kind: &pb.Event_SleeveChosen{SleeveChosen: &pb.SleeveChosen{Seat: uint32(seat)}}}},
+				engine.Event{To: int(seat), Payload: &pb.Event{Kind: &pb.Event_SleeveChosen{SleeveChosen: &pb.SleeveChosen{Seat: uint32(seat), Card: cardPB(a.Card)}}}})
+		}
 		for i := int8(0); i < s.N; i++ {
 			if s.Sleeve[i] < 0 {
 				return
@@ -777,21 +805,31 @@ func (s *State) push(p play) {
 func (s *State) jump(seat int8, a Action, evs *[]engine.Event) {
 	s.Markers[seat]--
 	s.JumpsUsed[seat]++
-	j := &pb.Jumped{Seat: uint32(seat), MarkersLeft: uint32(s.Markers[seat])}
+	quiet := evs == nil
+	j := &pb.Jumped{}
+	if !quiet {
+		j = &pb.Jumped{Seat: uint32(seat), MarkersLeft: uint32(s.Markers[seat])}
+	}
 	if a.Card >= 0 {
 		s.Areas[s.areaOf(seat)] &^= bit(a.Card)
 		s.push(play{Seat: seat, Card: a.Card, Owner: seat, Source: srcArea})
-		j.AreaCard = cardPB(a.Card)
+		if !quiet {
+			j.AreaCard = cardPB(a.Card)
+		}
 	}
 	if a.Bomb >= 0 {
 		s.Hands[seat] &^= bit(a.Bomb)
 		s.push(play{Seat: seat, Card: a.Bomb, Owner: -1, Source: srcRemote})
-		j.Bomb = cardPB(a.Bomb)
+		if !quiet {
+			j.Bomb = cardPB(a.Bomb)
+		}
 	}
 	if a.Fugitive >= 0 {
 		s.Fugitives &^= bit(a.Fugitive)
 		s.addToArea(seat, bit(a.Fugitive))
-		j.Fugitive = cardPB(a.Fugitive)
+		if !quiet {
+			j.Fugitive = cardPB(a.Fugitive)
+		}
 	}
 	pub(evs, &pb.Event{Kind: &pb.Event_Jumped{Jumped: j}})
 	s.nextTurn(-1, evs)
@@ -808,7 +846,9 @@ func (s *State) play(seat int8, a Action, evs *[]engine.Event) {
 	}
 	s.Hands[seat] &^= bit(a.Card)
 	s.push(play{Seat: seat, Card: a.Card, Owner: owner, Source: srcHand})
-	pub(evs, &pb.Event{Kind: &pb.Event_CardPlayed{CardPlayed: &pb.CardPlayed{Seat: uint32(seat), Card: cardPB(a.Card), Owner: uint32(owner)}}})
+	if evs != nil {
+		pub(evs, &pb.Event{Kind: &pb.Event_CardPlayed{CardPlayed: &pb.CardPlayed{Seat: uint32(seat), Card: cardPB(a.Card), Owner: uint32(owner)}}})
+	}
 	s.nextTurn(owner, evs)
 }
 

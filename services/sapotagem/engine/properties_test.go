@@ -222,6 +222,10 @@ func TestPropertiesRandomGames(t *testing.T) {
 		games = 1000
 	}
 	g := Game{}
+	viewEvery := 40
+	if raceEnabled {
+		viewEvery = 150
+	}
 	var illegal = []Action{Jump(), Play(0), Play(12), Play(51), PlayTo(5, 1), Pick(3), Pick(40), Decline(), ChooseTrump(2),
 		{Kind: KindJump, Card: 7, Bomb: 12, Fugitive: 30, Target: -1}, {Kind: 99, Card: -1, Bomb: -1, Fugitive: -1, Target: -1}}
 	for i := range games {
@@ -229,7 +233,7 @@ func TestPropertiesRandomGames(t *testing.T) {
 		vars := variantsOf(cfg.Options.(*pb.Options))
 		lc := &leakCheck{}
 		r := rand.New(rand.NewPCG(uint64(i), 3))
-		fullViews := i < 200
+		fullViews := i < 200 && (!raceEnabled || i < 40)
 		p := enginetest.Playout[*State, Action]{Game: g, TimeoutChance: 0.05}
 		p.OnStep = func(s *State, st enginetest.Step[Action]) error {
 			if err := conservation(s); err != nil {
@@ -243,7 +247,7 @@ func TestPropertiesRandomGames(t *testing.T) {
 			if err := lc.events(s, st.Events); err != nil {
 				return err
 			}
-			if fullViews || r.IntN(40) == 0 {
+			if fullViews || r.IntN(viewEvery) == 0 {
 				if err := lc.views(g, s); err != nil {
 					return err
 				}
@@ -282,7 +286,7 @@ func TestPropertiesRandomGames(t *testing.T) {
 
 func TestDeterminism(t *testing.T) {
 	n := 300
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		n = 50
 	}
 	enginetest.CheckDeterminism(t, enginetest.Playout[*State, Action]{Game: Game{}, TimeoutChance: 0.05}, n, randomConfig)

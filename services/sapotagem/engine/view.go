@@ -204,3 +204,20 @@ func Render(v *pb.View) string {
 	}
 	return b.String()
 }
+
+// CardID is the engine's number (0-51) of a proto card, or -1 when it is not a card.
+func CardID(c *pb.Card) int8 {
+	id, v := cardFromPB(c, "")
+	if v != nil {
+		return -1
+	}
+	return id
+}
+
+// CardsScore is what a play area holding cards scores under the options' scoring (faction
+// table, bombs, Wild Bomb and the table's goal), without team or jump penalties. Bots use it.
+func CardsScore(o *pb.Options, cards []int8) int {
+	s := State{}
+	s.Variants = variantsOf(o)
+	return s.areaPoints(setOf(cards))
+}

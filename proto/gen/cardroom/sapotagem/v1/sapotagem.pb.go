@@ -1195,7 +1195,7 @@ type View struct {
 	// The viewing seat, or -1 for a spectator.
 	Viewer int32 `protobuf:"varint,2,opt,name=viewer,proto3" json:"viewer,omitempty"`
 	Phase  Phase `protobuf:"varint,3,opt,name=phase,proto3,enum=cardroom.sapotagem.v1.Phase" json:"phase,omitempty"`
-	// Rounds played so far (0 before the first round resolves).
+	// The current round, from 1 (the last round once the game is over; 0 while choosing sleeve cards).
 	Round uint32 `protobuf:"varint,4,opt,name=round,proto3" json:"round,omitempty"`
 	// Total rounds; 0 when the game instead ends when every hand is empty (Costly Absence).
 	Rounds       uint32 `protobuf:"varint,5,opt,name=rounds,proto3" json:"rounds,omitempty"`
@@ -1462,6 +1462,7 @@ type Event struct {
 	//	*Event_SleeveChosen
 	//	*Event_SleeveRevealed
 	//	*Event_GameOver
+	//	*Event_HiddenPileShown
 	Kind          isEvent_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1612,6 +1613,15 @@ func (x *Event) GetGameOver() *GameOver {
 	return nil
 }
 
+func (x *Event) GetHiddenPileShown() *HiddenPileShown {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_HiddenPileShown); ok {
+			return x.HiddenPileShown
+		}
+	}
+	return nil
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
@@ -1664,6 +1674,10 @@ type Event_GameOver struct {
 	GameOver *GameOver `protobuf:"bytes,12,opt,name=game_over,json=gameOver,proto3,oneof"`
 }
 
+type Event_HiddenPileShown struct {
+	HiddenPileShown *HiddenPileShown `protobuf:"bytes,13,opt,name=hidden_pile_shown,json=hiddenPileShown,proto3,oneof"`
+}
+
 func (*Event_GameStarted) isEvent_Kind() {}
 
 func (*Event_HandDealt) isEvent_Kind() {}
@@ -1687,6 +1701,8 @@ func (*Event_SleeveChosen) isEvent_Kind() {}
 func (*Event_SleeveRevealed) isEvent_Kind() {}
 
 func (*Event_GameOver) isEvent_Kind() {}
+
+func (*Event_HiddenPileShown) isEvent_Kind() {}
 
 // GameStarted is public: the table as dealt.
 type GameStarted struct {
@@ -2416,6 +2432,60 @@ func (x *SleeveRevealed) GetCards() []*Card {
 	return nil
 }
 
+// HiddenPileShown is private to the seat about to take a card from the closed pile (Frog Hiding
+// the Game): the pile's cards.
+type HiddenPileShown struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Cards         []*Card                `protobuf:"bytes,2,rep,name=cards,proto3" json:"cards,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HiddenPileShown) Reset() {
+	*x = HiddenPileShown{}
+	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HiddenPileShown) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HiddenPileShown) ProtoMessage() {}
+
+func (x *HiddenPileShown) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HiddenPileShown.ProtoReflect.Descriptor instead.
+func (*HiddenPileShown) Descriptor() ([]byte, []int) {
+	return file_cardroom_sapotagem_v1_sapotagem_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *HiddenPileShown) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *HiddenPileShown) GetCards() []*Card {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
 // SeatScore is one seat's final score.
 type SeatScore struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2432,7 +2502,7 @@ type SeatScore struct {
 
 func (x *SeatScore) Reset() {
 	*x = SeatScore{}
-	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[23]
+	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2444,7 +2514,7 @@ func (x *SeatScore) String() string {
 func (*SeatScore) ProtoMessage() {}
 
 func (x *SeatScore) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[23]
+	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2457,7 +2527,7 @@ func (x *SeatScore) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatScore.ProtoReflect.Descriptor instead.
 func (*SeatScore) Descriptor() ([]byte, []int) {
-	return file_cardroom_sapotagem_v1_sapotagem_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_sapotagem_v1_sapotagem_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SeatScore) GetSeat() uint32 {
@@ -2499,7 +2569,7 @@ type GameOver struct {
 
 func (x *GameOver) Reset() {
 	*x = GameOver{}
-	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[24]
+	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2511,7 +2581,7 @@ func (x *GameOver) String() string {
 func (*GameOver) ProtoMessage() {}
 
 func (x *GameOver) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[24]
+	mi := &file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2524,7 +2594,7 @@ func (x *GameOver) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameOver.ProtoReflect.Descriptor instead.
 func (*GameOver) Descriptor() ([]byte, []int) {
-	return file_cardroom_sapotagem_v1_sapotagem_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_sapotagem_v1_sapotagem_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GameOver) GetScores() []*SeatScore {
@@ -2650,7 +2720,7 @@ const file_cardroom_sapotagem_v1_sapotagem_proto_rawDesc = "" +
 	"lastWinner\x88\x01\x01\x123\n" +
 	"\aoutcome\x18\x19 \x01(\v2\x19.cardroom.game.v1.OutcomeR\aoutcomeB\a\n" +
 	"\x05_turnB\x0e\n" +
-	"\f_last_winner\"\xcf\x06\n" +
+	"\f_last_winner\"\xa5\a\n" +
 	"\x05Event\x12G\n" +
 	"\fgame_started\x18\x01 \x01(\v2\".cardroom.sapotagem.v1.GameStartedH\x00R\vgameStarted\x12A\n" +
 	"\n" +
@@ -2668,7 +2738,8 @@ const file_cardroom_sapotagem_v1_sapotagem_proto_rawDesc = "" +
 	"\rsleeve_chosen\x18\n" +
 	" \x01(\v2#.cardroom.sapotagem.v1.SleeveChosenH\x00R\fsleeveChosen\x12P\n" +
 	"\x0fsleeve_revealed\x18\v \x01(\v2%.cardroom.sapotagem.v1.SleeveRevealedH\x00R\x0esleeveRevealed\x12>\n" +
-	"\tgame_over\x18\f \x01(\v2\x1f.cardroom.sapotagem.v1.GameOverH\x00R\bgameOverB\x06\n" +
+	"\tgame_over\x18\f \x01(\v2\x1f.cardroom.sapotagem.v1.GameOverH\x00R\bgameOver\x12T\n" +
+	"\x11hidden_pile_shown\x18\r \x01(\v2&.cardroom.sapotagem.v1.HiddenPileShownH\x00R\x0fhiddenPileShownB\x06\n" +
 	"\x04kind\"\xed\x02\n" +
 	"\vGameStarted\x12\x14\n" +
 	"\x05seats\x18\x01 \x01(\rR\x05seats\x12\x16\n" +
@@ -2726,7 +2797,10 @@ const file_cardroom_sapotagem_v1_sapotagem_proto_rawDesc = "" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12/\n" +
 	"\x04card\x18\x02 \x01(\v2\x1b.cardroom.sapotagem.v1.CardR\x04card\"C\n" +
 	"\x0eSleeveRevealed\x121\n" +
-	"\x05cards\x18\x01 \x03(\v2\x1b.cardroom.sapotagem.v1.CardR\x05cards\"l\n" +
+	"\x05cards\x18\x01 \x03(\v2\x1b.cardroom.sapotagem.v1.CardR\x05cards\"X\n" +
+	"\x0fHiddenPileShown\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\rR\x04seat\x121\n" +
+	"\x05cards\x18\x02 \x03(\v2\x1b.cardroom.sapotagem.v1.CardR\x05cards\"l\n" +
 	"\tSeatScore\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x1f\n" +
 	"\varea_points\x18\x02 \x01(\x03R\n" +
@@ -2790,38 +2864,39 @@ func file_cardroom_sapotagem_v1_sapotagem_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_sapotagem_v1_sapotagem_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_cardroom_sapotagem_v1_sapotagem_proto_goTypes = []any{
-	(Colour)(0),            // 0: cardroom.sapotagem.v1.Colour
-	(Faction)(0),           // 1: cardroom.sapotagem.v1.Faction
-	(Phase)(0),             // 2: cardroom.sapotagem.v1.Phase
-	(TakeSource)(0),        // 3: cardroom.sapotagem.v1.TakeSource
-	(*Card)(nil),           // 4: cardroom.sapotagem.v1.Card
-	(*Options)(nil),        // 5: cardroom.sapotagem.v1.Options
-	(*Action)(nil),         // 6: cardroom.sapotagem.v1.Action
-	(*Jump)(nil),           // 7: cardroom.sapotagem.v1.Jump
-	(*PlayCard)(nil),       // 8: cardroom.sapotagem.v1.PlayCard
-	(*PickCard)(nil),       // 9: cardroom.sapotagem.v1.PickCard
-	(*Decline)(nil),        // 10: cardroom.sapotagem.v1.Decline
-	(*ChooseTrump)(nil),    // 11: cardroom.sapotagem.v1.ChooseTrump
-	(*Played)(nil),         // 12: cardroom.sapotagem.v1.Played
-	(*SeatView)(nil),       // 13: cardroom.sapotagem.v1.SeatView
-	(*View)(nil),           // 14: cardroom.sapotagem.v1.View
-	(*Event)(nil),          // 15: cardroom.sapotagem.v1.Event
-	(*GameStarted)(nil),    // 16: cardroom.sapotagem.v1.GameStarted
-	(*HandDealt)(nil),      // 17: cardroom.sapotagem.v1.HandDealt
-	(*RoundStarted)(nil),   // 18: cardroom.sapotagem.v1.RoundStarted
-	(*Jumped)(nil),         // 19: cardroom.sapotagem.v1.Jumped
-	(*CardPlayed)(nil),     // 20: cardroom.sapotagem.v1.CardPlayed
-	(*Passed)(nil),         // 21: cardroom.sapotagem.v1.Passed
-	(*RoundEnded)(nil),     // 22: cardroom.sapotagem.v1.RoundEnded
-	(*CardTaken)(nil),      // 23: cardroom.sapotagem.v1.CardTaken
-	(*TrumpChosen)(nil),    // 24: cardroom.sapotagem.v1.TrumpChosen
-	(*SleeveChosen)(nil),   // 25: cardroom.sapotagem.v1.SleeveChosen
-	(*SleeveRevealed)(nil), // 26: cardroom.sapotagem.v1.SleeveRevealed
-	(*SeatScore)(nil),      // 27: cardroom.sapotagem.v1.SeatScore
-	(*GameOver)(nil),       // 28: cardroom.sapotagem.v1.GameOver
-	(*v1.Outcome)(nil),     // 29: cardroom.game.v1.Outcome
+	(Colour)(0),             // 0: cardroom.sapotagem.v1.Colour
+	(Faction)(0),            // 1: cardroom.sapotagem.v1.Faction
+	(Phase)(0),              // 2: cardroom.sapotagem.v1.Phase
+	(TakeSource)(0),         // 3: cardroom.sapotagem.v1.TakeSource
+	(*Card)(nil),            // 4: cardroom.sapotagem.v1.Card
+	(*Options)(nil),         // 5: cardroom.sapotagem.v1.Options
+	(*Action)(nil),          // 6: cardroom.sapotagem.v1.Action
+	(*Jump)(nil),            // 7: cardroom.sapotagem.v1.Jump
+	(*PlayCard)(nil),        // 8: cardroom.sapotagem.v1.PlayCard
+	(*PickCard)(nil),        // 9: cardroom.sapotagem.v1.PickCard
+	(*Decline)(nil),         // 10: cardroom.sapotagem.v1.Decline
+	(*ChooseTrump)(nil),     // 11: cardroom.sapotagem.v1.ChooseTrump
+	(*Played)(nil),          // 12: cardroom.sapotagem.v1.Played
+	(*SeatView)(nil),        // 13: cardroom.sapotagem.v1.SeatView
+	(*View)(nil),            // 14: cardroom.sapotagem.v1.View
+	(*Event)(nil),           // 15: cardroom.sapotagem.v1.Event
+	(*GameStarted)(nil),     // 16: cardroom.sapotagem.v1.GameStarted
+	(*HandDealt)(nil),       // 17: cardroom.sapotagem.v1.HandDealt
+	(*RoundStarted)(nil),    // 18: cardroom.sapotagem.v1.RoundStarted
+	(*Jumped)(nil),          // 19: cardroom.sapotagem.v1.Jumped
+	(*CardPlayed)(nil),      // 20: cardroom.sapotagem.v1.CardPlayed
+	(*Passed)(nil),          // 21: cardroom.sapotagem.v1.Passed
+	(*RoundEnded)(nil),      // 22: cardroom.sapotagem.v1.RoundEnded
+	(*CardTaken)(nil),       // 23: cardroom.sapotagem.v1.CardTaken
+	(*TrumpChosen)(nil),     // 24: cardroom.sapotagem.v1.TrumpChosen
+	(*SleeveChosen)(nil),    // 25: cardroom.sapotagem.v1.SleeveChosen
+	(*SleeveRevealed)(nil),  // 26: cardroom.sapotagem.v1.SleeveRevealed
+	(*HiddenPileShown)(nil), // 27: cardroom.sapotagem.v1.HiddenPileShown
+	(*SeatScore)(nil),       // 28: cardroom.sapotagem.v1.SeatScore
+	(*GameOver)(nil),        // 29: cardroom.sapotagem.v1.GameOver
+	(*v1.Outcome)(nil),      // 30: cardroom.game.v1.Outcome
 }
 var file_cardroom_sapotagem_v1_sapotagem_proto_depIdxs = []int32{
 	0,  // 0: cardroom.sapotagem.v1.Card.colour:type_name -> cardroom.sapotagem.v1.Colour
@@ -2854,7 +2929,7 @@ var file_cardroom_sapotagem_v1_sapotagem_proto_depIdxs = []int32{
 	4,  // 27: cardroom.sapotagem.v1.View.revealed:type_name -> cardroom.sapotagem.v1.Card
 	4,  // 28: cardroom.sapotagem.v1.View.trump_deck:type_name -> cardroom.sapotagem.v1.Card
 	4,  // 29: cardroom.sapotagem.v1.View.hidden:type_name -> cardroom.sapotagem.v1.Card
-	29, // 30: cardroom.sapotagem.v1.View.outcome:type_name -> cardroom.game.v1.Outcome
+	30, // 30: cardroom.sapotagem.v1.View.outcome:type_name -> cardroom.game.v1.Outcome
 	16, // 31: cardroom.sapotagem.v1.Event.game_started:type_name -> cardroom.sapotagem.v1.GameStarted
 	17, // 32: cardroom.sapotagem.v1.Event.hand_dealt:type_name -> cardroom.sapotagem.v1.HandDealt
 	18, // 33: cardroom.sapotagem.v1.Event.round_started:type_name -> cardroom.sapotagem.v1.RoundStarted
@@ -2866,34 +2941,36 @@ var file_cardroom_sapotagem_v1_sapotagem_proto_depIdxs = []int32{
 	24, // 39: cardroom.sapotagem.v1.Event.trump_chosen:type_name -> cardroom.sapotagem.v1.TrumpChosen
 	25, // 40: cardroom.sapotagem.v1.Event.sleeve_chosen:type_name -> cardroom.sapotagem.v1.SleeveChosen
 	26, // 41: cardroom.sapotagem.v1.Event.sleeve_revealed:type_name -> cardroom.sapotagem.v1.SleeveRevealed
-	28, // 42: cardroom.sapotagem.v1.Event.game_over:type_name -> cardroom.sapotagem.v1.GameOver
-	0,  // 43: cardroom.sapotagem.v1.GameStarted.game_trump:type_name -> cardroom.sapotagem.v1.Colour
-	4,  // 44: cardroom.sapotagem.v1.GameStarted.open_pile:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 45: cardroom.sapotagem.v1.GameStarted.fugitives:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 46: cardroom.sapotagem.v1.HandDealt.cards:type_name -> cardroom.sapotagem.v1.Card
-	0,  // 47: cardroom.sapotagem.v1.RoundStarted.trump:type_name -> cardroom.sapotagem.v1.Colour
-	4,  // 48: cardroom.sapotagem.v1.RoundStarted.trump_card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 49: cardroom.sapotagem.v1.RoundStarted.next_trump:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 50: cardroom.sapotagem.v1.RoundStarted.revealed:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 51: cardroom.sapotagem.v1.Jumped.area_card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 52: cardroom.sapotagem.v1.Jumped.bomb:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 53: cardroom.sapotagem.v1.Jumped.fugitive:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 54: cardroom.sapotagem.v1.CardPlayed.card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 55: cardroom.sapotagem.v1.RoundEnded.winning_card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 56: cardroom.sapotagem.v1.RoundEnded.captured:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 57: cardroom.sapotagem.v1.RoundEnded.discarded:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 58: cardroom.sapotagem.v1.CardTaken.card:type_name -> cardroom.sapotagem.v1.Card
-	3,  // 59: cardroom.sapotagem.v1.CardTaken.source:type_name -> cardroom.sapotagem.v1.TakeSource
-	0,  // 60: cardroom.sapotagem.v1.TrumpChosen.colour:type_name -> cardroom.sapotagem.v1.Colour
-	4,  // 61: cardroom.sapotagem.v1.SleeveChosen.card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 62: cardroom.sapotagem.v1.SleeveRevealed.cards:type_name -> cardroom.sapotagem.v1.Card
-	27, // 63: cardroom.sapotagem.v1.GameOver.scores:type_name -> cardroom.sapotagem.v1.SeatScore
-	29, // 64: cardroom.sapotagem.v1.GameOver.outcome:type_name -> cardroom.game.v1.Outcome
-	65, // [65:65] is the sub-list for method output_type
-	65, // [65:65] is the sub-list for method input_type
-	65, // [65:65] is the sub-list for extension type_name
-	65, // [65:65] is the sub-list for extension extendee
-	0,  // [0:65] is the sub-list for field type_name
+	29, // 42: cardroom.sapotagem.v1.Event.game_over:type_name -> cardroom.sapotagem.v1.GameOver
+	27, // 43: cardroom.sapotagem.v1.Event.hidden_pile_shown:type_name -> cardroom.sapotagem.v1.HiddenPileShown
+	0,  // 44: cardroom.sapotagem.v1.GameStarted.game_trump:type_name -> cardroom.sapotagem.v1.Colour
+	4,  // 45: cardroom.sapotagem.v1.GameStarted.open_pile:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 46: cardroom.sapotagem.v1.GameStarted.fugitives:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 47: cardroom.sapotagem.v1.HandDealt.cards:type_name -> cardroom.sapotagem.v1.Card
+	0,  // 48: cardroom.sapotagem.v1.RoundStarted.trump:type_name -> cardroom.sapotagem.v1.Colour
+	4,  // 49: cardroom.sapotagem.v1.RoundStarted.trump_card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 50: cardroom.sapotagem.v1.RoundStarted.next_trump:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 51: cardroom.sapotagem.v1.RoundStarted.revealed:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 52: cardroom.sapotagem.v1.Jumped.area_card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 53: cardroom.sapotagem.v1.Jumped.bomb:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 54: cardroom.sapotagem.v1.Jumped.fugitive:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 55: cardroom.sapotagem.v1.CardPlayed.card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 56: cardroom.sapotagem.v1.RoundEnded.winning_card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 57: cardroom.sapotagem.v1.RoundEnded.captured:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 58: cardroom.sapotagem.v1.RoundEnded.discarded:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 59: cardroom.sapotagem.v1.CardTaken.card:type_name -> cardroom.sapotagem.v1.Card
+	3,  // 60: cardroom.sapotagem.v1.CardTaken.source:type_name -> cardroom.sapotagem.v1.TakeSource
+	0,  // 61: cardroom.sapotagem.v1.TrumpChosen.colour:type_name -> cardroom.sapotagem.v1.Colour
+	4,  // 62: cardroom.sapotagem.v1.SleeveChosen.card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 63: cardroom.sapotagem.v1.SleeveRevealed.cards:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 64: cardroom.sapotagem.v1.HiddenPileShown.cards:type_name -> cardroom.sapotagem.v1.Card
+	28, // 65: cardroom.sapotagem.v1.GameOver.scores:type_name -> cardroom.sapotagem.v1.SeatScore
+	30, // 66: cardroom.sapotagem.v1.GameOver.outcome:type_name -> cardroom.game.v1.Outcome
+	67, // [67:67] is the sub-list for method output_type
+	67, // [67:67] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_sapotagem_v1_sapotagem_proto_init() }
@@ -2923,6 +3000,7 @@ func file_cardroom_sapotagem_v1_sapotagem_proto_init() {
 		(*Event_SleeveChosen)(nil),
 		(*Event_SleeveRevealed)(nil),
 		(*Event_GameOver)(nil),
+		(*Event_HiddenPileShown)(nil),
 	}
 	file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[18].OneofWrappers = []any{}
 	file_cardroom_sapotagem_v1_sapotagem_proto_msgTypes[20].OneofWrappers = []any{}
@@ -2932,7 +3010,7 @@ func file_cardroom_sapotagem_v1_sapotagem_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_sapotagem_v1_sapotagem_proto_rawDesc), len(file_cardroom_sapotagem_v1_sapotagem_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   25,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
