@@ -50,7 +50,7 @@ func (RoleAware) Choose(view proto.Message, legal []engine.Action, r *rand.Rand)
 		return best
 	}
 	me := int(v.Viewer)
-	p := engine.NewPlanner(v)
+	p := &lazyPlanner{v: v}
 	if v.Role == pb.Role_ROLE_SABOTEUR {
 		return saboteur(v, me, p, legal, r)
 	}
@@ -70,7 +70,7 @@ func friend(v *pb.View, me, seat int) bool {
 	return role != pb.Role_ROLE_UNSPECIFIED && role != pb.Role_ROLE_SABOTEUR
 }
 
-func digger(v *pb.View, me int, p *engine.Planner, legal []engine.Action, r *rand.Rand) engine.Action {
+func digger(v *pb.View, me int, p *lazyPlanner, legal []engine.Action, r *rand.Rand) engine.Action {
 	var (
 		best      engine.Action
 		bestScore = -1 << 30
@@ -80,13 +80,13 @@ func digger(v *pb.View, me int, p *engine.Planner, legal []engine.Action, r *ran
 			best, bestScore = a, score
 		}
 	}
-	front := p.Front()
 	geologist := v.Role == pb.Role_ROLE_GEOLOGIST
-	goldKnown := len(p.Targets()) == 1
+	goldKnown := goldSeen(v)
 	for _, a := range legal {
 		switch a.Kind {
 		case engine.KindPlace:
-			after := p.After(a.Card, a.Rot, int(a.X), int(a.Y))
+			front := p.front()
+			after := p.get().After(a.Card, a.Rot, int(a.X), int(a.Y))
 			if after < front {
 				consider(a, 1000+100*(front-after)-after)
 			} else if geologist && engine.HasCrystal(a.Card) && after < 1<<20 {
@@ -134,7 +134,7 @@ func digger(v *pb.View, me int, p *engine.Planner, legal []engine.Action, r *ran
 	return best
 }
 
-func saboteur(v *pb.View, me int, p *engine.Planner, legal []engine.Action, r *rand.Rand) engine.Action {
+func saboteur(v *pb.View, me int, p *lazyPlanner, legal []engine.Action, r *rand.Rand) engine.Action {
 	var (
 		best      engine.Action
 		bestScore = -1 << 30
@@ -144,13 +144,13 @@ func saboteur(v *pb.View, me int, p *engine.Planner, legal []engine.Action, r *r
 			best, bestScore = a, score
 		}
 	}
-	front := p.Front()
 	for _, a := range legal {
 		switch a.Kind {
 		case engine.KindPlace:
 			_, dead := engine.Shape(a.Card, a.Rot)
-			after := p.After(a.Card, a.Rot, int(a.X), int(a.Y))
-			d := p.Dist(int(a.X), int(a.Y))
+			front := p.front()
+			after := p.get().After(a.Card, a.Rot, int(a.X), int(a.Y))
+			d := p.get().Dist(int(a.X), int(a.Y))
 			switch {
 			case dead && d <= front+1:
 				consider(a, 900-10*d)
@@ -167,7 +167,8 @@ func saboteur(v *pb.View, me int, p *engine.Planner, legal []engine.Action, r *r
 					consider(a, 800+r.IntN(20))
 				}
 			case c == card(pb.Card_CARD_ROCKFALL):
-				d := p.Dist(int(a.X), int(a.Y))
+				front := p.front()
+				d := p.get().Dist(int(a.X), int(a.Y))
 				if d <= front+1 {
 					consider(a, 850-10*d)
 				}
@@ -228,4 +229,34 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// lazyPlanner builds the planner only when a decision needs the board.
+type lazyPlanner struct {
+	v      *pb.View
+	p      *engine.Planner
+	frontD int
+}
+
+func (l *lazyPlanner) get() *engine.Planner {
+	if l.p == nil {
+		l.p = engine.NewPlanner(l.v)
+		l.frontD = l.p.Front()
+	}
+	return l.p
+}
+
+func (l *lazyPlanner) front() int {
+	l.get()
+	return l.frontD
+}
+
+// goldSeen reports whether the viewer knows where the gold is.
+func goldSeen(v *pb.View) bool {
+	for _, bc := range v.Board {
+		if bc.Card == pb.Card_CARD_GOAL_GOLD {
+			return true
+		}
+	}
+	return false
 }

@@ -43,8 +43,11 @@ func goldRate(t *testing.T, b kit.Bot[engine.Action], games int) float64 {
 
 func TestRoleAwareReachesGoldMoreOften(t *testing.T) {
 	games := 500
-	smart := goldRate(t, RoleAware{}, games)
-	random := goldRate(t, Random{}, games)
+	var smart, random float64
+	t.Run("rates", func(t *testing.T) {
+		t.Run("role-aware", func(t *testing.T) { t.Parallel(); smart = goldRate(t, RoleAware{}, games) })
+		t.Run("random", func(t *testing.T) { t.Parallel(); random = goldRate(t, Random{}, games) })
+	})
 	t.Logf("6-player saboteur2, %d games each: gold reached in %.1f%% of rounds with role-aware bots, %.1f%% with random bots",
 		games, 100*smart, 100*random)
 	if smart < random+0.15 {

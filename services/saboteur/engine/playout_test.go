@@ -247,7 +247,7 @@ func propertyShard(t *testing.T, shard, shards, games int) {
 }
 
 func TestDeterminism(t *testing.T) {
-	n := 300
+	n := 200
 	if testing.Short() {
 		n = 50
 	}
