@@ -303,10 +303,11 @@ func (b *board) flood() {
 	}
 }
 
-// reveal turns goal g face up. A coal is turned to fit the card at from (a slot index) if an
-// orientation matches every face-up neighbour, else one that opens toward from, else as it is.
+// reveal turns goal g face up. A coal is turned to fit: an orientation that matches every face-up
+// neighbour and opens onto the reachable card that reached it, else one that at least opens onto a
+// reachable card, else it stays as it lies (the rulebook's exception).
 // Reachability then flows into it.
-func (b *board) reveal(g int, from int) {
+func (b *board) reveal(g int) {
 	i := g + 1
 	s := &b.slots[i]
 	s.faceDown = false
@@ -326,7 +327,6 @@ func (b *board) reveal(g int, from int) {
 		}
 		s.rot = best == 1
 	}
-	_ = from
 	b.seed(i)
 	b.flood()
 }

@@ -37,7 +37,7 @@ func lay(t *testing.T, s *State, card pb.Card, rot bool, x, y int) {
 	}
 	s.b.place(c(card), rot, x, y)
 	var evs []engine.Event
-	s.revealTouched(0, &evs)
+	s.revealTouched(&evs)
 }
 
 // try applies a placement by seat (giving it the card) and returns the violation code or "".

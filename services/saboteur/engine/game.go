@@ -377,8 +377,8 @@ func (s *State) exec(seat int, a Action, evs *[]engine.Event) {
 		s.take(seat, a.Card)
 		*evs = append(*evs, ev(engine.Public, &pb.Event{Kind: &pb.Event_PathPlaced{PathPlaced: &pb.PathPlaced{
 			Seat: uint32(seat), Card: pb.Card(a.Card), Cell: cell(a.X, a.Y), Rotated: a.Rot}}}))
-		from := s.b.place(a.Card, a.Rot, int(a.X), int(a.Y))
-		if s.revealTouched(from, evs) {
+		s.b.place(a.Card, a.Rot, int(a.X), int(a.Y))
+		if s.revealTouched(evs) {
 			s.endRound(true, seat, evs)
 			return
 		}
@@ -412,14 +412,14 @@ func (s *State) exec(seat int, a Action, evs *[]engine.Event) {
 
 // revealTouched turns up every face-down goal a reachable segment opens onto; it reports whether
 // the gold was reached.
-func (s *State) revealTouched(from int, evs *[]engine.Event) bool {
+func (s *State) revealTouched(evs *[]engine.Event) bool {
 	gold := false
 	for s.b.touched != 0 {
 		g := 0
 		for s.b.touched&(1<<g) == 0 {
 			g++
 		}
-		s.b.reveal(g, from)
+		s.b.reveal(g)
 		sl := s.b.slots[g+1]
 		*evs = append(*evs, ev(engine.Public, &pb.Event{Kind: &pb.Event_GoalRevealed{GoalRevealed: &pb.GoalRevealed{
 			Cell: cell(sl.x, sl.y), Card: pb.Card(sl.card), Rotated: sl.rot}}}))

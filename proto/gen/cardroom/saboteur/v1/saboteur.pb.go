@@ -1140,8 +1140,8 @@ type Seat struct {
 	// Cards lying in front of the seat (broken tools, Theft, Trapped!).
 	InFront []Card `protobuf:"varint,2,rep,packed,name=in_front,json=inFront,proto3,enum=cardroom.saboteur.v1.Card" json:"in_front,omitempty"`
 	Nuggets uint32 `protobuf:"varint,3,opt,name=nuggets,proto3" json:"nuggets,omitempty"`
-	// The seat's role once revealed at the end of a round (the last round's role), or for the viewer's
-	// own seat, or learnt by the viewer's inspection (possibly stale after a hat swap).
+	// The seat's role as the viewer knows it this round: its own, or one its inspection showed (cleared
+	// when that seat swaps hats). Every role is revealed at a round's end in last_round.roles.
 	Role          Role `protobuf:"varint,4,opt,name=role,proto3,enum=cardroom.saboteur.v1.Role" json:"role,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
