@@ -218,7 +218,7 @@ func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event) {
 	if old == assID {
 		// Ruling A2: the Ass Joker cannot be swapped out; it is shown, stays, and the drawn card
 		// must be played.
-		s.known[old] = s.all()
+		s.reveal(old)
 		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_AssJokerRevealed{AssJokerRevealed: &pb.AssJokerRevealed{
 			Seat: uint32(seat), Slot: uint32(slot)}}})
 		s.doPlay(at, evs)
@@ -258,7 +258,7 @@ func (s *State) doThrow(me uint8, a Action, at int64, evs *[]engine.Event) {
 		for i, sl := range a.Slots[:a.N] {
 			id := s.rows[a.Owner][sl]
 			slots[i], cards[i] = uint32(sl), uint32(number(id))
-			s.known[id] = s.all()
+			s.reveal(id)
 		}
 		m.Slots, m.Cards = slots[:a.N], cards[:a.N]
 		emit(evs, engine.Public, e)

@@ -336,7 +336,7 @@ func (s *State) penalty(seat uint8, why pb.PenaltyReason, evs *[]engine.Event) {
 // identical cards together.
 func (s *State) land(id uint8, at int64, evs *[]engine.Event) {
 	s.disc = append(s.disc, id)
-	s.known[id] = s.all()
+	s.reveal(id)
 	c := class(number(id))
 	run := 0
 	for i := len(s.disc) - 1; i >= 0 && run < 5; i-- {

@@ -170,7 +170,7 @@ func checkEvents(s *State, evs []engine.Event, withViews bool) error {
 				return fmt.Errorf("event names seat %d slot %d that holds no card", owner, slot)
 			}
 			id := s.rows[owner][slot]
-			knows := s.known[id] == s.all() || (to >= 0 && s.known[id]&bit(uint8(to)) != 0)
+			knows := s.known[id]&public != 0 || (to >= 0 && s.known[id]&bit(uint8(to)) != 0)
 			if uint32(number(id)) != card || !knows {
 				return fmt.Errorf("event tells audience %d card %d at seat %d slot %d (there: %d, known by %b)",
 					to, card, owner, slot, number(id), s.known[id])
@@ -266,7 +266,7 @@ func checkViews(s *State, r *rand.Rand, all bool) error {
 				if id == noCard || uint32(number(id)) != sl.GetCard() {
 					return fmt.Errorf("viewer %d sees %d at seat %d slot %d", viewer, sl.GetCard(), seat, slot)
 				}
-				if s.known[id]&me == 0 && s.known[id] != s.all() {
+				if s.known[id]&(me|public) == 0 {
 					return fmt.Errorf("viewer %d sees a card it does not know", viewer)
 				}
 			}
@@ -284,7 +284,7 @@ func checkSwap(s *State, viewer int, v *pb.View, r *rand.Rand) error {
 	var hidden []*uint8
 	unknown := func(id uint8) bool {
 		if viewer < 0 {
-			return c.known[id] != c.all()
+			return c.known[id]&public == 0
 		}
 		return c.known[id]&bit(uint8(viewer)) == 0
 	}

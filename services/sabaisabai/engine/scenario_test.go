@@ -65,7 +65,7 @@ func build(t *testing.T, tb table) *State {
 	s.pile = append(s.pile, top...)
 	s.known = [NumCards]uint16{}
 	for _, id := range s.disc {
-		s.known[id] = s.all()
+		s.reveal(id)
 	}
 	if c := s.Conservation(); c != NumCards {
 		t.Fatalf("built %d cards", c)
@@ -296,7 +296,7 @@ func TestAssJoker(t *testing.T) {
 		if _, ok := find[*pb.Event_AssJokerRevealed](evs, engine.Public); !ok {
 			t.Fatal("no AssJokerRevealed event")
 		}
-		if card(s, 0, 1) != AssJoker || s.known[s.rows[0][1]] != s.all() || number(s.top()) != Peek {
+		if card(s, 0, 1) != AssJoker || s.known[s.rows[0][1]] != s.all()|public || number(s.top()) != Peek {
 			t.Fatal("the Ass Joker must stay, shown to all, and the drawn card be played")
 		}
 		if len(s.queue) != 1 || s.queue[0].kind != effPeek {
@@ -384,7 +384,7 @@ func TestThrows(t *testing.T) {
 		if !ok || !p.PenaltyCard.Drawn || s.count(0) != 5 || knows(s, 0, 0, 4) {
 			t.Fatal("no unknown penalty card")
 		}
-		if card(s, 0, 1) != 6 || s.known[s.rows[0][1]] != s.all() {
+		if card(s, 0, 1) != 6 || s.known[s.rows[0][1]] != s.all()|public {
 			t.Fatal("the wrong card must go back, shown to all")
 		}
 		refused(t, s, 0, throwAt(s, 0, 0), CodeThrowLocked, engine.Illegal)
@@ -642,7 +642,7 @@ func TestReshuffle(t *testing.T) {
 	// Everything but three cards on the discard pile.
 	s.disc = append(s.disc, s.pile[:len(s.pile)-1]...)
 	for _, id := range s.disc {
-		s.known[id] = s.all()
+		s.reveal(id)
 	}
 	s.pile = s.pile[len(s.pile)-1:]
 	top := s.top()
@@ -692,4 +692,18 @@ func TestRender(t *testing.T) {
 		t.Fatal("empty render")
 	}
 	t.Log("\n" + out)
+}
+
+// TestSpectatorSeesOnlyPublicCards: a card every seat has looked at privately is still hidden from
+// spectators; a card shown to all is not.
+func TestSpectatorSeesOnlyPublicCards(t *testing.T) {
+	s := build(t, table{seats: 2, rows: [][]uint8{{5, 6, 7, 8}, {1, 2, 3, 4}}, disc: []uint8{9}})
+	s.known[s.rows[0][0]] = s.all()
+	if v := (Game{}).View(s, engine.Spectator).(*pb.View); v.Rows[0].Slots[0].Card != 0 {
+		t.Fatal("a spectator sees a card only the seats looked at")
+	}
+	do(t, s, 1, throwAt(s, 1, 0)) // wrong: the 1 is shown to all
+	if v := (Game{}).View(s, engine.Spectator).(*pb.View); v.Rows[1].Slots[0].Card != 1 || v.Rows[1].Slots[0].KnownBy != 3 {
+		t.Fatal("a spectator does not see a wrong-thrown card")
+	}
 }

@@ -78,6 +78,13 @@ func bit(seat uint8) uint16 { return 1 << seat }
 
 func (s *State) all() uint16 { return 1<<s.n - 1 }
 
+// public marks, in a card's knowledge, a card shown to everybody (face up, a wrong throw, the
+// revealed Ass Joker): spectators see it too. Seat bits alone are not enough: every seat may have
+// looked at a card privately.
+const public uint16 = 1 << 15
+
+func (s *State) reveal(id uint8) { s.known[id] = s.all() | public }
+
 // next is the seat after seat in turn order (descending seat numbers, Ruling D3).
 func (s *State) next(seat uint8) uint8 { return (seat + s.n - 1) % s.n }
 

@@ -45,8 +45,8 @@ func (Game) View(s *State, viewer int) proto.Message {
 				sl.Empty = true
 			} else {
 				r.Cards++
-				sl.KnownBy = uint32(s.known[id])
-				if s.known[id]&me != 0 || (me == 0 && s.known[id] == s.all()) {
+				sl.KnownBy = uint32(s.known[id] & s.all())
+				if s.known[id]&(me|public) != 0 {
 					sl.Card = uint32(number(id))
 				}
 			}
