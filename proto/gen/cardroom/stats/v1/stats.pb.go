@@ -4,14 +4,17 @@
 // 	protoc        (unknown)
 // source: cardroom/stats/v1/stats.proto
 
-// Package cardroom.stats.v1 serves what the stats service learns from the event stream. First draft:
-// per-game and per-player figures; ratings and leaderboards are completed with the stats service.
+// Package cardroom.stats.v1 serves what the stats service learns from the event stream: per-game
+// figures, per-player records, skill ratings and leaderboards, and live figures. Every figure is
+// computed from TableCreated and TableFinished events (see docs/events.md and docs/stats.md).
 
 package statsv1
 
 import (
+	v1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -24,6 +27,581 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// Bucket is one bucket of a histogram: values v with lower <= v <= upper.
+type Bucket struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Lower         int64                  `protobuf:"varint,1,opt,name=lower,proto3" json:"lower,omitempty"`
+	Upper         int64                  `protobuf:"varint,2,opt,name=upper,proto3" json:"upper,omitempty"`
+	Count         uint64                 `protobuf:"varint,3,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Bucket) Reset() {
+	*x = Bucket{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Bucket) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Bucket) ProtoMessage() {}
+
+func (x *Bucket) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Bucket.ProtoReflect.Descriptor instead.
+func (*Bucket) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Bucket) GetLower() int64 {
+	if x != nil {
+		return x.Lower
+	}
+	return 0
+}
+
+func (x *Bucket) GetUpper() int64 {
+	if x != nil {
+		return x.Upper
+	}
+	return 0
+}
+
+func (x *Bucket) GetCount() uint64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+// Distribution summarises integer samples. Values below 64 in magnitude are counted exactly; larger
+// ones in buckets 1/32 of a power of two wide, so a percentile is exact below 64 and otherwise the
+// middle of the bucket holding the nearest-rank sample (at most 1.6% off).
+type Distribution struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Count uint64                 `protobuf:"varint,1,opt,name=count,proto3" json:"count,omitempty"`
+	Mean  float64                `protobuf:"fixed64,2,opt,name=mean,proto3" json:"mean,omitempty"`
+	Min   int64                  `protobuf:"varint,3,opt,name=min,proto3" json:"min,omitempty"`
+	Max   int64                  `protobuf:"varint,4,opt,name=max,proto3" json:"max,omitempty"`
+	P50   float64                `protobuf:"fixed64,5,opt,name=p50,proto3" json:"p50,omitempty"`
+	P90   float64                `protobuf:"fixed64,6,opt,name=p90,proto3" json:"p90,omitempty"`
+	P99   float64                `protobuf:"fixed64,7,opt,name=p99,proto3" json:"p99,omitempty"`
+	// Non-empty buckets in increasing order.
+	Buckets       []*Bucket `protobuf:"bytes,8,rep,name=buckets,proto3" json:"buckets,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Distribution) Reset() {
+	*x = Distribution{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Distribution) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Distribution) ProtoMessage() {}
+
+func (x *Distribution) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Distribution.ProtoReflect.Descriptor instead.
+func (*Distribution) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Distribution) GetCount() uint64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *Distribution) GetMean() float64 {
+	if x != nil {
+		return x.Mean
+	}
+	return 0
+}
+
+func (x *Distribution) GetMin() int64 {
+	if x != nil {
+		return x.Min
+	}
+	return 0
+}
+
+func (x *Distribution) GetMax() int64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *Distribution) GetP50() float64 {
+	if x != nil {
+		return x.P50
+	}
+	return 0
+}
+
+func (x *Distribution) GetP90() float64 {
+	if x != nil {
+		return x.P90
+	}
+	return 0
+}
+
+func (x *Distribution) GetP99() float64 {
+	if x != nil {
+		return x.P99
+	}
+	return 0
+}
+
+func (x *Distribution) GetBuckets() []*Bucket {
+	if x != nil {
+		return x.Buckets
+	}
+	return nil
+}
+
+// SeatPositionStats is how one seat position fared at tables with a given number of players.
+type SeatPositionStats struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	PlayerCount uint32                 `protobuf:"varint,1,opt,name=player_count,json=playerCount,proto3" json:"player_count,omitempty"`
+	// Seat index, 0 = first in the game's seating order.
+	Seat  uint32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	Games uint64 `protobuf:"varint,3,opt,name=games,proto3" json:"games,omitempty"`
+	Wins  uint64 `protobuf:"varint,4,opt,name=wins,proto3" json:"wins,omitempty"`
+	// wins / games.
+	WinRate float64 `protobuf:"fixed64,5,opt,name=win_rate,json=winRate,proto3" json:"win_rate,omitempty"`
+	// Mean rank (1 = best).
+	MeanRank      float64 `protobuf:"fixed64,6,opt,name=mean_rank,json=meanRank,proto3" json:"mean_rank,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatPositionStats) Reset() {
+	*x = SeatPositionStats{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatPositionStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatPositionStats) ProtoMessage() {}
+
+func (x *SeatPositionStats) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatPositionStats.ProtoReflect.Descriptor instead.
+func (*SeatPositionStats) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *SeatPositionStats) GetPlayerCount() uint32 {
+	if x != nil {
+		return x.PlayerCount
+	}
+	return 0
+}
+
+func (x *SeatPositionStats) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatPositionStats) GetGames() uint64 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+func (x *SeatPositionStats) GetWins() uint64 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+func (x *SeatPositionStats) GetWinRate() float64 {
+	if x != nil {
+		return x.WinRate
+	}
+	return 0
+}
+
+func (x *SeatPositionStats) GetMeanRank() float64 {
+	if x != nil {
+		return x.MeanRank
+	}
+	return 0
+}
+
+// OptionUsage counts finished games played with one option set to one value. Options left at their
+// default (unset in the game's Options message) are not listed; games played with all defaults are
+// counted under option "(defaults)".
+type OptionUsage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Field path in the game's Options message, e.g. "under_arrest".
+	Option string `protobuf:"bytes,1,opt,name=option,proto3" json:"option,omitempty"`
+	// The value as text: "true", "3", an enum value name, or a comma-separated list.
+	Value         string `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	Games         uint64 `protobuf:"varint,3,opt,name=games,proto3" json:"games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OptionUsage) Reset() {
+	*x = OptionUsage{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OptionUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OptionUsage) ProtoMessage() {}
+
+func (x *OptionUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OptionUsage.ProtoReflect.Descriptor instead.
+func (*OptionUsage) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *OptionUsage) GetOption() string {
+	if x != nil {
+		return x.Option
+	}
+	return ""
+}
+
+func (x *OptionUsage) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+func (x *OptionUsage) GetGames() uint64 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+// PlayerCountUsage counts finished games by number of seats.
+type PlayerCountUsage struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	PlayerCount   uint32                 `protobuf:"varint,1,opt,name=player_count,json=playerCount,proto3" json:"player_count,omitempty"`
+	Games         uint64                 `protobuf:"varint,2,opt,name=games,proto3" json:"games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerCountUsage) Reset() {
+	*x = PlayerCountUsage{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerCountUsage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerCountUsage) ProtoMessage() {}
+
+func (x *PlayerCountUsage) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerCountUsage.ProtoReflect.Descriptor instead.
+func (*PlayerCountUsage) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *PlayerCountUsage) GetPlayerCount() uint32 {
+	if x != nil {
+		return x.PlayerCount
+	}
+	return 0
+}
+
+func (x *PlayerCountUsage) GetGames() uint64 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+// GameStats are the figures of one game. Durations, actions, seat positions, options and scores
+// are over games played to their end; aborted games are only counted.
+type GameStats struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Tables whose TableCreated event was seen.
+	TablesCreated uint64 `protobuf:"varint,2,opt,name=tables_created,json=tablesCreated,proto3" json:"tables_created,omitempty"`
+	// Games played to their end.
+	GamesFinished uint64 `protobuf:"varint,3,opt,name=games_finished,json=gamesFinished,proto3" json:"games_finished,omitempty"`
+	GamesAborted  uint64 `protobuf:"varint,4,opt,name=games_aborted,json=gamesAborted,proto3" json:"games_aborted,omitempty"`
+	// From creation to the last action, in milliseconds.
+	DurationMs *Distribution `protobuf:"bytes,5,opt,name=duration_ms,json=durationMs,proto3" json:"duration_ms,omitempty"`
+	// Actions applied per game, timeouts included.
+	Actions *Distribution `protobuf:"bytes,6,opt,name=actions,proto3" json:"actions,omitempty"`
+	// Every seat's final score.
+	Scores        *Distribution        `protobuf:"bytes,7,opt,name=scores,proto3" json:"scores,omitempty"`
+	SeatPositions []*SeatPositionStats `protobuf:"bytes,8,rep,name=seat_positions,json=seatPositions,proto3" json:"seat_positions,omitempty"`
+	Options       []*OptionUsage       `protobuf:"bytes,9,rep,name=options,proto3" json:"options,omitempty"`
+	PlayerCounts  []*PlayerCountUsage  `protobuf:"bytes,10,rep,name=player_counts,json=playerCounts,proto3" json:"player_counts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GameStats) Reset() {
+	*x = GameStats{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GameStats) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GameStats) ProtoMessage() {}
+
+func (x *GameStats) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GameStats.ProtoReflect.Descriptor instead.
+func (*GameStats) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GameStats) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *GameStats) GetTablesCreated() uint64 {
+	if x != nil {
+		return x.TablesCreated
+	}
+	return 0
+}
+
+func (x *GameStats) GetGamesFinished() uint64 {
+	if x != nil {
+		return x.GamesFinished
+	}
+	return 0
+}
+
+func (x *GameStats) GetGamesAborted() uint64 {
+	if x != nil {
+		return x.GamesAborted
+	}
+	return 0
+}
+
+func (x *GameStats) GetDurationMs() *Distribution {
+	if x != nil {
+		return x.DurationMs
+	}
+	return nil
+}
+
+func (x *GameStats) GetActions() *Distribution {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
+func (x *GameStats) GetScores() *Distribution {
+	if x != nil {
+		return x.Scores
+	}
+	return nil
+}
+
+func (x *GameStats) GetSeatPositions() []*SeatPositionStats {
+	if x != nil {
+		return x.SeatPositions
+	}
+	return nil
+}
+
+func (x *GameStats) GetOptions() []*OptionUsage {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *GameStats) GetPlayerCounts() []*PlayerCountUsage {
+	if x != nil {
+		return x.PlayerCounts
+	}
+	return nil
+}
+
+type ListGamesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListGamesRequest) Reset() {
+	*x = ListGamesRequest{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListGamesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListGamesRequest) ProtoMessage() {}
+
+func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
+func (*ListGamesRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{6}
+}
+
+type ListGamesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Sorted by game id. Distributions carry no buckets here.
+	Games         []*GameStats `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListGamesResponse) Reset() {
+	*x = ListGamesResponse{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListGamesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListGamesResponse) ProtoMessage() {}
+
+func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
+func (*ListGamesResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ListGamesResponse) GetGames() []*GameStats {
+	if x != nil {
+		return x.Games
+	}
+	return nil
+}
+
 type GetGameStatsRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Game          string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
@@ -33,7 +611,7 @@ type GetGameStatsRequest struct {
 
 func (x *GetGameStatsRequest) Reset() {
 	*x = GetGameStatsRequest{}
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[0]
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -45,7 +623,7 @@ func (x *GetGameStatsRequest) String() string {
 func (*GetGameStatsRequest) ProtoMessage() {}
 
 func (x *GetGameStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[0]
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -58,7 +636,7 @@ func (x *GetGameStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetGameStatsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{0}
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *GetGameStatsRequest) GetGame() string {
@@ -70,17 +648,14 @@ func (x *GetGameStatsRequest) GetGame() string {
 
 type GetGameStatsResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
-	Game          string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
-	GamesFinished uint64                 `protobuf:"varint,2,opt,name=games_finished,json=gamesFinished,proto3" json:"games_finished,omitempty"`
-	GamesAborted  uint64                 `protobuf:"varint,3,opt,name=games_aborted,json=gamesAborted,proto3" json:"games_aborted,omitempty"`
-	MeanActions   float64                `protobuf:"fixed64,4,opt,name=mean_actions,json=meanActions,proto3" json:"mean_actions,omitempty"`
+	Stats         *GameStats             `protobuf:"bytes,1,opt,name=stats,proto3" json:"stats,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetGameStatsResponse) Reset() {
 	*x = GetGameStatsResponse{}
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[1]
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -92,7 +667,7 @@ func (x *GetGameStatsResponse) String() string {
 func (*GetGameStatsResponse) ProtoMessage() {}
 
 func (x *GetGameStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[1]
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -105,47 +680,348 @@ func (x *GetGameStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetGameStatsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{1}
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{9}
 }
 
-func (x *GetGameStatsResponse) GetGame() string {
+func (x *GetGameStatsResponse) GetStats() *GameStats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
+// Rating is a skill estimate under the Weng–Lin Plackett–Luce model (see docs/stats.md): skill is
+// normal with mean mu and deviation sigma; the displayed rating is the conservative mu - 3 sigma.
+type Rating struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Mu    float64                `protobuf:"fixed64,1,opt,name=mu,proto3" json:"mu,omitempty"`
+	Sigma float64                `protobuf:"fixed64,2,opt,name=sigma,proto3" json:"sigma,omitempty"`
+	// mu - 3 sigma, what leaderboards sort by.
+	Display float64 `protobuf:"fixed64,3,opt,name=display,proto3" json:"display,omitempty"`
+	// Games that changed this rating.
+	RatedGames    uint64 `protobuf:"varint,4,opt,name=rated_games,json=ratedGames,proto3" json:"rated_games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Rating) Reset() {
+	*x = Rating{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Rating) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Rating) ProtoMessage() {}
+
+func (x *Rating) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Rating.ProtoReflect.Descriptor instead.
+func (*Rating) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Rating) GetMu() float64 {
+	if x != nil {
+		return x.Mu
+	}
+	return 0
+}
+
+func (x *Rating) GetSigma() float64 {
+	if x != nil {
+		return x.Sigma
+	}
+	return 0
+}
+
+func (x *Rating) GetDisplay() float64 {
+	if x != nil {
+		return x.Display
+	}
+	return 0
+}
+
+func (x *Rating) GetRatedGames() uint64 {
+	if x != nil {
+		return x.RatedGames
+	}
+	return 0
+}
+
+// PlayerGameRecord is one player's record in one game.
+type PlayerGameRecord struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Games played to their end.
+	Games uint64 `protobuf:"varint,2,opt,name=games,proto3" json:"games,omitempty"`
+	Wins  uint64 `protobuf:"varint,3,opt,name=wins,proto3" json:"wins,omitempty"`
+	// Games the player sat at that were aborted.
+	Aborted uint64 `protobuf:"varint,4,opt,name=aborted,proto3" json:"aborted,omitempty"`
+	// Sum of the player's final scores and ranks, for means.
+	ScoreSum       int64                  `protobuf:"varint,5,opt,name=score_sum,json=scoreSum,proto3" json:"score_sum,omitempty"`
+	RankSum        uint64                 `protobuf:"varint,6,opt,name=rank_sum,json=rankSum,proto3" json:"rank_sum,omitempty"`
+	Rating         *Rating                `protobuf:"bytes,7,opt,name=rating,proto3" json:"rating,omitempty"`
+	LastTableId    string                 `protobuf:"bytes,8,opt,name=last_table_id,json=lastTableId,proto3" json:"last_table_id,omitempty"`
+	LastFinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=last_finished_at,json=lastFinishedAt,proto3" json:"last_finished_at,omitempty"`
+	// As last seen at a table.
+	DisplayName   string        `protobuf:"bytes,10,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Kind          v1.PlayerKind `protobuf:"varint,11,opt,name=kind,proto3,enum=cardroom.game.v1.PlayerKind" json:"kind,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerGameRecord) Reset() {
+	*x = PlayerGameRecord{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerGameRecord) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerGameRecord) ProtoMessage() {}
+
+func (x *PlayerGameRecord) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerGameRecord.ProtoReflect.Descriptor instead.
+func (*PlayerGameRecord) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *PlayerGameRecord) GetGame() string {
 	if x != nil {
 		return x.Game
 	}
 	return ""
 }
 
-func (x *GetGameStatsResponse) GetGamesFinished() uint64 {
+func (x *PlayerGameRecord) GetGames() uint64 {
 	if x != nil {
-		return x.GamesFinished
+		return x.Games
 	}
 	return 0
 }
 
-func (x *GetGameStatsResponse) GetGamesAborted() uint64 {
+func (x *PlayerGameRecord) GetWins() uint64 {
 	if x != nil {
-		return x.GamesAborted
+		return x.Wins
 	}
 	return 0
 }
 
-func (x *GetGameStatsResponse) GetMeanActions() float64 {
+func (x *PlayerGameRecord) GetAborted() uint64 {
 	if x != nil {
-		return x.MeanActions
+		return x.Aborted
+	}
+	return 0
+}
+
+func (x *PlayerGameRecord) GetScoreSum() int64 {
+	if x != nil {
+		return x.ScoreSum
+	}
+	return 0
+}
+
+func (x *PlayerGameRecord) GetRankSum() uint64 {
+	if x != nil {
+		return x.RankSum
+	}
+	return 0
+}
+
+func (x *PlayerGameRecord) GetRating() *Rating {
+	if x != nil {
+		return x.Rating
+	}
+	return nil
+}
+
+func (x *PlayerGameRecord) GetLastTableId() string {
+	if x != nil {
+		return x.LastTableId
+	}
+	return ""
+}
+
+func (x *PlayerGameRecord) GetLastFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastFinishedAt
+	}
+	return nil
+}
+
+func (x *PlayerGameRecord) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *PlayerGameRecord) GetKind() v1.PlayerKind {
+	if x != nil {
+		return x.Kind
+	}
+	return v1.PlayerKind(0)
+}
+
+// RecentGame is one finished or aborted table a player sat at; table_id replays it through the
+// rules service's GetLog while the table is retained.
+type RecentGame struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	TableId     string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	Game        string                 `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	FinishedAt  *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	Seat        uint32                 `protobuf:"varint,4,opt,name=seat,proto3" json:"seat,omitempty"`
+	PlayerCount uint32                 `protobuf:"varint,5,opt,name=player_count,json=playerCount,proto3" json:"player_count,omitempty"`
+	Aborted     bool                   `protobuf:"varint,6,opt,name=aborted,proto3" json:"aborted,omitempty"`
+	Score       int64                  `protobuf:"varint,7,opt,name=score,proto3" json:"score,omitempty"`
+	Rank        uint32                 `protobuf:"varint,8,opt,name=rank,proto3" json:"rank,omitempty"`
+	Winner      bool                   `protobuf:"varint,9,opt,name=winner,proto3" json:"winner,omitempty"`
+	// The displayed rating after this game (0 when the game was not rated).
+	RatingAfter   float64 `protobuf:"fixed64,10,opt,name=rating_after,json=ratingAfter,proto3" json:"rating_after,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RecentGame) Reset() {
+	*x = RecentGame{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RecentGame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RecentGame) ProtoMessage() {}
+
+func (x *RecentGame) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RecentGame.ProtoReflect.Descriptor instead.
+func (*RecentGame) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RecentGame) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *RecentGame) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *RecentGame) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *RecentGame) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *RecentGame) GetPlayerCount() uint32 {
+	if x != nil {
+		return x.PlayerCount
+	}
+	return 0
+}
+
+func (x *RecentGame) GetAborted() bool {
+	if x != nil {
+		return x.Aborted
+	}
+	return false
+}
+
+func (x *RecentGame) GetScore() int64 {
+	if x != nil {
+		return x.Score
+	}
+	return 0
+}
+
+func (x *RecentGame) GetRank() uint32 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+func (x *RecentGame) GetWinner() bool {
+	if x != nil {
+		return x.Winner
+	}
+	return false
+}
+
+func (x *RecentGame) GetRatingAfter() float64 {
+	if x != nil {
+		return x.RatingAfter
 	}
 	return 0
 }
 
 type GetPlayerStatsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// How many recent games to return (0: 10; at most 50).
+	RecentLimit   uint32 `protobuf:"varint,2,opt,name=recent_limit,json=recentLimit,proto3" json:"recent_limit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetPlayerStatsRequest) Reset() {
 	*x = GetPlayerStatsRequest{}
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[2]
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -157,7 +1033,7 @@ func (x *GetPlayerStatsRequest) String() string {
 func (*GetPlayerStatsRequest) ProtoMessage() {}
 
 func (x *GetPlayerStatsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[2]
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -170,7 +1046,7 @@ func (x *GetPlayerStatsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerStatsRequest.ProtoReflect.Descriptor instead.
 func (*GetPlayerStatsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{2}
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetPlayerStatsRequest) GetPlayerId() string {
@@ -180,77 +1056,33 @@ func (x *GetPlayerStatsRequest) GetPlayerId() string {
 	return ""
 }
 
-type GameRecord struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Game          string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
-	Games         uint64                 `protobuf:"varint,2,opt,name=games,proto3" json:"games,omitempty"`
-	Wins          uint64                 `protobuf:"varint,3,opt,name=wins,proto3" json:"wins,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GameRecord) Reset() {
-	*x = GameRecord{}
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[3]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GameRecord) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GameRecord) ProtoMessage() {}
-
-func (x *GameRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[3]
+func (x *GetPlayerStatsRequest) GetRecentLimit() uint32 {
 	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GameRecord.ProtoReflect.Descriptor instead.
-func (*GameRecord) Descriptor() ([]byte, []int) {
-	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *GameRecord) GetGame() string {
-	if x != nil {
-		return x.Game
-	}
-	return ""
-}
-
-func (x *GameRecord) GetGames() uint64 {
-	if x != nil {
-		return x.Games
-	}
-	return 0
-}
-
-func (x *GameRecord) GetWins() uint64 {
-	if x != nil {
-		return x.Wins
+		return x.RecentLimit
 	}
 	return 0
 }
 
 type GetPlayerStatsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	Records       []*GameRecord          `protobuf:"bytes,2,rep,name=records,proto3" json:"records,omitempty"`
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId    string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	DisplayName string                 `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Kind        v1.PlayerKind          `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.game.v1.PlayerKind" json:"kind,omitempty"`
+	// Over every game.
+	Games   uint64 `protobuf:"varint,4,opt,name=games,proto3" json:"games,omitempty"`
+	Wins    uint64 `protobuf:"varint,5,opt,name=wins,proto3" json:"wins,omitempty"`
+	Aborted uint64 `protobuf:"varint,6,opt,name=aborted,proto3" json:"aborted,omitempty"`
+	// One record per game the player sat at, sorted by game id.
+	Records []*PlayerGameRecord `protobuf:"bytes,7,rep,name=records,proto3" json:"records,omitempty"`
+	// Most recent first.
+	Recent        []*RecentGame `protobuf:"bytes,8,rep,name=recent,proto3" json:"recent,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GetPlayerStatsResponse) Reset() {
 	*x = GetPlayerStatsResponse{}
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[4]
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -262,7 +1094,7 @@ func (x *GetPlayerStatsResponse) String() string {
 func (*GetPlayerStatsResponse) ProtoMessage() {}
 
 func (x *GetPlayerStatsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[4]
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -275,7 +1107,7 @@ func (x *GetPlayerStatsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPlayerStatsResponse.ProtoReflect.Descriptor instead.
 func (*GetPlayerStatsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetPlayerStatsResponse) GetPlayerId() string {
@@ -285,9 +1117,609 @@ func (x *GetPlayerStatsResponse) GetPlayerId() string {
 	return ""
 }
 
-func (x *GetPlayerStatsResponse) GetRecords() []*GameRecord {
+func (x *GetPlayerStatsResponse) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *GetPlayerStatsResponse) GetKind() v1.PlayerKind {
+	if x != nil {
+		return x.Kind
+	}
+	return v1.PlayerKind(0)
+}
+
+func (x *GetPlayerStatsResponse) GetGames() uint64 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+func (x *GetPlayerStatsResponse) GetWins() uint64 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+func (x *GetPlayerStatsResponse) GetAborted() uint64 {
+	if x != nil {
+		return x.Aborted
+	}
+	return 0
+}
+
+func (x *GetPlayerStatsResponse) GetRecords() []*PlayerGameRecord {
 	if x != nil {
 		return x.Records
+	}
+	return nil
+}
+
+func (x *GetPlayerStatsResponse) GetRecent() []*RecentGame {
+	if x != nil {
+		return x.Recent
+	}
+	return nil
+}
+
+// LeaderboardEntry is one row of a leaderboard.
+type LeaderboardEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 for the best.
+	Rank          uint64  `protobuf:"varint,1,opt,name=rank,proto3" json:"rank,omitempty"`
+	PlayerId      string  `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	DisplayName   string  `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Rating        *Rating `protobuf:"bytes,4,opt,name=rating,proto3" json:"rating,omitempty"`
+	Games         uint64  `protobuf:"varint,5,opt,name=games,proto3" json:"games,omitempty"`
+	Wins          uint64  `protobuf:"varint,6,opt,name=wins,proto3" json:"wins,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaderboardEntry) Reset() {
+	*x = LeaderboardEntry{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaderboardEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaderboardEntry) ProtoMessage() {}
+
+func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaderboardEntry.ProtoReflect.Descriptor instead.
+func (*LeaderboardEntry) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *LeaderboardEntry) GetRank() uint64 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *LeaderboardEntry) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *LeaderboardEntry) GetRating() *Rating {
+	if x != nil {
+		return x.Rating
+	}
+	return nil
+}
+
+func (x *LeaderboardEntry) GetGames() uint64 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetWins() uint64 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+type GetLeaderboardRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Rows to return (0: 10; at most 100).
+	Limit uint32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// Rows to skip from the top (ignored with around_player_id).
+	Offset uint32 `protobuf:"varint,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	// When set: the page of `limit` rows centred on this player. NOT_FOUND if the player is not on
+	// the leaderboard.
+	AroundPlayerId string `protobuf:"bytes,4,opt,name=around_player_id,json=aroundPlayerId,proto3" json:"around_player_id,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *GetLeaderboardRequest) Reset() {
+	*x = GetLeaderboardRequest{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLeaderboardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLeaderboardRequest) ProtoMessage() {}
+
+func (x *GetLeaderboardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLeaderboardRequest.ProtoReflect.Descriptor instead.
+func (*GetLeaderboardRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *GetLeaderboardRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *GetLeaderboardRequest) GetLimit() uint32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *GetLeaderboardRequest) GetOffset() uint32 {
+	if x != nil {
+		return x.Offset
+	}
+	return 0
+}
+
+func (x *GetLeaderboardRequest) GetAroundPlayerId() string {
+	if x != nil {
+		return x.AroundPlayerId
+	}
+	return ""
+}
+
+type GetLeaderboardResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Players on the leaderboard (human players with at least one rated game).
+	Total         uint64              `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	Entries       []*LeaderboardEntry `protobuf:"bytes,3,rep,name=entries,proto3" json:"entries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLeaderboardResponse) Reset() {
+	*x = GetLeaderboardResponse{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLeaderboardResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLeaderboardResponse) ProtoMessage() {}
+
+func (x *GetLeaderboardResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLeaderboardResponse.ProtoReflect.Descriptor instead.
+func (*GetLeaderboardResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *GetLeaderboardResponse) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *GetLeaderboardResponse) GetTotal() uint64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *GetLeaderboardResponse) GetEntries() []*LeaderboardEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+// LiveGame is what is in play now for one game.
+type LiveGame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Tables created and not yet finished.
+	TablesInPlay uint64 `protobuf:"varint,2,opt,name=tables_in_play,json=tablesInPlay,proto3" json:"tables_in_play,omitempty"`
+	// Distinct human players seated at tables in play.
+	PlayersOnline uint64 `protobuf:"varint,3,opt,name=players_online,json=playersOnline,proto3" json:"players_online,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveGame) Reset() {
+	*x = LiveGame{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveGame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveGame) ProtoMessage() {}
+
+func (x *LiveGame) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveGame.ProtoReflect.Descriptor instead.
+func (*LiveGame) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *LiveGame) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *LiveGame) GetTablesInPlay() uint64 {
+	if x != nil {
+		return x.TablesInPlay
+	}
+	return 0
+}
+
+func (x *LiveGame) GetPlayersOnline() uint64 {
+	if x != nil {
+		return x.PlayersOnline
+	}
+	return 0
+}
+
+type GetLiveStatsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Empty: every game.
+	Game          string `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLiveStatsRequest) Reset() {
+	*x = GetLiveStatsRequest{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLiveStatsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLiveStatsRequest) ProtoMessage() {}
+
+func (x *GetLiveStatsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLiveStatsRequest.ProtoReflect.Descriptor instead.
+func (*GetLiveStatsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *GetLiveStatsRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+type GetLiveStatsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Games []*LiveGame            `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	// Distinct human players seated at tables in play, over every game.
+	PlayersOnline uint64 `protobuf:"varint,2,opt,name=players_online,json=playersOnline,proto3" json:"players_online,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLiveStatsResponse) Reset() {
+	*x = GetLiveStatsResponse{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLiveStatsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLiveStatsResponse) ProtoMessage() {}
+
+func (x *GetLiveStatsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLiveStatsResponse.ProtoReflect.Descriptor instead.
+func (*GetLiveStatsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *GetLiveStatsResponse) GetGames() []*LiveGame {
+	if x != nil {
+		return x.Games
+	}
+	return nil
+}
+
+func (x *GetLiveStatsResponse) GetPlayersOnline() uint64 {
+	if x != nil {
+		return x.PlayersOnline
+	}
+	return 0
+}
+
+// RejectedCount counts rejected events by reason.
+type RejectedCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A stable code, e.g. "undecodable_envelope", "unknown_payload".
+	Reason        string `protobuf:"bytes,1,opt,name=reason,proto3" json:"reason,omitempty"`
+	Count         uint64 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RejectedCount) Reset() {
+	*x = RejectedCount{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RejectedCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RejectedCount) ProtoMessage() {}
+
+func (x *RejectedCount) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RejectedCount.ProtoReflect.Descriptor instead.
+func (*RejectedCount) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *RejectedCount) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *RejectedCount) GetCount() uint64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+type GetIngestStatsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetIngestStatsRequest) Reset() {
+	*x = GetIngestStatsRequest{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetIngestStatsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetIngestStatsRequest) ProtoMessage() {}
+
+func (x *GetIngestStatsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetIngestStatsRequest.ProtoReflect.Descriptor instead.
+func (*GetIngestStatsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{22}
+}
+
+type GetIngestStatsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The last stream sequence applied to the aggregates.
+	StreamSequence uint64 `protobuf:"varint,1,opt,name=stream_sequence,json=streamSequence,proto3" json:"stream_sequence,omitempty"`
+	// TableCreated and TableFinished events applied.
+	Applied uint64 `protobuf:"varint,2,opt,name=applied,proto3" json:"applied,omitempty"`
+	// Other public events of the games (read and skipped).
+	Ignored uint64 `protobuf:"varint,3,opt,name=ignored,proto3" json:"ignored,omitempty"`
+	// Duplicated TableCreated/TableFinished of a table (republications): read, no effect.
+	Duplicates       uint64           `protobuf:"varint,4,opt,name=duplicates,proto3" json:"duplicates,omitempty"`
+	Rejected         uint64           `protobuf:"varint,5,opt,name=rejected,proto3" json:"rejected,omitempty"`
+	RejectedByReason []*RejectedCount `protobuf:"bytes,6,rep,name=rejected_by_reason,json=rejectedByReason,proto3" json:"rejected_by_reason,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *GetIngestStatsResponse) Reset() {
+	*x = GetIngestStatsResponse{}
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetIngestStatsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetIngestStatsResponse) ProtoMessage() {}
+
+func (x *GetIngestStatsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_stats_v1_stats_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetIngestStatsResponse.ProtoReflect.Descriptor instead.
+func (*GetIngestStatsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_stats_v1_stats_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *GetIngestStatsResponse) GetStreamSequence() uint64 {
+	if x != nil {
+		return x.StreamSequence
+	}
+	return 0
+}
+
+func (x *GetIngestStatsResponse) GetApplied() uint64 {
+	if x != nil {
+		return x.Applied
+	}
+	return 0
+}
+
+func (x *GetIngestStatsResponse) GetIgnored() uint64 {
+	if x != nil {
+		return x.Ignored
+	}
+	return 0
+}
+
+func (x *GetIngestStatsResponse) GetDuplicates() uint64 {
+	if x != nil {
+		return x.Duplicates
+	}
+	return 0
+}
+
+func (x *GetIngestStatsResponse) GetRejected() uint64 {
+	if x != nil {
+		return x.Rejected
+	}
+	return 0
+}
+
+func (x *GetIngestStatsResponse) GetRejectedByReason() []*RejectedCount {
+	if x != nil {
+		return x.RejectedByReason
 	}
 	return nil
 }
@@ -296,27 +1728,144 @@ var File_cardroom_stats_v1_stats_proto protoreflect.FileDescriptor
 
 const file_cardroom_stats_v1_stats_proto_rawDesc = "" +
 	"\n" +
-	"\x1dcardroom/stats/v1/stats.proto\x12\x11cardroom.stats.v1\")\n" +
-	"\x13GetGameStatsRequest\x12\x12\n" +
-	"\x04game\x18\x01 \x01(\tR\x04game\"\x99\x01\n" +
-	"\x14GetGameStatsResponse\x12\x12\n" +
+	"\x1dcardroom/stats/v1/stats.proto\x12\x11cardroom.stats.v1\x1a\x1bcardroom/game/v1/game.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"J\n" +
+	"\x06Bucket\x12\x14\n" +
+	"\x05lower\x18\x01 \x01(\x03R\x05lower\x12\x14\n" +
+	"\x05upper\x18\x02 \x01(\x03R\x05upper\x12\x14\n" +
+	"\x05count\x18\x03 \x01(\x04R\x05count\"\xc7\x01\n" +
+	"\fDistribution\x12\x14\n" +
+	"\x05count\x18\x01 \x01(\x04R\x05count\x12\x12\n" +
+	"\x04mean\x18\x02 \x01(\x01R\x04mean\x12\x10\n" +
+	"\x03min\x18\x03 \x01(\x03R\x03min\x12\x10\n" +
+	"\x03max\x18\x04 \x01(\x03R\x03max\x12\x10\n" +
+	"\x03p50\x18\x05 \x01(\x01R\x03p50\x12\x10\n" +
+	"\x03p90\x18\x06 \x01(\x01R\x03p90\x12\x10\n" +
+	"\x03p99\x18\a \x01(\x01R\x03p99\x123\n" +
+	"\abuckets\x18\b \x03(\v2\x19.cardroom.stats.v1.BucketR\abuckets\"\xac\x01\n" +
+	"\x11SeatPositionStats\x12!\n" +
+	"\fplayer_count\x18\x01 \x01(\rR\vplayerCount\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\rR\x04seat\x12\x14\n" +
+	"\x05games\x18\x03 \x01(\x04R\x05games\x12\x12\n" +
+	"\x04wins\x18\x04 \x01(\x04R\x04wins\x12\x19\n" +
+	"\bwin_rate\x18\x05 \x01(\x01R\awinRate\x12\x1b\n" +
+	"\tmean_rank\x18\x06 \x01(\x01R\bmeanRank\"Q\n" +
+	"\vOptionUsage\x12\x16\n" +
+	"\x06option\x18\x01 \x01(\tR\x06option\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\x12\x14\n" +
+	"\x05games\x18\x03 \x01(\x04R\x05games\"K\n" +
+	"\x10PlayerCountUsage\x12!\n" +
+	"\fplayer_count\x18\x01 \x01(\rR\vplayerCount\x12\x14\n" +
+	"\x05games\x18\x02 \x01(\x04R\x05games\"\x99\x04\n" +
+	"\tGameStats\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12%\n" +
-	"\x0egames_finished\x18\x02 \x01(\x04R\rgamesFinished\x12#\n" +
-	"\rgames_aborted\x18\x03 \x01(\x04R\fgamesAborted\x12!\n" +
-	"\fmean_actions\x18\x04 \x01(\x01R\vmeanActions\"4\n" +
-	"\x15GetPlayerStatsRequest\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\"J\n" +
-	"\n" +
-	"GameRecord\x12\x12\n" +
+	"\x0etables_created\x18\x02 \x01(\x04R\rtablesCreated\x12%\n" +
+	"\x0egames_finished\x18\x03 \x01(\x04R\rgamesFinished\x12#\n" +
+	"\rgames_aborted\x18\x04 \x01(\x04R\fgamesAborted\x12@\n" +
+	"\vduration_ms\x18\x05 \x01(\v2\x1f.cardroom.stats.v1.DistributionR\n" +
+	"durationMs\x129\n" +
+	"\aactions\x18\x06 \x01(\v2\x1f.cardroom.stats.v1.DistributionR\aactions\x127\n" +
+	"\x06scores\x18\a \x01(\v2\x1f.cardroom.stats.v1.DistributionR\x06scores\x12K\n" +
+	"\x0eseat_positions\x18\b \x03(\v2$.cardroom.stats.v1.SeatPositionStatsR\rseatPositions\x128\n" +
+	"\aoptions\x18\t \x03(\v2\x1e.cardroom.stats.v1.OptionUsageR\aoptions\x12H\n" +
+	"\rplayer_counts\x18\n" +
+	" \x03(\v2#.cardroom.stats.v1.PlayerCountUsageR\fplayerCounts\"\x12\n" +
+	"\x10ListGamesRequest\"G\n" +
+	"\x11ListGamesResponse\x122\n" +
+	"\x05games\x18\x01 \x03(\v2\x1c.cardroom.stats.v1.GameStatsR\x05games\")\n" +
+	"\x13GetGameStatsRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\"J\n" +
+	"\x14GetGameStatsResponse\x122\n" +
+	"\x05stats\x18\x01 \x01(\v2\x1c.cardroom.stats.v1.GameStatsR\x05stats\"i\n" +
+	"\x06Rating\x12\x0e\n" +
+	"\x02mu\x18\x01 \x01(\x01R\x02mu\x12\x14\n" +
+	"\x05sigma\x18\x02 \x01(\x01R\x05sigma\x12\x18\n" +
+	"\adisplay\x18\x03 \x01(\x01R\adisplay\x12\x1f\n" +
+	"\vrated_games\x18\x04 \x01(\x04R\n" +
+	"ratedGames\"\x94\x03\n" +
+	"\x10PlayerGameRecord\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
 	"\x05games\x18\x02 \x01(\x04R\x05games\x12\x12\n" +
-	"\x04wins\x18\x03 \x01(\x04R\x04wins\"n\n" +
+	"\x04wins\x18\x03 \x01(\x04R\x04wins\x12\x18\n" +
+	"\aaborted\x18\x04 \x01(\x04R\aaborted\x12\x1b\n" +
+	"\tscore_sum\x18\x05 \x01(\x03R\bscoreSum\x12\x19\n" +
+	"\brank_sum\x18\x06 \x01(\x04R\arankSum\x121\n" +
+	"\x06rating\x18\a \x01(\v2\x19.cardroom.stats.v1.RatingR\x06rating\x12\"\n" +
+	"\rlast_table_id\x18\b \x01(\tR\vlastTableId\x12D\n" +
+	"\x10last_finished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x0elastFinishedAt\x12!\n" +
+	"\fdisplay_name\x18\n" +
+	" \x01(\tR\vdisplayName\x120\n" +
+	"\x04kind\x18\v \x01(\x0e2\x1c.cardroom.game.v1.PlayerKindR\x04kind\"\xae\x02\n" +
+	"\n" +
+	"RecentGame\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x12;\n" +
+	"\vfinished_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x12\x12\n" +
+	"\x04seat\x18\x04 \x01(\rR\x04seat\x12!\n" +
+	"\fplayer_count\x18\x05 \x01(\rR\vplayerCount\x12\x18\n" +
+	"\aaborted\x18\x06 \x01(\bR\aaborted\x12\x14\n" +
+	"\x05score\x18\a \x01(\x03R\x05score\x12\x12\n" +
+	"\x04rank\x18\b \x01(\rR\x04rank\x12\x16\n" +
+	"\x06winner\x18\t \x01(\bR\x06winner\x12!\n" +
+	"\frating_after\x18\n" +
+	" \x01(\x01R\vratingAfter\"W\n" +
+	"\x15GetPlayerStatsRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
+	"\frecent_limit\x18\x02 \x01(\rR\vrecentLimit\"\xc4\x02\n" +
 	"\x16GetPlayerStatsResponse\x12\x1b\n" +
-	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x127\n" +
-	"\arecords\x18\x02 \x03(\v2\x1d.cardroom.stats.v1.GameRecordR\arecords2\xd6\x01\n" +
-	"\fStatsService\x12_\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x120\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x1c.cardroom.game.v1.PlayerKindR\x04kind\x12\x14\n" +
+	"\x05games\x18\x04 \x01(\x04R\x05games\x12\x12\n" +
+	"\x04wins\x18\x05 \x01(\x04R\x04wins\x12\x18\n" +
+	"\aaborted\x18\x06 \x01(\x04R\aaborted\x12=\n" +
+	"\arecords\x18\a \x03(\v2#.cardroom.stats.v1.PlayerGameRecordR\arecords\x125\n" +
+	"\x06recent\x18\b \x03(\v2\x1d.cardroom.stats.v1.RecentGameR\x06recent\"\xc3\x01\n" +
+	"\x10LeaderboardEntry\x12\x12\n" +
+	"\x04rank\x18\x01 \x01(\x04R\x04rank\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12!\n" +
+	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x121\n" +
+	"\x06rating\x18\x04 \x01(\v2\x19.cardroom.stats.v1.RatingR\x06rating\x12\x14\n" +
+	"\x05games\x18\x05 \x01(\x04R\x05games\x12\x12\n" +
+	"\x04wins\x18\x06 \x01(\x04R\x04wins\"\x83\x01\n" +
+	"\x15GetLeaderboardRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\rR\x05limit\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\rR\x06offset\x12(\n" +
+	"\x10around_player_id\x18\x04 \x01(\tR\x0earoundPlayerId\"\x81\x01\n" +
+	"\x16GetLeaderboardResponse\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x04R\x05total\x12=\n" +
+	"\aentries\x18\x03 \x03(\v2#.cardroom.stats.v1.LeaderboardEntryR\aentries\"k\n" +
+	"\bLiveGame\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12$\n" +
+	"\x0etables_in_play\x18\x02 \x01(\x04R\ftablesInPlay\x12%\n" +
+	"\x0eplayers_online\x18\x03 \x01(\x04R\rplayersOnline\")\n" +
+	"\x13GetLiveStatsRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\"p\n" +
+	"\x14GetLiveStatsResponse\x121\n" +
+	"\x05games\x18\x01 \x03(\v2\x1b.cardroom.stats.v1.LiveGameR\x05games\x12%\n" +
+	"\x0eplayers_online\x18\x02 \x01(\x04R\rplayersOnline\"=\n" +
+	"\rRejectedCount\x12\x16\n" +
+	"\x06reason\x18\x01 \x01(\tR\x06reason\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x04R\x05count\"\x17\n" +
+	"\x15GetIngestStatsRequest\"\x81\x02\n" +
+	"\x16GetIngestStatsResponse\x12'\n" +
+	"\x0fstream_sequence\x18\x01 \x01(\x04R\x0estreamSequence\x12\x18\n" +
+	"\aapplied\x18\x02 \x01(\x04R\aapplied\x12\x18\n" +
+	"\aignored\x18\x03 \x01(\x04R\aignored\x12\x1e\n" +
+	"\n" +
+	"duplicates\x18\x04 \x01(\x04R\n" +
+	"duplicates\x12\x1a\n" +
+	"\brejected\x18\x05 \x01(\x04R\brejected\x12N\n" +
+	"\x12rejected_by_reason\x18\x06 \x03(\v2 .cardroom.stats.v1.RejectedCountR\x10rejectedByReason2\xdd\x04\n" +
+	"\fStatsService\x12V\n" +
+	"\tListGames\x12#.cardroom.stats.v1.ListGamesRequest\x1a$.cardroom.stats.v1.ListGamesResponse\x12_\n" +
 	"\fGetGameStats\x12&.cardroom.stats.v1.GetGameStatsRequest\x1a'.cardroom.stats.v1.GetGameStatsResponse\x12e\n" +
-	"\x0eGetPlayerStats\x12(.cardroom.stats.v1.GetPlayerStatsRequest\x1a).cardroom.stats.v1.GetPlayerStatsResponseB\xbb\x01\n" +
+	"\x0eGetPlayerStats\x12(.cardroom.stats.v1.GetPlayerStatsRequest\x1a).cardroom.stats.v1.GetPlayerStatsResponse\x12e\n" +
+	"\x0eGetLeaderboard\x12(.cardroom.stats.v1.GetLeaderboardRequest\x1a).cardroom.stats.v1.GetLeaderboardResponse\x12_\n" +
+	"\fGetLiveStats\x12&.cardroom.stats.v1.GetLiveStatsRequest\x1a'.cardroom.stats.v1.GetLiveStatsResponse\x12e\n" +
+	"\x0eGetIngestStats\x12(.cardroom.stats.v1.GetIngestStatsRequest\x1a).cardroom.stats.v1.GetIngestStatsResponseB\xbb\x01\n" +
 	"\x15com.cardroom.stats.v1B\n" +
 	"StatsProtoP\x01Z0cardroom.dev/proto/gen/cardroom/stats/v1;statsv1\xa2\x02\x03CSX\xaa\x02\x11Cardroom.Stats.V1\xca\x02\x11Cardroom\\Stats\\V1\xe2\x02\x1dCardroom\\Stats\\V1\\GPBMetadata\xea\x02\x13Cardroom::Stats::V1b\x06proto3"
 
@@ -332,25 +1881,73 @@ func file_cardroom_stats_v1_stats_proto_rawDescGZIP() []byte {
 	return file_cardroom_stats_v1_stats_proto_rawDescData
 }
 
-var file_cardroom_stats_v1_stats_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_cardroom_stats_v1_stats_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_cardroom_stats_v1_stats_proto_goTypes = []any{
-	(*GetGameStatsRequest)(nil),    // 0: cardroom.stats.v1.GetGameStatsRequest
-	(*GetGameStatsResponse)(nil),   // 1: cardroom.stats.v1.GetGameStatsResponse
-	(*GetPlayerStatsRequest)(nil),  // 2: cardroom.stats.v1.GetPlayerStatsRequest
-	(*GameRecord)(nil),             // 3: cardroom.stats.v1.GameRecord
-	(*GetPlayerStatsResponse)(nil), // 4: cardroom.stats.v1.GetPlayerStatsResponse
+	(*Bucket)(nil),                 // 0: cardroom.stats.v1.Bucket
+	(*Distribution)(nil),           // 1: cardroom.stats.v1.Distribution
+	(*SeatPositionStats)(nil),      // 2: cardroom.stats.v1.SeatPositionStats
+	(*OptionUsage)(nil),            // 3: cardroom.stats.v1.OptionUsage
+	(*PlayerCountUsage)(nil),       // 4: cardroom.stats.v1.PlayerCountUsage
+	(*GameStats)(nil),              // 5: cardroom.stats.v1.GameStats
+	(*ListGamesRequest)(nil),       // 6: cardroom.stats.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),      // 7: cardroom.stats.v1.ListGamesResponse
+	(*GetGameStatsRequest)(nil),    // 8: cardroom.stats.v1.GetGameStatsRequest
+	(*GetGameStatsResponse)(nil),   // 9: cardroom.stats.v1.GetGameStatsResponse
+	(*Rating)(nil),                 // 10: cardroom.stats.v1.Rating
+	(*PlayerGameRecord)(nil),       // 11: cardroom.stats.v1.PlayerGameRecord
+	(*RecentGame)(nil),             // 12: cardroom.stats.v1.RecentGame
+	(*GetPlayerStatsRequest)(nil),  // 13: cardroom.stats.v1.GetPlayerStatsRequest
+	(*GetPlayerStatsResponse)(nil), // 14: cardroom.stats.v1.GetPlayerStatsResponse
+	(*LeaderboardEntry)(nil),       // 15: cardroom.stats.v1.LeaderboardEntry
+	(*GetLeaderboardRequest)(nil),  // 16: cardroom.stats.v1.GetLeaderboardRequest
+	(*GetLeaderboardResponse)(nil), // 17: cardroom.stats.v1.GetLeaderboardResponse
+	(*LiveGame)(nil),               // 18: cardroom.stats.v1.LiveGame
+	(*GetLiveStatsRequest)(nil),    // 19: cardroom.stats.v1.GetLiveStatsRequest
+	(*GetLiveStatsResponse)(nil),   // 20: cardroom.stats.v1.GetLiveStatsResponse
+	(*RejectedCount)(nil),          // 21: cardroom.stats.v1.RejectedCount
+	(*GetIngestStatsRequest)(nil),  // 22: cardroom.stats.v1.GetIngestStatsRequest
+	(*GetIngestStatsResponse)(nil), // 23: cardroom.stats.v1.GetIngestStatsResponse
+	(*timestamppb.Timestamp)(nil),  // 24: google.protobuf.Timestamp
+	(v1.PlayerKind)(0),             // 25: cardroom.game.v1.PlayerKind
 }
 var file_cardroom_stats_v1_stats_proto_depIdxs = []int32{
-	3, // 0: cardroom.stats.v1.GetPlayerStatsResponse.records:type_name -> cardroom.stats.v1.GameRecord
-	0, // 1: cardroom.stats.v1.StatsService.GetGameStats:input_type -> cardroom.stats.v1.GetGameStatsRequest
-	2, // 2: cardroom.stats.v1.StatsService.GetPlayerStats:input_type -> cardroom.stats.v1.GetPlayerStatsRequest
-	1, // 3: cardroom.stats.v1.StatsService.GetGameStats:output_type -> cardroom.stats.v1.GetGameStatsResponse
-	4, // 4: cardroom.stats.v1.StatsService.GetPlayerStats:output_type -> cardroom.stats.v1.GetPlayerStatsResponse
-	3, // [3:5] is the sub-list for method output_type
-	1, // [1:3] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	0,  // 0: cardroom.stats.v1.Distribution.buckets:type_name -> cardroom.stats.v1.Bucket
+	1,  // 1: cardroom.stats.v1.GameStats.duration_ms:type_name -> cardroom.stats.v1.Distribution
+	1,  // 2: cardroom.stats.v1.GameStats.actions:type_name -> cardroom.stats.v1.Distribution
+	1,  // 3: cardroom.stats.v1.GameStats.scores:type_name -> cardroom.stats.v1.Distribution
+	2,  // 4: cardroom.stats.v1.GameStats.seat_positions:type_name -> cardroom.stats.v1.SeatPositionStats
+	3,  // 5: cardroom.stats.v1.GameStats.options:type_name -> cardroom.stats.v1.OptionUsage
+	4,  // 6: cardroom.stats.v1.GameStats.player_counts:type_name -> cardroom.stats.v1.PlayerCountUsage
+	5,  // 7: cardroom.stats.v1.ListGamesResponse.games:type_name -> cardroom.stats.v1.GameStats
+	5,  // 8: cardroom.stats.v1.GetGameStatsResponse.stats:type_name -> cardroom.stats.v1.GameStats
+	10, // 9: cardroom.stats.v1.PlayerGameRecord.rating:type_name -> cardroom.stats.v1.Rating
+	24, // 10: cardroom.stats.v1.PlayerGameRecord.last_finished_at:type_name -> google.protobuf.Timestamp
+	25, // 11: cardroom.stats.v1.PlayerGameRecord.kind:type_name -> cardroom.game.v1.PlayerKind
+	24, // 12: cardroom.stats.v1.RecentGame.finished_at:type_name -> google.protobuf.Timestamp
+	25, // 13: cardroom.stats.v1.GetPlayerStatsResponse.kind:type_name -> cardroom.game.v1.PlayerKind
+	11, // 14: cardroom.stats.v1.GetPlayerStatsResponse.records:type_name -> cardroom.stats.v1.PlayerGameRecord
+	12, // 15: cardroom.stats.v1.GetPlayerStatsResponse.recent:type_name -> cardroom.stats.v1.RecentGame
+	10, // 16: cardroom.stats.v1.LeaderboardEntry.rating:type_name -> cardroom.stats.v1.Rating
+	15, // 17: cardroom.stats.v1.GetLeaderboardResponse.entries:type_name -> cardroom.stats.v1.LeaderboardEntry
+	18, // 18: cardroom.stats.v1.GetLiveStatsResponse.games:type_name -> cardroom.stats.v1.LiveGame
+	21, // 19: cardroom.stats.v1.GetIngestStatsResponse.rejected_by_reason:type_name -> cardroom.stats.v1.RejectedCount
+	6,  // 20: cardroom.stats.v1.StatsService.ListGames:input_type -> cardroom.stats.v1.ListGamesRequest
+	8,  // 21: cardroom.stats.v1.StatsService.GetGameStats:input_type -> cardroom.stats.v1.GetGameStatsRequest
+	13, // 22: cardroom.stats.v1.StatsService.GetPlayerStats:input_type -> cardroom.stats.v1.GetPlayerStatsRequest
+	16, // 23: cardroom.stats.v1.StatsService.GetLeaderboard:input_type -> cardroom.stats.v1.GetLeaderboardRequest
+	19, // 24: cardroom.stats.v1.StatsService.GetLiveStats:input_type -> cardroom.stats.v1.GetLiveStatsRequest
+	22, // 25: cardroom.stats.v1.StatsService.GetIngestStats:input_type -> cardroom.stats.v1.GetIngestStatsRequest
+	7,  // 26: cardroom.stats.v1.StatsService.ListGames:output_type -> cardroom.stats.v1.ListGamesResponse
+	9,  // 27: cardroom.stats.v1.StatsService.GetGameStats:output_type -> cardroom.stats.v1.GetGameStatsResponse
+	14, // 28: cardroom.stats.v1.StatsService.GetPlayerStats:output_type -> cardroom.stats.v1.GetPlayerStatsResponse
+	17, // 29: cardroom.stats.v1.StatsService.GetLeaderboard:output_type -> cardroom.stats.v1.GetLeaderboardResponse
+	20, // 30: cardroom.stats.v1.StatsService.GetLiveStats:output_type -> cardroom.stats.v1.GetLiveStatsResponse
+	23, // 31: cardroom.stats.v1.StatsService.GetIngestStats:output_type -> cardroom.stats.v1.GetIngestStatsResponse
+	26, // [26:32] is the sub-list for method output_type
+	20, // [20:26] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_stats_v1_stats_proto_init() }
@@ -364,7 +1961,7 @@ func file_cardroom_stats_v1_stats_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_stats_v1_stats_proto_rawDesc), len(file_cardroom_stats_v1_stats_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -4,8 +4,9 @@
 // - protoc             (unknown)
 // source: cardroom/stats/v1/stats.proto
 
-// Package cardroom.stats.v1 serves what the stats service learns from the event stream. First draft:
-// per-game and per-player figures; ratings and leaderboards are completed with the stats service.
+// Package cardroom.stats.v1 serves what the stats service learns from the event stream: per-game
+// figures, per-player records, skill ratings and leaderboards, and live figures. Every figure is
+// computed from TableCreated and TableFinished events (see docs/events.md and docs/stats.md).
 
 package statsv1
 
@@ -22,20 +23,33 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
+	StatsService_ListGames_FullMethodName      = "/cardroom.stats.v1.StatsService/ListGames"
 	StatsService_GetGameStats_FullMethodName   = "/cardroom.stats.v1.StatsService/GetGameStats"
 	StatsService_GetPlayerStats_FullMethodName = "/cardroom.stats.v1.StatsService/GetPlayerStats"
+	StatsService_GetLeaderboard_FullMethodName = "/cardroom.stats.v1.StatsService/GetLeaderboard"
+	StatsService_GetLiveStats_FullMethodName   = "/cardroom.stats.v1.StatsService/GetLiveStats"
+	StatsService_GetIngestStats_FullMethodName = "/cardroom.stats.v1.StatsService/GetIngestStats"
 )
 
 // StatsServiceClient is the client API for StatsService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// StatsService answers questions about finished games.
+// StatsService answers questions about the games played.
 type StatsServiceClient interface {
-	// GetGameStats returns the figures of one game.
+	// ListGames returns every game the stream has seen, with its headline figures.
+	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
+	// GetGameStats returns the figures of one game. NOT_FOUND when the game was never seen.
 	GetGameStats(ctx context.Context, in *GetGameStatsRequest, opts ...grpc.CallOption) (*GetGameStatsResponse, error)
-	// GetPlayerStats returns one player's record.
+	// GetPlayerStats returns one player's record, per game and overall, and their recent games.
+	// NOT_FOUND when the player never finished a game.
 	GetPlayerStats(ctx context.Context, in *GetPlayerStatsRequest, opts ...grpc.CallOption) (*GetPlayerStatsResponse, error)
+	// GetLeaderboard returns a page of one game's leaderboard: from the top, or around a player.
+	GetLeaderboard(ctx context.Context, in *GetLeaderboardRequest, opts ...grpc.CallOption) (*GetLeaderboardResponse, error)
+	// GetLiveStats returns tables in play and players online, per game.
+	GetLiveStats(ctx context.Context, in *GetLiveStatsRequest, opts ...grpc.CallOption) (*GetLiveStatsResponse, error)
+	// GetIngestStats returns how far the service has read the stream and what it did with it.
+	GetIngestStats(ctx context.Context, in *GetIngestStatsRequest, opts ...grpc.CallOption) (*GetIngestStatsResponse, error)
 }
 
 type statsServiceClient struct {
@@ -44,6 +58,16 @@ type statsServiceClient struct {
 
 func NewStatsServiceClient(cc grpc.ClientConnInterface) StatsServiceClient {
 	return &statsServiceClient{cc}
+}
+
+func (c *statsServiceClient) ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListGamesResponse)
+	err := c.cc.Invoke(ctx, StatsService_ListGames_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *statsServiceClient) GetGameStats(ctx context.Context, in *GetGameStatsRequest, opts ...grpc.CallOption) (*GetGameStatsResponse, error) {
@@ -66,16 +90,55 @@ func (c *statsServiceClient) GetPlayerStats(ctx context.Context, in *GetPlayerSt
 	return out, nil
 }
 
+func (c *statsServiceClient) GetLeaderboard(ctx context.Context, in *GetLeaderboardRequest, opts ...grpc.CallOption) (*GetLeaderboardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLeaderboardResponse)
+	err := c.cc.Invoke(ctx, StatsService_GetLeaderboard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *statsServiceClient) GetLiveStats(ctx context.Context, in *GetLiveStatsRequest, opts ...grpc.CallOption) (*GetLiveStatsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLiveStatsResponse)
+	err := c.cc.Invoke(ctx, StatsService_GetLiveStats_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *statsServiceClient) GetIngestStats(ctx context.Context, in *GetIngestStatsRequest, opts ...grpc.CallOption) (*GetIngestStatsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetIngestStatsResponse)
+	err := c.cc.Invoke(ctx, StatsService_GetIngestStats_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // StatsServiceServer is the server API for StatsService service.
 // All implementations must embed UnimplementedStatsServiceServer
 // for forward compatibility.
 //
-// StatsService answers questions about finished games.
+// StatsService answers questions about the games played.
 type StatsServiceServer interface {
-	// GetGameStats returns the figures of one game.
+	// ListGames returns every game the stream has seen, with its headline figures.
+	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
+	// GetGameStats returns the figures of one game. NOT_FOUND when the game was never seen.
 	GetGameStats(context.Context, *GetGameStatsRequest) (*GetGameStatsResponse, error)
-	// GetPlayerStats returns one player's record.
+	// GetPlayerStats returns one player's record, per game and overall, and their recent games.
+	// NOT_FOUND when the player never finished a game.
 	GetPlayerStats(context.Context, *GetPlayerStatsRequest) (*GetPlayerStatsResponse, error)
+	// GetLeaderboard returns a page of one game's leaderboard: from the top, or around a player.
+	GetLeaderboard(context.Context, *GetLeaderboardRequest) (*GetLeaderboardResponse, error)
+	// GetLiveStats returns tables in play and players online, per game.
+	GetLiveStats(context.Context, *GetLiveStatsRequest) (*GetLiveStatsResponse, error)
+	// GetIngestStats returns how far the service has read the stream and what it did with it.
+	GetIngestStats(context.Context, *GetIngestStatsRequest) (*GetIngestStatsResponse, error)
 	mustEmbedUnimplementedStatsServiceServer()
 }
 
@@ -86,11 +149,23 @@ type StatsServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedStatsServiceServer struct{}
 
+func (UnimplementedStatsServiceServer) ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListGames not implemented")
+}
 func (UnimplementedStatsServiceServer) GetGameStats(context.Context, *GetGameStatsRequest) (*GetGameStatsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetGameStats not implemented")
 }
 func (UnimplementedStatsServiceServer) GetPlayerStats(context.Context, *GetPlayerStatsRequest) (*GetPlayerStatsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPlayerStats not implemented")
+}
+func (UnimplementedStatsServiceServer) GetLeaderboard(context.Context, *GetLeaderboardRequest) (*GetLeaderboardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLeaderboard not implemented")
+}
+func (UnimplementedStatsServiceServer) GetLiveStats(context.Context, *GetLiveStatsRequest) (*GetLiveStatsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLiveStats not implemented")
+}
+func (UnimplementedStatsServiceServer) GetIngestStats(context.Context, *GetIngestStatsRequest) (*GetIngestStatsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetIngestStats not implemented")
 }
 func (UnimplementedStatsServiceServer) mustEmbedUnimplementedStatsServiceServer() {}
 func (UnimplementedStatsServiceServer) testEmbeddedByValue()                      {}
@@ -111,6 +186,24 @@ func RegisterStatsServiceServer(s grpc.ServiceRegistrar, srv StatsServiceServer)
 		t.testEmbeddedByValue()
 	}
 	s.RegisterService(&StatsService_ServiceDesc, srv)
+}
+
+func _StatsService_ListGames_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListGamesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StatsServiceServer).ListGames(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StatsService_ListGames_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StatsServiceServer).ListGames(ctx, req.(*ListGamesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
 }
 
 func _StatsService_GetGameStats_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
@@ -149,6 +242,60 @@ func _StatsService_GetPlayerStats_Handler(srv interface{}, ctx context.Context, 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _StatsService_GetLeaderboard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLeaderboardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StatsServiceServer).GetLeaderboard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StatsService_GetLeaderboard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StatsServiceServer).GetLeaderboard(ctx, req.(*GetLeaderboardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StatsService_GetLiveStats_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLiveStatsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StatsServiceServer).GetLiveStats(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StatsService_GetLiveStats_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StatsServiceServer).GetLiveStats(ctx, req.(*GetLiveStatsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _StatsService_GetIngestStats_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetIngestStatsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(StatsServiceServer).GetIngestStats(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: StatsService_GetIngestStats_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(StatsServiceServer).GetIngestStats(ctx, req.(*GetIngestStatsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // StatsService_ServiceDesc is the grpc.ServiceDesc for StatsService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -157,12 +304,28 @@ var StatsService_ServiceDesc = grpc.ServiceDesc{
 	HandlerType: (*StatsServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
+			MethodName: "ListGames",
+			Handler:    _StatsService_ListGames_Handler,
+		},
+		{
 			MethodName: "GetGameStats",
 			Handler:    _StatsService_GetGameStats_Handler,
 		},
 		{
 			MethodName: "GetPlayerStats",
 			Handler:    _StatsService_GetPlayerStats_Handler,
+		},
+		{
+			MethodName: "GetLeaderboard",
+			Handler:    _StatsService_GetLeaderboard_Handler,
+		},
+		{
+			MethodName: "GetLiveStats",
+			Handler:    _StatsService_GetLiveStats_Handler,
+		},
+		{
+			MethodName: "GetIngestStats",
+			Handler:    _StatsService_GetIngestStats_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

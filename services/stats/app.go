@@ -1,0 +1,105 @@
+// Package stats is the stats service: a durable JetStream consumer that turns every game's
+// TableCreated and TableFinished events into aggregates (per game, per player, ratings,
+// leaderboards, live figures) kept in Redis or in memory, and the cardroom.stats.v1.StatsService
+// that serves them. Each event's effect is applied exactly once: the stream position is stored
+// with the aggregates and moved with them atomically. Rebuild recomputes everything from the
+// stream.
+package stats
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
+	"cardroom.dev/services/kit/app"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/config"
+	"github.com/redis/go-redis/extra/redisotel/v9"
+	"github.com/redis/go-redis/v9"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// RedisPrefix is put after the configured Redis prefix for every stats key.
+const RedisPrefix = "stats:"
+
+// OpenStore opens the aggregate store the configuration names: Redis (keys under
+// <CARDROOM_REDIS_PREFIX>stats:) when a URL is set, else memory. The client closes with a.
+func OpenStore(ctx context.Context, a *app.App) (Store, error) {
+	if a.Config.RedisURL == "" {
+		a.Log.Info("stats store: in memory (set CARDROOM_REDIS_URL for Redis)")
+		return NewMemory(), nil
+	}
+	opt, err := redis.ParseURL(a.Config.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	if err := redisotel.InstrumentTracing(rdb); err != nil {
+		return nil, fmt.Errorf("redis tracing: %w", err)
+	}
+	a.OnClose(func(context.Context) error { return rdb.Close() })
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return nil, fmt.Errorf("redis %s: %w", opt.Addr, err)
+	}
+	st, err := NewRedis(ctx, rdb, a.Config.RedisPrefix+RedisPrefix)
+	if err != nil {
+		return nil, err
+	}
+	a.Log.Info("stats store: redis", slog.String("addr", opt.Addr), slog.String("prefix", a.Config.RedisPrefix+RedisPrefix))
+	return st, nil
+}
+
+// AddStats serves the StatsService over st on its own gRPC server at addr and runs the durable
+// consumer of b's stream into st as a background loop of a.
+func AddStats(a *app.App, st Store, b *bus.Bus, addr string) (*Server, error) {
+	gs, hs, err := a.NewGRPCServer(addr)
+	if err != nil {
+		return nil, err
+	}
+	srv := NewServer(st, a.Log)
+	statsv1.RegisterStatsServiceServer(gs, srv)
+	hs.SetServingStatus(statsv1.StatsService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	c := NewConsumer(b, st, ConsumerOptions{Logger: a.Log})
+	a.Go(c.Run)
+	return srv, nil
+}
+
+// Main is the whole main of the stats service: configuration from flags and CARDROOM_*
+// variables, the store and bus they name, the consumer and the service, and an orderly stop.
+func Main() {
+	const name = "stats"
+	cfg, err := config.Parse(name, os.Args[1:], os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\nsettings:\n%s", name, err, config.Usage())
+		os.Exit(2)
+	}
+	ctx, stop := app.SignalContext(context.Background())
+	defer stop()
+	if err := run(ctx, name, cfg); err != nil {
+		slog.Error("stats service failed", slog.Any("error", err))
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, name string, cfg config.Config) error {
+	a, err := app.New(ctx, name, cfg)
+	if err != nil {
+		return err
+	}
+	a.Log.Info("starting", slog.Any("config", cfg))
+	st, err := OpenStore(ctx, a)
+	if err != nil {
+		return err
+	}
+	b, err := a.Bus(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := AddStats(a, st, b, cfg.Listen); err != nil {
+		return err
+	}
+	a.Log.Info("serving", slog.String("addr", a.Addr(0)))
+	return a.Run(ctx)
+}

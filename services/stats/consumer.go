@@ -1,0 +1,195 @@
+package stats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"cardroom.dev/services/kit/bus"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// PublicSubjects is what the stats service reads: every table's public events. TableCreated and
+// TableFinished are aggregated, the games' own public events skipped. (TableFinished is also on
+// cardroom.game.<game>.finished; reading only the table subjects sees each event once.)
+const PublicSubjects = "cardroom.table.*.public"
+
+// ConsumerOptions configure the durable consumer.
+type ConsumerOptions struct {
+	// Durable is the JetStream consumer name (default "stats").
+	Durable string
+	// Batch is the most messages applied in one store call (default 1000).
+	Batch int
+	// Aggregator is the aggregation (default DefaultAggregator).
+	Aggregator *Aggregator
+	Logger     *slog.Logger
+	// AfterApply, when set, is called after each batch is applied (tests inject failures here).
+	AfterApply func(ctx context.Context, position uint64) error
+}
+
+// Consumer reads the stream with a durable JetStream consumer and applies it to a store.
+//
+// The store, not the server, is the authority on progress: every session starts by reading the
+// store's position and (re)creating the durable consumer to deliver from the next sequence, and
+// each batch moves the position together with its effects. A crash between applying and
+// acknowledging, a redelivery, or a lost message (detected as a gap in the consumer sequence)
+// therefore never applies an event twice or skips one: the session restarts from the store.
+type Consumer struct {
+	bus   *bus.Bus
+	ap    applier
+	opt   ConsumerOptions
+	state chan struct{}
+}
+
+// NewConsumer returns a consumer of b's stream into st.
+func NewConsumer(b *bus.Bus, st Store, opt ConsumerOptions) *Consumer {
+	if opt.Durable == "" {
+		opt.Durable = "stats"
+	}
+	if opt.Batch <= 0 {
+		opt.Batch = 1000
+	}
+	agg := DefaultAggregator
+	if opt.Aggregator != nil {
+		agg = *opt.Aggregator
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	return &Consumer{bus: b, ap: applier{store: st, agg: agg, log: opt.Logger}, opt: opt}
+}
+
+var errGap = errors.New("gap in the consumer sequence")
+
+// Run consumes until ctx ends. Failures (store or bus) restart the session after a backoff; they
+// never stop the loop.
+func (c *Consumer) Run(ctx context.Context) error {
+	backoff := 100 * time.Millisecond
+	for {
+		err := c.session(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		c.opt.Logger.WarnContext(ctx, "stats consumer restarting", slog.Any("error", err), slog.Duration("after", backoff))
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		backoff = min(backoff*2, 5*time.Second)
+	}
+}
+
+func (c *Consumer) session(ctx context.Context) error {
+	pos, err := c.ap.store.Position(ctx)
+	if err != nil {
+		return err
+	}
+	js := c.bus.JetStream()
+	if err := js.DeleteConsumer(ctx, c.bus.Stream(), c.opt.Durable); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return fmt.Errorf("reset consumer: %w", err)
+	}
+	cfg := jetstream.ConsumerConfig{
+		Durable:       c.opt.Durable,
+		Description:   "cardroom stats: aggregates; the position lives with the aggregates",
+		FilterSubject: PublicSubjects,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckAllPolicy,
+		AckWait:       time.Minute,
+		MaxAckPending: 4 * c.opt.Batch,
+	}
+	if pos > 0 {
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, pos+1
+	}
+	cons, err := js.CreateConsumer(ctx, c.bus.Stream(), cfg)
+	if err != nil {
+		return fmt.Errorf("create consumer: %w", err)
+	}
+	return c.consume(ctx, cons, pos)
+}
+
+// consume feeds batches to the applier until ctx ends or something fails.
+func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uint64) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	msgs := make(chan jetstream.Msg, 2*c.opt.Batch)
+	errc := make(chan error, 1)
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		select {
+		case msgs <- m:
+		case <-ctx.Done():
+		}
+	}, jetstream.PullMaxMessages(2*c.opt.Batch), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+		if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
+			select {
+			case errc <- err:
+			default:
+			}
+		}
+	}))
+	if err != nil {
+		return fmt.Errorf("consume: %w", err)
+	}
+	defer cc.Stop()
+	nextConsumerSeq := uint64(1)
+	batch := make([]Message, 0, c.opt.Batch)
+	for {
+		var first jetstream.Msg
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-errc:
+			return err
+		case first = <-msgs:
+		}
+		batch = batch[:0]
+		last := first
+		m := first
+		for {
+			md, err := m.Metadata()
+			if err != nil {
+				return fmt.Errorf("message metadata: %w", err)
+			}
+			switch cs := md.Sequence.Consumer; {
+			case cs == nextConsumerSeq:
+				nextConsumerSeq++
+			case cs > nextConsumerSeq:
+				return fmt.Errorf("%w: expected %d, got %d", errGap, nextConsumerSeq, cs)
+			}
+			if ss := md.Sequence.Stream; ss > pos {
+				batch = append(batch, Message{Subject: m.Subject(), Data: m.Data(), Seq: ss})
+				pos = ss
+			}
+			last = m
+			if len(batch) >= c.opt.Batch {
+				break
+			}
+			more := false
+			select {
+			case m = <-msgs:
+				more = true
+			default:
+			}
+			if !more {
+				break
+			}
+		}
+		applied, err := c.ap.apply(ctx, batch)
+		if err != nil {
+			return err
+		}
+		if applied != pos {
+			return fmt.Errorf("store at %d after applying up to %d", applied, pos)
+		}
+		if err := last.Ack(); err != nil {
+			c.opt.Logger.DebugContext(ctx, "ack failed", slog.Any("error", err))
+		}
+		if c.opt.AfterApply != nil {
+			if err := c.opt.AfterApply(ctx, pos); err != nil {
+				return err
+			}
+		}
+	}
+}

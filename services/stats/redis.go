@@ -1,0 +1,494 @@
+package stats
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/protobuf/proto"
+)
+
+// Redis is the aggregate store on a Redis server (standalone or a replicated primary: the apply
+// script writes keys it builds from the prefix, so Redis Cluster is not supported).
+//
+// Keys, under a prefix (e.g. "cardroom:stats:"):
+//
+//	meta              hash: pos (last stream sequence applied), hw (newest finish, Unix ms)
+//	ingest            hash: applied, ignored, duplicates, rejected, rejected:<reason>
+//	games             set of game ids
+//	g:<game>          hash of the game's counters (see GameCounters)
+//	t:<table>         string: the table record (JSON)
+//	done              sorted set: done tables by finish ms (for forgetting them)
+//	players           set of player ids
+//	p:<player>        hash: game → PlayerGameRecord (protobuf)
+//	r:<player>        list: RecentGame (protobuf), newest first
+//	lb:<game>         sorted set: player → displayed rating
+//	live              hash: game → tables in play
+//	on:<game>         hash: player → tables in play of that game
+//	on:               hash: player → tables in play over all games
+//
+// Apply is one script call: it checks the position, applies every change and moves the position,
+// atomically. Load is one pipelined round trip.
+type Redis struct {
+	rdb    redis.UniversalClient
+	prefix string
+}
+
+// NewRedis returns a store on rdb with keys under prefix, loading its script.
+func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*Redis, error) {
+	if err := applyScript.Load(ctx, rdb).Err(); err != nil {
+		return nil, fmt.Errorf("load redis script: %w", err)
+	}
+	return &Redis{rdb: rdb, prefix: prefix}, nil
+}
+
+// applyScript: ARGV = prefix, from, to, high water, prune before, then operations, each a code
+// followed by its arguments. Keys are relative to the prefix.
+var applyScript = redis.NewScript(`
+local p = ARGV[1]
+local pos = redis.call('HGET', p .. 'meta', 'pos') or '0'
+if pos ~= ARGV[2] then return 0 end
+redis.call('HSET', p .. 'meta', 'pos', ARGV[3])
+local hw = tonumber(redis.call('HGET', p .. 'meta', 'hw') or '0')
+if tonumber(ARGV[4]) > hw then redis.call('HSET', p .. 'meta', 'hw', ARGV[4]) end
+local i = 6
+local n = #ARGV
+while i <= n do
+  local op = ARGV[i]
+  if op == 'I' then
+    redis.call('HINCRBY', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]); i = i + 4
+  elseif op == 'C' then
+    if redis.call('HINCRBY', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]) <= 0 then
+      redis.call('HDEL', p .. ARGV[i+1], ARGV[i+2])
+    end
+    i = i + 4
+  elseif op == 'm' or op == 'M' then
+    local k = p .. ARGV[i+1]
+    local cur = redis.call('HGET', k, ARGV[i+2])
+    local v = tonumber(ARGV[i+3])
+    if not cur or (op == 'm' and v < tonumber(cur)) or (op == 'M' and v > tonumber(cur)) then
+      redis.call('HSET', k, ARGV[i+2], ARGV[i+3])
+    end
+    i = i + 4
+  elseif op == 'H' then
+    redis.call('HSET', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]); i = i + 4
+  elseif op == 'S' then
+    redis.call('SET', p .. ARGV[i+1], ARGV[i+2]); i = i + 3
+  elseif op == 'A' then
+    redis.call('SADD', p .. ARGV[i+1], ARGV[i+2]); i = i + 3
+  elseif op == 'Z' then
+    redis.call('ZADD', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]); i = i + 4
+  elseif op == 'L' then
+    local k = p .. ARGV[i+1]
+    redis.call('LPUSH', k, ARGV[i+2])
+    redis.call('LTRIM', k, 0, tonumber(ARGV[i+3]) - 1)
+    i = i + 4
+  else
+    return redis.error_reply('unknown op ' .. op)
+  end
+end
+if ARGV[5] ~= '0' then
+  local old = redis.call('ZRANGEBYSCORE', p .. 'done', '-inf', '(' .. ARGV[5])
+  for _, id in ipairs(old) do redis.call('DEL', p .. 't:' .. id) end
+  redis.call('ZREMRANGEBYSCORE', p .. 'done', '-inf', '(' .. ARGV[5])
+end
+return 1
+`)
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+func (r *Redis) Apply(ctx context.Context, d *Delta) error {
+	args := make([]any, 0, 64)
+	args = append(args, r.prefix, strconv.FormatUint(d.From, 10), strconv.FormatUint(d.To, 10), itoa(d.HighWater), itoa(d.PruneBefore))
+	for k, v := range d.Ingest {
+		args = append(args, "I", "ingest", k, itoa(v))
+	}
+	for g, gd := range d.Games {
+		key := "g:" + g
+		args = append(args, "A", "games", g)
+		for f, v := range gd.Incr {
+			args = append(args, "I", key, f, itoa(v))
+		}
+		for f, v := range gd.Min {
+			args = append(args, "m", key, f, itoa(v))
+		}
+		for f, v := range gd.Max {
+			args = append(args, "M", key, f, itoa(v))
+		}
+	}
+	for id, t := range d.Tables {
+		b, err := json.Marshal(t)
+		if err != nil {
+			return fmt.Errorf("encode table record: %w", err)
+		}
+		args = append(args, "S", "t:"+id, string(b))
+		if t.Done {
+			args = append(args, "Z", "done", itoa(t.Finished), id)
+		}
+	}
+	for k, rec := range d.Players {
+		b, err := deterministic.Marshal(rec)
+		if err != nil {
+			return fmt.Errorf("encode player record: %w", err)
+		}
+		args = append(args, "A", "players", k.Player, "H", "p:"+k.Player, k.Game, string(b))
+	}
+	limit := strconv.Itoa(max(d.RecentLimit, 1))
+	for _, p := range d.Recent {
+		b, err := deterministic.Marshal(p.Game)
+		if err != nil {
+			return fmt.Errorf("encode recent game: %w", err)
+		}
+		args = append(args, "L", "r:"+p.Player, string(b), limit)
+	}
+	for k, v := range d.Board {
+		args = append(args, "Z", "lb:"+k.Game, ftoa(v), k.Player)
+	}
+	for k, v := range d.Live {
+		if k.Player == "" {
+			args = append(args, "C", "live", k.Game, itoa(v))
+		} else {
+			args = append(args, "C", "on:"+k.Game, k.Player, itoa(v))
+		}
+	}
+	res, err := applyScript.Run(ctx, r.rdb, nil, args...).Int()
+	if err != nil {
+		return fmt.Errorf("apply aggregates: %w", err)
+	}
+	if res == 0 {
+		return ErrConflict
+	}
+	return nil
+}
+
+func (r *Redis) Load(ctx context.Context, keys Keys) (*State, error) {
+	pipe := r.rdb.Pipeline()
+	meta := pipe.HMGet(ctx, r.prefix+"meta", "pos", "hw")
+	var tables *redis.SliceCmd
+	if len(keys.Tables) > 0 {
+		ks := make([]string, len(keys.Tables))
+		for i, id := range keys.Tables {
+			ks[i] = r.prefix + "t:" + id
+		}
+		tables = pipe.MGet(ctx, ks...)
+	}
+	players := make([]*redis.StringCmd, len(keys.Players))
+	for i, k := range keys.Players {
+		players[i] = pipe.HGet(ctx, r.prefix+"p:"+k.Player, k.Game)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
+		return nil, fmt.Errorf("load aggregates: %w", err)
+	}
+	st := &State{Tables: map[string]*TableRecord{}, Players: map[PlayerKey]*statsv1.PlayerGameRecord{}}
+	var err error
+	if st.Position, st.HighWater, err = parseMeta(meta.Val()); err != nil {
+		return nil, err
+	}
+	if tables != nil {
+		for i, v := range tables.Val() {
+			s, ok := v.(string)
+			if !ok {
+				continue
+			}
+			t := &TableRecord{}
+			if err := json.Unmarshal([]byte(s), t); err != nil {
+				return nil, fmt.Errorf("decode table record: %w", err)
+			}
+			st.Tables[keys.Tables[i]] = t
+		}
+	}
+	for i, c := range players {
+		b, err := c.Bytes()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("load player record: %w", err)
+		}
+		rec := &statsv1.PlayerGameRecord{}
+		if err := proto.Unmarshal(b, rec); err != nil {
+			return nil, fmt.Errorf("decode player record: %w", err)
+		}
+		st.Players[keys.Players[i]] = rec
+	}
+	return st, nil
+}
+
+func parseMeta(v []any) (uint64, int64, error) {
+	var pos uint64
+	var hw int64
+	var err error
+	if s, ok := v[0].(string); ok {
+		if pos, err = strconv.ParseUint(s, 10, 64); err != nil {
+			return 0, 0, fmt.Errorf("stats position %q: %w", s, err)
+		}
+	}
+	if s, ok := v[1].(string); ok {
+		if hw, err = strconv.ParseInt(s, 10, 64); err != nil {
+			return 0, 0, fmt.Errorf("stats high water %q: %w", s, err)
+		}
+	}
+	return pos, hw, nil
+}
+
+func (r *Redis) Position(ctx context.Context) (uint64, error) {
+	v, err := r.rdb.HMGet(ctx, r.prefix+"meta", "pos", "hw").Result()
+	if err != nil {
+		return 0, fmt.Errorf("stats position: %w", err)
+	}
+	pos, _, err := parseMeta(v)
+	return pos, err
+}
+
+func (r *Redis) Games(ctx context.Context) ([]string, error) {
+	gs, err := r.rdb.SMembers(ctx, r.prefix+"games").Result()
+	if err != nil {
+		return nil, fmt.Errorf("games: %w", err)
+	}
+	sort.Strings(gs)
+	return gs, nil
+}
+
+func (r *Redis) counters(ctx context.Context, key string) (map[string]int64, error) {
+	h, err := r.rdb.HGetAll(ctx, r.prefix+key).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", key, err)
+	}
+	out := make(map[string]int64, len(h))
+	for k, v := range h {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("counter %s %s: %w", key, k, err)
+		}
+		out[k] = n
+	}
+	return out, nil
+}
+
+func (r *Redis) GameCounters(ctx context.Context, game string) (map[string]int64, error) {
+	return r.counters(ctx, "g:"+game)
+}
+
+func (r *Redis) Ingest(ctx context.Context) (map[string]int64, error) { return r.counters(ctx, "ingest") }
+
+func (r *Redis) PlayerRecords(ctx context.Context, player string) ([]*statsv1.PlayerGameRecord, error) {
+	h, err := r.rdb.HGetAll(ctx, r.prefix+"p:"+player).Result()
+	if err != nil {
+		return nil, fmt.Errorf("player records: %w", err)
+	}
+	games := make([]string, 0, len(h))
+	for g := range h {
+		games = append(games, g)
+	}
+	sort.Strings(games)
+	out := make([]*statsv1.PlayerGameRecord, 0, len(games))
+	for _, g := range games {
+		rec := &statsv1.PlayerGameRecord{}
+		if err := proto.Unmarshal([]byte(h[g]), rec); err != nil {
+			return nil, fmt.Errorf("decode player record: %w", err)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+func (r *Redis) Recent(ctx context.Context, player string, n int) ([]*statsv1.RecentGame, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	l, err := r.rdb.LRange(ctx, r.prefix+"r:"+player, 0, int64(n-1)).Result()
+	if err != nil {
+		return nil, fmt.Errorf("recent games: %w", err)
+	}
+	out := make([]*statsv1.RecentGame, 0, len(l))
+	for _, s := range l {
+		g := &statsv1.RecentGame{}
+		if err := proto.Unmarshal([]byte(s), g); err != nil {
+			return nil, fmt.Errorf("decode recent game: %w", err)
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+func (r *Redis) Leaderboard(ctx context.Context, game string, start, n int) ([]Ranked, int, error) {
+	key := r.prefix + "lb:" + game
+	pipe := r.rdb.Pipeline()
+	total := pipe.ZCard(ctx, key)
+	var rows *redis.ZSliceCmd
+	start = max(start, 0)
+	if n > 0 {
+		rows = pipe.ZRevRangeWithScores(ctx, key, int64(start), int64(start+n-1))
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, 0, fmt.Errorf("leaderboard: %w", err)
+	}
+	var out []Ranked
+	if rows != nil {
+		for _, z := range rows.Val() {
+			out = append(out, Ranked{Player: z.Member.(string), Rating: z.Score})
+		}
+	}
+	return out, int(total.Val()), nil
+}
+
+func (r *Redis) Rank(ctx context.Context, game, player string) (int, bool, error) {
+	n, err := r.rdb.ZRevRank(ctx, r.prefix+"lb:"+game, player).Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("rank: %w", err)
+	}
+	return int(n), true, nil
+}
+
+func (r *Redis) Live(ctx context.Context) (*Live, error) {
+	tables, err := r.counters(ctx, "live")
+	if err != nil {
+		return nil, err
+	}
+	l := &Live{Tables: map[string]int64{}, Players: map[string]int64{}}
+	games, err := r.Games(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for g := range tables {
+		games = append(games, g)
+	}
+	pipe := r.rdb.Pipeline()
+	lens := map[string]*redis.IntCmd{}
+	for _, g := range games {
+		lens[g] = pipe.HLen(ctx, r.prefix+"on:"+g)
+	}
+	all := pipe.HLen(ctx, r.prefix+"on:")
+	if _, err := pipe.Exec(ctx); err != nil {
+		return nil, fmt.Errorf("live: %w", err)
+	}
+	for g, v := range tables {
+		l.Tables[g] = v
+	}
+	for g, c := range lens {
+		if c.Val() > 0 {
+			l.Players[g] = c.Val()
+		}
+	}
+	l.AllPlayers = all.Val()
+	return l, nil
+}
+
+// scan lists the keys under the prefix matching pattern (relative), without the prefix.
+func (r *Redis) scan(ctx context.Context, pattern string) ([]string, error) {
+	var out []string
+	it := r.rdb.Scan(ctx, 0, r.prefix+pattern, 1000).Iterator()
+	for it.Next(ctx) {
+		out = append(out, strings.TrimPrefix(it.Val(), r.prefix))
+	}
+	if err := it.Err(); err != nil {
+		return nil, fmt.Errorf("scan: %w", err)
+	}
+	return out, nil
+}
+
+func (r *Redis) Snapshot(ctx context.Context) (*Snapshot, error) {
+	s := &Snapshot{
+		Games: map[string]map[string]int64{}, Tables: map[string]TableRecord{}, Players: map[PlayerKey]string{},
+		Recent: map[string][]string{}, Boards: map[string][]Ranked{}, Online: map[PlayerKey]int64{},
+	}
+	v, err := r.rdb.HMGet(ctx, r.prefix+"meta", "pos", "hw").Result()
+	if err != nil {
+		return nil, err
+	}
+	if s.Position, s.HighWater, err = parseMeta(v); err != nil {
+		return nil, err
+	}
+	if s.Ingest, err = r.counters(ctx, "ingest"); err != nil {
+		return nil, err
+	}
+	games, err := r.Games(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, g := range games {
+		if s.Games[g], err = r.GameCounters(ctx, g); err != nil {
+			return nil, err
+		}
+	}
+	tks, err := r.scan(ctx, "t:*")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range tks {
+		b, err := r.rdb.Get(ctx, r.prefix+k).Bytes()
+		if err != nil {
+			return nil, err
+		}
+		var t TableRecord
+		if err := json.Unmarshal(b, &t); err != nil {
+			return nil, err
+		}
+		s.Tables[strings.TrimPrefix(k, "t:")] = t
+	}
+	players, err := r.rdb.SMembers(ctx, r.prefix+"players").Result()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range players {
+		h, err := r.rdb.HGetAll(ctx, r.prefix+"p:"+p).Result()
+		if err != nil {
+			return nil, err
+		}
+		for g, b := range h {
+			s.Players[PlayerKey{Player: p, Game: g}] = b
+		}
+		l, err := r.rdb.LRange(ctx, r.prefix+"r:"+p, 0, -1).Result()
+		if err != nil {
+			return nil, err
+		}
+		if len(l) > 0 {
+			s.Recent[p] = l
+		}
+	}
+	lbs, err := r.scan(ctx, "lb:*")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range lbs {
+		g := strings.TrimPrefix(k, "lb:")
+		rows, _, err := r.Leaderboard(ctx, g, 0, 1<<30)
+		if err != nil {
+			return nil, err
+		}
+		s.Boards[g] = rows
+	}
+	live, err := r.counters(ctx, "live")
+	if err != nil {
+		return nil, err
+	}
+	for g, v := range live {
+		s.Online[PlayerKey{Game: g}] = v
+	}
+	ons, err := r.scan(ctx, "on:*")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range ons {
+		c, err := r.counters(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		g := strings.TrimPrefix(k, "on:")
+		for p, v := range c {
+			s.Online[PlayerKey{Game: g, Player: p}] = v
+		}
+	}
+	return s, nil
+}
