@@ -277,7 +277,9 @@ func (r *Redis) GameCounters(ctx context.Context, game string) (map[string]int64
 	return r.counters(ctx, "g:"+game)
 }
 
-func (r *Redis) Ingest(ctx context.Context) (map[string]int64, error) { return r.counters(ctx, "ingest") }
+func (r *Redis) Ingest(ctx context.Context) (map[string]int64, error) {
+	return r.counters(ctx, "ingest")
+}
 
 func (r *Redis) PlayerRecords(ctx context.Context, player string) ([]*statsv1.PlayerGameRecord, error) {
 	h, err := r.rdb.HGetAll(ctx, r.prefix+"p:"+player).Result()

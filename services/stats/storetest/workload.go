@@ -214,7 +214,7 @@ func specOf(game string) gameSpec {
 func finish(r *rand.Rand, spec gameSpec, t *Table, skill []float64, clock time.Time) *eventsv1.TableFinished {
 	n := len(t.Seats)
 	f := &eventsv1.TableFinished{
-		Config: &gamev1.TableConfig{Game: t.Game, Seats: t.Seats, Options: t.Options, SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_RANDOM, Seed: r.Uint64()},
+		Config:    &gamev1.TableConfig{Game: t.Game, Seats: t.Seats, Options: t.Options, SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_RANDOM, Seed: r.Uint64()},
 		StartedAt: timestamppb.New(t.Created), FinishedAt: timestamppb.New(clock),
 	}
 	if r.IntN(33) == 0 {
