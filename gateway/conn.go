@@ -1,0 +1,106 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+)
+
+// roundRobin spreads calls over every address a target resolves to (dns:/// re-resolves them).
+const roundRobin = `{"loadBalancingConfig":[{"round_robin":{}}]}`
+
+// ParseTargets reads "game=target,game=target".
+func ParseTargets(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, pair := range strings.Split(s, ",") {
+		pair = strings.TrimSpace(pair)
+		if pair == "" {
+			continue
+		}
+		game, target, ok := strings.Cut(pair, "=")
+		if !ok || game == "" || target == "" {
+			return nil, fmt.Errorf("rules target %q: want game=target", pair)
+		}
+		out[game] = target
+	}
+	return out, nil
+}
+
+// Dial opens one client connection per game, balanced round-robin over the target's addresses.
+// close closes them all.
+func Dial(targets map[string]string) (conns map[string]grpc.ClientConnInterface, close func() error, err error) {
+	conns = map[string]grpc.ClientConnInterface{}
+	var opened []*grpc.ClientConn
+	close = func() error {
+		for _, cc := range opened {
+			_ = cc.Close()
+		}
+		return nil
+	}
+	games := make([]string, 0, len(targets))
+	for g := range targets {
+		games = append(games, g)
+	}
+	sort.Strings(games)
+	for _, g := range games {
+		cc, err := grpc.NewClient(targets[g],
+			grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultServiceConfig(roundRobin),
+			grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
+		)
+		if err != nil {
+			_ = close()
+			return nil, nil, fmt.Errorf("rules service of %s at %s: %w", g, targets[g], err)
+		}
+		opened = append(opened, cc)
+		conns[g] = cc
+	}
+	return conns, close, nil
+}
+
+// InProcess is a connection to a RulesService in the same process: calls go straight to srv,
+// requests and responses copied, statuses unchanged (for `cardroom serve` and tests).
+func InProcess(srv rulesv1.RulesServiceServer) grpc.ClientConnInterface {
+	methods := map[string]grpc.MethodDesc{}
+	for _, m := range rulesv1.RulesService_ServiceDesc.Methods {
+		methods["/"+rulesv1.RulesService_ServiceDesc.ServiceName+"/"+m.MethodName] = m
+	}
+	return &inProcess{srv: srv, methods: methods}
+}
+
+type inProcess struct {
+	srv     rulesv1.RulesServiceServer
+	methods map[string]grpc.MethodDesc
+}
+
+func (c *inProcess) Invoke(ctx context.Context, method string, args, reply any, _ ...grpc.CallOption) error {
+	m, ok := c.methods[method]
+	if !ok {
+		return status.Errorf(codes.Unimplemented, "method %s not implemented", method)
+	}
+	dec := func(v any) error {
+		proto.Merge(v.(proto.Message), args.(proto.Message))
+		return nil
+	}
+	out, err := m.Handler(c.srv, ctx, dec, nil)
+	if err != nil {
+		return err
+	}
+	r := reply.(proto.Message)
+	proto.Reset(r)
+	proto.Merge(r, out.(proto.Message))
+	return nil
+}
+
+func (c *inProcess) NewStream(context.Context, *grpc.StreamDesc, string, ...grpc.CallOption) (grpc.ClientStream, error) {
+	return nil, status.Error(codes.Unimplemented, "streams are not served in process")
+}

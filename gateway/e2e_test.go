@@ -1,0 +1,150 @@
+package gateway_test
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// TestMatchmadeGame: four players on two gateway replicas queue, are matched at one table served by
+// two rules replicas (Redis stores, one NATS), play it to the end, and all see the same result.
+// Over the whole game no client receives another seat's private event, and no view shows a card
+// its seat may not know.
+func TestMatchmadeGame(t *testing.T) {
+	e := newEnv(t, envOptions{redis: true, gateways: 2, rules: 2})
+	clients := make([]*client, 4)
+	tickets := make([]string, 4)
+	for i := range clients {
+		clients[i] = e.signIn(i%2, fmt.Sprint("player ", i))
+		r, err := clients[i].c.EnqueueTicket(clients[i].ctx(), &gatewayv1.EnqueueTicketRequest{
+			Game: game, MinSeats: 4, MaxSeats: 4, Options: rounds(4)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tickets[i] = r.GetTicketId()
+	}
+	var table string
+	seats := map[uint32]bool{}
+	for i, c := range clients {
+		m := c.waitMatched(tickets[i])
+		if table == "" {
+			table = m.GetTableId()
+		}
+		if m.GetTableId() != table || m.Seat == nil || seats[m.GetSeat()] {
+			t.Fatalf("client %d matched to %s seat %v; want %s and a seat of its own", i, m.GetTableId(), m.Seat, table)
+		}
+		seats[m.GetSeat()] = true
+	}
+	results := make([]*eventsv1.TableFinished, 4)
+	views := make([][]*gatewayv1.GetViewResponse, 4)
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := c.watch(table, 0)
+			defer w.cancel()
+			results[i] = c.play(table, w, func(a []*anypb.Any) *anypb.Any {
+				v, err := c.c.GetView(c.ctx(), &gatewayv1.GetViewRequest{TableId: table})
+				if err != nil {
+					t.Errorf("view: %v", err)
+				} else {
+					views[i] = append(views[i], v)
+				}
+				return a[0]
+			})
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	for i := 1; i < 4; i++ {
+		if !proto.Equal(results[i].GetOutcome(), results[0].GetOutcome()) {
+			t.Fatalf("client %d saw %v, client 0 saw %v", i, results[i].GetOutcome(), results[0].GetOutcome())
+		}
+	}
+	replay, err := clients[0].c.GetReplay(clients[0].ctx(), &gatewayv1.GetReplayRequest{TableId: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := replayEvents(replay)
+	for i, c := range clients {
+		checkStream(t, c, all, views[i])
+	}
+}
+
+func replayEvents(r *gatewayv1.GetReplayResponse) []*eventsv1.Event {
+	all := slices.Clone(r.GetCreatedEvents())
+	for _, en := range r.GetEntries() {
+		all = append(all, en.GetEvents()...)
+	}
+	return all
+}
+
+var revealRE = regexp.MustCompile(`^seat (\d+) reveals`)
+var cardRE = regexp.MustCompile(`(\d+):(\d+|\?)`)
+
+// checkStream asserts that c received exactly the events its seat may see, each once and in order,
+// and that each view shows another seat's card only after that seat revealed it publicly.
+func checkStream(t *testing.T, c *client, all []*eventsv1.Event, views []*gatewayv1.GetViewResponse) {
+	t.Helper()
+	seat := -1
+	if len(views) > 0 && views[0].Seat != nil {
+		seat = int(views[0].GetSeat())
+	}
+	var want []uint64
+	for _, ev := range all {
+		a, private := ev.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat)
+		if !private || int(a.Seat) == seat {
+			want = append(want, ev.GetSequence())
+		}
+	}
+	var got []uint64
+	for _, ev := range c.events {
+		if a, ok := ev.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok && int(a.Seat) != seat {
+			t.Fatalf("seat %d received seat %d's private event %d", seat, a.Seat, ev.GetSequence())
+		}
+		got = append(got, ev.GetSequence())
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("seat %d received sequences %v, want %v", seat, got, want)
+	}
+	for _, v := range views {
+		s := &wrapperspb.StringValue{}
+		_ = v.GetView().UnmarshalTo(s)
+		// Cards of the current round revealed publicly up to the view.
+		revealed := map[int]bool{}
+		for _, ev := range all {
+			if ev.GetSequence() > v.GetLastSequence() {
+				break
+			}
+			p := &wrapperspb.StringValue{}
+			if ev.GetPayload().UnmarshalTo(p) != nil {
+				continue
+			}
+			if m := revealRE.FindStringSubmatch(p.GetValue()); m != nil {
+				n, _ := strconv.Atoi(m[1])
+				revealed[n] = true
+			}
+			if regexp.MustCompile(`^round \d+ dealt`).MatchString(p.GetValue()) {
+				revealed = map[int]bool{}
+			}
+		}
+		for _, m := range cardRE.FindAllStringSubmatch(s.GetValue(), -1) {
+			other, _ := strconv.Atoi(m[1])
+			if other != seat && m[2] != "?" && !revealed[other] {
+				t.Fatalf("seat %d's view %q shows seat %d's hidden card", seat, s.GetValue(), other)
+			}
+		}
+	}
+}

@@ -1,0 +1,247 @@
+// Package gateway is cardroom's public API (cardroom.gateway.v1): guest sessions, private tables,
+// matchmaking, play routed to each game's rules service, the Watch stream of a table's events, bots
+// for empty and abandoned seats, and per-player limits. It knows no game: options, actions, views
+// and events cross it as google.protobuf.Any.
+//
+// The gateway keeps no authority in memory: tables, tickets, presence and drive leases live in the
+// lobby store (Redis when replicated), games in the rules services, events on the bus. Any replica
+// serves any client; each replica keeps, per table it streams, the ordered history of the table's
+// events (filled from the bus and, for gaps, from the rules service's log).
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"cardroom.dev/gateway/lobby"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/config"
+	"github.com/nats-io/nats.go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/proto"
+)
+
+// Options tune a Server; zero values take the defaults.
+type Options struct {
+	// SessionKey signs session tokens; every replica needs the same. Empty: a random key.
+	SessionKey []byte
+	// SessionTTL is a token's lifetime (default 12h).
+	SessionTTL time.Duration
+	// AbsenceGrace is how long a seated player may go without Watch before a bot plays (default 30s).
+	AbsenceGrace time.Duration
+	// RateLimit (requests/s) and RateBurst per player (defaults 50 and 100; a negative RateLimit: none).
+	RateLimit float64
+	RateBurst int
+	// MaxRequestBytes bounds one request message (default 64 KiB).
+	MaxRequestBytes int
+	// TicketMaxWait is the longest wait of a ticket that names none (default 30s).
+	TicketMaxWait time.Duration
+	// Retention is how long finished tables are kept (default 24h).
+	Retention time.Duration
+	// MatchInterval is how often the queues are matched (default 200ms); DriveInterval how often
+	// absent seats are checked (default 250ms); DriveLease how long a replica holds a table's bots
+	// (default 10s).
+	MatchInterval time.Duration
+	DriveInterval time.Duration
+	DriveLease    time.Duration
+	// Replica names this replica in drive leases (default: random).
+	Replica string
+	Now     func() time.Time
+	Logger  *slog.Logger
+}
+
+// OptionsFrom takes the gateway's settings from the configuration.
+func OptionsFrom(cfg config.Config) Options {
+	o := Options{
+		SessionTTL: cfg.SessionTTL, AbsenceGrace: cfg.AbsenceGrace, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
+		MaxRequestBytes: cfg.MaxRequestBytes, TicketMaxWait: cfg.TicketMaxWait, Retention: cfg.Retention,
+	}
+	if cfg.SessionKey != "" {
+		o.SessionKey = []byte(cfg.SessionKey)
+	}
+	if cfg.RateLimit == 0 {
+		o.RateLimit = -1
+	}
+	return o
+}
+
+func (o *Options) defaults() {
+	if len(o.SessionKey) == 0 {
+		o.SessionKey = make([]byte, 32)
+		_, _ = rand.Read(o.SessionKey)
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&o.SessionTTL, 12*time.Hour)
+	def(&o.AbsenceGrace, 30*time.Second)
+	def(&o.TicketMaxWait, 30*time.Second)
+	def(&o.Retention, 24*time.Hour)
+	def(&o.MatchInterval, 200*time.Millisecond)
+	def(&o.DriveInterval, 250*time.Millisecond)
+	def(&o.DriveLease, 10*time.Second)
+	if o.RateLimit == 0 {
+		o.RateLimit = 50
+	}
+	if o.RateBurst == 0 {
+		o.RateBurst = 100
+	}
+	if o.MaxRequestBytes == 0 {
+		o.MaxRequestBytes = 64 << 10
+	}
+	if o.Replica == "" {
+		o.Replica = newID("gw-")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Server serves cardroom.gateway.v1.GatewayService.
+type Server struct {
+	gatewayv1.UnimplementedGatewayServiceServer
+
+	opt      Options
+	log      *slog.Logger
+	lobby    lobby.Store
+	bus      *bus.Bus
+	rules    map[string]rulesv1.RulesServiceClient
+	sessions *sessions
+	limits   *limiter
+	hubs     *hubs
+	started  sync.Map // table id → *lobby.Table, for tables whose seats are fixed
+	kick     chan struct{}
+
+	gamesMu sync.Mutex
+	games   map[string]*rulesv1.DescribeGameResponse
+}
+
+// New returns a gateway over the lobby store st and the bus b, routing each game to its rules
+// service connection.
+func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientConnInterface) (*Server, error) {
+	if st == nil || b == nil {
+		return nil, errors.New("gateway: a lobby store and a bus are required")
+	}
+	if len(conns) == 0 {
+		return nil, errors.New("gateway: no rules service to route to")
+	}
+	opt.defaults()
+	s := &Server{
+		opt: opt, log: opt.Logger.With(slog.String("replica", opt.Replica)), lobby: st, bus: b,
+		rules:    map[string]rulesv1.RulesServiceClient{},
+		sessions: &sessions{key: opt.SessionKey, ttl: opt.SessionTTL, now: opt.Now},
+		limits:   newLimiter(opt.RateLimit, opt.RateBurst, opt.Now),
+		kick:     make(chan struct{}, 1),
+		games:    map[string]*rulesv1.DescribeGameResponse{},
+	}
+	for g, cc := range conns {
+		s.rules[g] = rulesv1.NewRulesServiceClient(cc)
+	}
+	s.hubs = newHubs(s)
+	return s, nil
+}
+
+// Register serves the gateway on gs and reports it in hs (may be nil).
+func (s *Server) Register(gs *grpc.Server, hs *health.Server) {
+	gatewayv1.RegisterGatewayServiceServer(gs, s)
+	if hs != nil {
+		hs.SetServingStatus(gatewayv1.GatewayService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	}
+}
+
+// Run runs the replica's background work until ctx ends: matching the queues and playing the
+// seats of bots and absent players at the tables this replica holds.
+func (s *Server) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); s.runMatcher(ctx) }()
+	go func() { defer wg.Done(); s.runDriver(ctx) }()
+	wg.Wait()
+	return nil
+}
+
+// begin authenticates a call, charges the caller's rate limit and bounds the request's size.
+func (s *Server) begin(ctx context.Context, req proto.Message) (Session, error) {
+	sess, err := s.sessions.fromContext(ctx)
+	if err != nil {
+		return Session{}, err
+	}
+	if !s.limits.allow(sess.Player) {
+		return Session{}, refusal(codes.ResourceExhausted, CodeRateLimited, "too many requests; slow down")
+	}
+	if req != nil && proto.Size(req) > s.opt.MaxRequestBytes {
+		return Session{}, invalid("", CodeTooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
+	}
+	return sess, nil
+}
+
+func (s *Server) now() time.Time { return s.opt.Now() }
+
+func (s *Server) rulesOf(game string) (rulesv1.RulesServiceClient, error) {
+	c, ok := s.rules[game]
+	if !ok {
+		return nil, invalid("game", CodeUnknownGame, "this cardroom does not offer %q", game)
+	}
+	return c, nil
+}
+
+// describe is a game's description, asked once of its rules service.
+func (s *Server) describe(ctx context.Context, game string) (*rulesv1.DescribeGameResponse, error) {
+	s.gamesMu.Lock()
+	d, ok := s.games[game]
+	s.gamesMu.Unlock()
+	if ok {
+		return d, nil
+	}
+	c, err := s.rulesOf(game)
+	if err != nil {
+		return nil, err
+	}
+	d, err = c.DescribeGame(ctx, &rulesv1.DescribeGameRequest{})
+	if err != nil {
+		return nil, err
+	}
+	s.gamesMu.Lock()
+	s.games[game] = d
+	s.gamesMu.Unlock()
+	return d, nil
+}
+
+// notify wakes the watchers of a ticket on every replica (NATS core, outside the event stream).
+func (s *Server) notify(subject string) {
+	if nc := s.bus.Conn(); nc != nil {
+		_ = nc.Publish(subject, nil)
+	}
+}
+
+func ticketSubject(id string) string { return "cardroomgw.ticket." + id }
+
+// subscribe calls fn on each notification of subject until stop.
+func (s *Server) subscribe(subject string) (<-chan struct{}, func(), error) {
+	ch := make(chan struct{}, 1)
+	sub, err := s.bus.Conn().Subscribe(subject, func(*nats.Msg) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("subscribe %s: %w", subject, err)
+	}
+	return ch, func() { _ = sub.Unsubscribe() }, nil
+}

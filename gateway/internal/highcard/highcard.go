@@ -1,0 +1,237 @@
+// Package highcard is the tiny game the gateway is tested with (the kit's test game): secret
+// cards, public reveals, per-seat private events, a deadline per action, a random bot.
+package highcard
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	"cardroom.dev/services/kit/engine"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// Engine returns the game, named name, type-erased with a random bot.
+func Engine(name string) engine.Engine {
+	return engine.Erase[*hcState, string](highCard{name: name}, nil)
+}
+
+// highCard is the tiny game the harness is tested with. Each seat is dealt a secret card (1..13);
+// in seat order each one reveals it or passes; the highest revealed card wins the round. Options:
+// the number of rounds (UInt32Value, default 1, at most 1000). Actions are the strings "reveal" and
+// "pass"; a timeout passes for the seat on turn.
+type highCard struct{ name string }
+
+type hcState struct {
+	Seats    int
+	Rounds   int
+	Round    int
+	Cards    []int
+	Revealed []bool
+	Turn     int
+	Acted    int
+	Score    []int
+	Done     bool
+	LastAt   int64 // ms
+	TurnMS   int64
+	RNG      [2]uint64
+}
+
+func (g highCard) Info() engine.Info {
+	return engine.Info{Name: g.name, MinSeats: 2, MaxSeats: 6,
+		Options: &wrapperspb.UInt32Value{}, Action: &wrapperspb.StringValue{}, View: &wrapperspb.StringValue{}}
+}
+
+func (g highCard) Setup(cfg engine.Config) (*hcState, []engine.Event, error) {
+	rounds := int(cfg.Options.(*wrapperspb.UInt32Value).GetValue())
+	if rounds == 0 {
+		rounds = 1
+	}
+	if rounds > 1000 {
+		return nil, nil, engine.Invalid("options", engine.CodeBadOptions, "at most 1000 rounds, not %d", rounds)
+	}
+	s := &hcState{Seats: cfg.Seats, Rounds: rounds, Score: make([]int, cfg.Seats),
+		LastAt: cfg.Start.UnixMilli(), TurnMS: cfg.TurnTime.Milliseconds(), RNG: [2]uint64{cfg.Seed, 7}}
+	return s, g.deal(s), nil
+}
+
+func (highCard) deal(s *hcState) []engine.Event {
+	pcg := rand.NewPCG(s.RNG[0], s.RNG[1])
+	deck := rand.New(pcg).Perm(13)
+	s.RNG[0], s.RNG[1] = pcg.Uint64(), pcg.Uint64()
+	s.Cards = make([]int, s.Seats)
+	s.Revealed = make([]bool, s.Seats)
+	evs := []engine.Event{{To: engine.Public, Payload: wrapperspb.String(fmt.Sprintf("round %d dealt", s.Round+1))}}
+	for i := range s.Seats {
+		s.Cards[i] = deck[i] + 1
+		evs = append(evs, engine.Event{To: i, Payload: wrapperspb.String("your card " + strconv.Itoa(s.Cards[i]))})
+	}
+	s.Turn, s.Acted = 0, 0
+	return evs
+}
+
+func (g highCard) Apply(s *hcState, m engine.Move[string]) ([]engine.Event, error) {
+	if s.Done {
+		return nil, engine.Refuse(engine.CodeGameOver, "the game is over")
+	}
+	if m.Seat != s.Turn {
+		return nil, engine.Refuse(engine.CodeNotYourTurn, "it is seat %d's turn", s.Turn)
+	}
+	var ev string
+	if m.Action == "reveal" {
+		s.Revealed[m.Seat] = true
+		ev = fmt.Sprintf("seat %d reveals %d", m.Seat, s.Cards[m.Seat])
+	} else {
+		ev = fmt.Sprintf("seat %d passes", m.Seat)
+	}
+	s.LastAt = m.At.UnixMilli()
+	return g.advance(s, []engine.Event{{To: engine.Public, Payload: wrapperspb.String(ev)}}), nil
+}
+
+func (g highCard) advance(s *hcState, evs []engine.Event) []engine.Event {
+	s.Acted++
+	s.Turn = (s.Turn + 1) % s.Seats
+	if s.Acted < s.Seats {
+		return evs
+	}
+	best, winner := 0, -1
+	for i, c := range s.Cards {
+		if s.Revealed[i] && c > best {
+			best, winner = c, i
+		}
+	}
+	if winner >= 0 {
+		s.Score[winner]++
+	}
+	evs = append(evs, engine.Event{To: engine.Public, Payload: wrapperspb.String(fmt.Sprintf("round won by %d", winner))})
+	s.Round++
+	if s.Round == s.Rounds {
+		s.Done = true
+		return evs
+	}
+	return append(evs, g.deal(s)...)
+}
+
+func (highCard) Deadline(s *hcState) (time.Time, bool) {
+	if s.Done || s.TurnMS == 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(s.LastAt + s.TurnMS), true
+}
+
+func (g highCard) Timeout(s *hcState, at time.Time) ([]engine.Event, error) {
+	if _, ok := g.Deadline(s); !ok {
+		return nil, engine.Refuse(engine.CodeNoDeadline, "nothing waits on time")
+	}
+	s.LastAt = at.UnixMilli()
+	return g.advance(s, []engine.Event{{To: engine.Public, Payload: wrapperspb.String(fmt.Sprintf("seat %d timed out", s.Turn))}}), nil
+}
+
+func (highCard) Legal(s *hcState, seat int, buf []string) []string {
+	if s.Done || seat != s.Turn {
+		return buf
+	}
+	return append(buf, "reveal", "pass")
+}
+
+func (highCard) View(s *hcState, viewer int) proto.Message {
+	var b strings.Builder
+	for i, c := range s.Cards {
+		switch {
+		case s.Revealed[i] || i == viewer:
+			fmt.Fprintf(&b, "%d:%d ", i, c)
+		default:
+			fmt.Fprintf(&b, "%d:? ", i)
+		}
+	}
+	return wrapperspb.String(strings.TrimSpace(b.String()))
+}
+
+func (highCard) Outcome(s *hcState) (*gamev1.Outcome, bool) {
+	if !s.Done {
+		return nil, false
+	}
+	best := slices.Max(s.Score)
+	out := &gamev1.Outcome{Summary: fmt.Sprintf("best score %d", best)}
+	for i, sc := range s.Score {
+		rank := 1
+		for _, o := range s.Score {
+			if o > sc {
+				rank++
+			}
+		}
+		out.Results = append(out.Results, &gamev1.SeatResult{Seat: uint32(i), Score: int64(sc), Rank: uint32(rank), Winner: sc == best})
+	}
+	return out, true
+}
+
+func (highCard) Clone(s *hcState) *hcState {
+	c := *s
+	c.Cards, c.Revealed, c.Score = slices.Clone(s.Cards), slices.Clone(s.Revealed), slices.Clone(s.Score)
+	return &c
+}
+
+// EncodeState writes the state as varints: seats, rounds, round, turn, acted, done, last, turn time,
+// rng, then per seat card, revealed, score.
+func (highCard) EncodeState(s *hcState) ([]byte, error) {
+	b := make([]byte, 0, 64)
+	for _, v := range []uint64{uint64(s.Seats), uint64(s.Rounds), uint64(s.Round), uint64(s.Turn), uint64(s.Acted),
+		b2u(s.Done), uint64(s.LastAt), uint64(s.TurnMS), s.RNG[0], s.RNG[1]} {
+		b = binary.AppendUvarint(b, v)
+	}
+	for i := range s.Seats {
+		b = binary.AppendUvarint(b, uint64(s.Cards[i]))
+		b = binary.AppendUvarint(b, b2u(s.Revealed[i]))
+		b = binary.AppendUvarint(b, uint64(s.Score[i]))
+	}
+	return b, nil
+}
+
+func b2u(v bool) uint64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+func (highCard) DecodeState(b []byte) (*hcState, error) {
+	next := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			b = nil
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	s := &hcState{Seats: int(next()), Rounds: int(next()), Round: int(next()), Turn: int(next()), Acted: int(next()),
+		Done: next() == 1, LastAt: int64(next()), TurnMS: int64(next()), RNG: [2]uint64{next(), next()}}
+	if s.Seats > 6 {
+		return nil, errors.New("bad state")
+	}
+	s.Cards, s.Revealed, s.Score = make([]int, s.Seats), make([]bool, s.Seats), make([]int, s.Seats)
+	for i := range s.Seats {
+		s.Cards[i], s.Revealed[i], s.Score[i] = int(next()), next() == 1, int(next())
+	}
+	if b == nil {
+		return nil, errors.New("truncated state")
+	}
+	return s, nil
+}
+
+func (highCard) EncodeAction(a string) proto.Message { return wrapperspb.String(a) }
+
+func (highCard) DecodeAction(m proto.Message) (string, error) {
+	a := m.(*wrapperspb.StringValue).GetValue()
+	if a != "reveal" && a != "pass" {
+		return "", engine.Invalid("action", engine.CodeUnknownAction, "unknown action %q: reveal or pass", a)
+	}
+	return a, nil
+}

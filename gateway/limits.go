@@ -1,0 +1,57 @@
+package gateway
+
+import (
+	"sync"
+	"time"
+)
+
+// limiter is a token bucket per player, in this replica (a client spread over n replicas gets up
+// to n times the rate; a shared limit would cost a Redis round trip per call).
+type limiter struct {
+	rate  float64
+	burst float64
+	now   func() time.Time
+
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	swept   time.Time
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
+	return &limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
+}
+
+func (l *limiter) allow(player string) bool {
+	if l.rate < 0 {
+		return true
+	}
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute {
+		// Forget the players whose bucket has refilled: they cost nothing to recreate.
+		for p, b := range l.buckets {
+			if b.tokens+now.Sub(b.at).Seconds()*l.rate >= l.burst {
+				delete(l.buckets, p)
+			}
+		}
+		l.swept = now
+	}
+	b, ok := l.buckets[player]
+	if !ok {
+		b = &bucket{tokens: l.burst, at: now}
+		l.buckets[player] = b
+	}
+	b.tokens = min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
+	b.at = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}

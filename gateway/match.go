@@ -1,0 +1,340 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"time"
+
+	"cardroom.dev/gateway/lobby"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+// maxTicketWait bounds the longest wait a ticket may ask for.
+const maxTicketWait = 10 * time.Minute
+
+// ticketRetention is how long a matched or cancelled ticket can still be watched.
+const ticketRetention = time.Hour
+
+func (s *Server) EnqueueTicket(ctx context.Context, req *gatewayv1.EnqueueTicketRequest) (*gatewayv1.EnqueueTicketResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.enqueue(ctx, sess, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.EnqueueTicketRequest) (*gatewayv1.EnqueueTicketResponse, error) {
+	if req.GetGame() == "" {
+		return nil, invalid("game", CodeMissingField, "game is required")
+	}
+	if _, err := s.rulesOf(req.GetGame()); err != nil {
+		return nil, err
+	}
+	d, err := s.describe(ctx, req.GetGame())
+	if err != nil {
+		return nil, err
+	}
+	lo, hi := int(req.GetMinSeats()), int(req.GetMaxSeats())
+	if lo == 0 {
+		lo = int(d.GetMinSeats())
+	}
+	if hi == 0 {
+		hi = int(d.GetMaxSeats())
+	}
+	if lo > hi || lo < int(d.GetMinSeats()) || hi > int(d.GetMaxSeats()) {
+		return nil, invalid("min_seats", CodeInvalidField, "%s is played by %d to %d players", d.GetGame(), d.GetMinSeats(), d.GetMaxSeats())
+	}
+	party := max(int(req.GetPartySize()), 1)
+	if party > hi {
+		return nil, invalid("party_size", CodeInvalidField, "a party of %d does not fit at %d seats", party, hi)
+	}
+	opts, err := checkOptions(d, req.GetOptions())
+	if err != nil {
+		return nil, err
+	}
+	wait := req.GetMaxWait().AsDuration()
+	if wait == 0 {
+		wait = s.opt.TicketMaxWait
+	}
+	if wait < 0 || wait > maxTicketWait {
+		return nil, invalid("max_wait", CodeInvalidField, "max_wait must be between 0 and %s", maxTicketWait)
+	}
+	perAction := req.GetTimeLimits().GetPerAction().AsDuration()
+	if perAction < 0 {
+		return nil, invalid("time_limits.per_action", CodeInvalidField, "the time per action cannot be negative")
+	}
+	h := sha256.New()
+	h.Write([]byte(req.GetGame() + "\x00" + perAction.String() + "\x00"))
+	h.Write(opts)
+	now := s.now()
+	t := lobby.Ticket{
+		ID: newID("k-"), Pool: hex.EncodeToString(h.Sum(nil)[:12]), Game: req.GetGame(),
+		Players: []lobby.Player{{ID: sess.Player, Name: sess.Name}}, PartySize: party, MinSeats: lo, MaxSeats: hi,
+		BotsMayFill: req.GetBotsMayFill(), MaxWait: wait, Options: opts, PerAction: perAction, CreatedAt: now,
+		State: lobby.TicketForming,
+	}
+	if party == 1 {
+		t.State, t.QueuedAt = lobby.TicketQueued, now
+	}
+	if err := s.lobby.CreateTicket(ctx, t); err != nil {
+		return nil, err
+	}
+	s.kickMatcher()
+	return &gatewayv1.EnqueueTicketResponse{TicketId: t.ID}, nil
+}
+
+func (s *Server) kickMatcher() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// updateTicket applies fn to the ticket and writes it, again on a lost race.
+func (s *Server) updateTicket(ctx context.Context, id string, fn func(t *lobby.Ticket) (time.Duration, error)) (*lobby.Ticket, error) {
+	for range 32 {
+		t, err := s.lobby.LoadTicket(ctx, id)
+		if errors.Is(err, lobby.ErrNotFound) {
+			return nil, refusal(codes.NotFound, CodeTicketNotFound, "no such ticket")
+		}
+		if err != nil {
+			return nil, err
+		}
+		ttl, err := fn(&t)
+		if err != nil {
+			return nil, err
+		}
+		err = s.lobby.UpdateTicket(ctx, t, ttl)
+		if errors.Is(err, lobby.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		t.Version++
+		s.notify(ticketSubject(id))
+		return &t, nil
+	}
+	return nil, lobby.ErrConflict
+}
+
+func onTicket(t *lobby.Ticket, player string) bool {
+	return slices.ContainsFunc(t.Players, func(p lobby.Player) bool { return p.ID == player })
+}
+
+func (s *Server) JoinTicket(ctx context.Context, req *gatewayv1.JoinTicketRequest) (*gatewayv1.JoinTicketResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetTicketId() == "" {
+		return nil, invalid("ticket_id", CodeMissingField, "ticket_id is required")
+	}
+	_, err = s.updateTicket(ctx, req.GetTicketId(), func(t *lobby.Ticket) (time.Duration, error) {
+		if onTicket(t, sess.Player) {
+			return 0, refusal(codes.AlreadyExists, CodeAlreadyThere, "you are already on this ticket")
+		}
+		if t.State != lobby.TicketForming || len(t.Players) >= t.PartySize {
+			return 0, refusal(codes.FailedPrecondition, CodeTicketClosed, "this ticket's party is complete")
+		}
+		t.Players = append(t.Players, lobby.Player{ID: sess.Player, Name: sess.Name})
+		if len(t.Players) == t.PartySize {
+			t.State, t.QueuedAt = lobby.TicketQueued, s.now()
+		}
+		return 0, nil
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	s.kickMatcher()
+	return &gatewayv1.JoinTicketResponse{}, nil
+}
+
+func (s *Server) CancelTicket(ctx context.Context, req *gatewayv1.CancelTicketRequest) (*gatewayv1.CancelTicketResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetTicketId() == "" {
+		return nil, invalid("ticket_id", CodeMissingField, "ticket_id is required")
+	}
+	_, err = s.updateTicket(ctx, req.GetTicketId(), func(t *lobby.Ticket) (time.Duration, error) {
+		if !onTicket(t, sess.Player) {
+			return 0, refusal(codes.NotFound, CodeTicketNotFound, "no such ticket")
+		}
+		if t.State != lobby.TicketForming && t.State != lobby.TicketQueued {
+			return 0, refusal(codes.FailedPrecondition, CodeTicketClosed, "the ticket is already matched or cancelled")
+		}
+		t.State = lobby.TicketCancelled
+		return ticketRetention, nil
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &gatewayv1.CancelTicketResponse{}, nil
+}
+
+func (s *Server) WatchTicket(req *gatewayv1.WatchTicketRequest, stream grpc.ServerStreamingServer[gatewayv1.WatchTicketResponse]) error {
+	ctx := stream.Context()
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return err
+	}
+	return s.toStatus(ctx, s.watchTicket(ctx, sess, req.GetTicketId(), stream))
+}
+
+func (s *Server) watchTicket(ctx context.Context, sess Session, id string, stream grpc.ServerStreamingServer[gatewayv1.WatchTicketResponse]) error {
+	if id == "" {
+		return invalid("ticket_id", CodeMissingField, "ticket_id is required")
+	}
+	wake, stop, err := s.subscribe(ticketSubject(id))
+	if err != nil {
+		return err
+	}
+	defer stop()
+	progress := time.NewTicker(time.Second)
+	defer progress.Stop()
+	var last *gatewayv1.WatchTicketResponse
+	for {
+		t, err := s.lobby.LoadTicket(ctx, id)
+		if errors.Is(err, lobby.ErrNotFound) || err == nil && !onTicket(&t, sess.Player) {
+			return refusal(codes.NotFound, CodeTicketNotFound, "no such ticket")
+		}
+		if err != nil {
+			return err
+		}
+		msg := &gatewayv1.WatchTicketResponse{TicketId: id, Players: uint32(len(t.Players)), PartySize: uint32(t.PartySize)}
+		final := false
+		switch t.State {
+		case lobby.TicketForming:
+			msg.State = gatewayv1.TicketState_TICKET_STATE_FORMING
+		case lobby.TicketQueued:
+			msg.State = gatewayv1.TicketState_TICKET_STATE_QUEUED
+			msg.Waited = durationpb.New(s.now().Sub(t.QueuedAt).Truncate(time.Second))
+			n, err := s.lobby.Waiting(ctx, t.Pool)
+			if err != nil {
+				return err
+			}
+			msg.PlayersWaiting = uint32(n)
+		case lobby.TicketCancelled:
+			msg.State, final = gatewayv1.TicketState_TICKET_STATE_CANCELLED, true
+		case lobby.TicketMatched:
+			tb, err := s.lobby.LoadTable(ctx, t.TableID)
+			if err != nil && !errors.Is(err, lobby.ErrNotFound) {
+				return err
+			}
+			if err == nil && tb.State != lobby.TableOpen {
+				msg.State, msg.TableId, final = gatewayv1.TicketState_TICKET_STATE_MATCHED, tb.ID, true
+				if i := tb.SeatOf(sess.Player); i >= 0 {
+					msg.Seat = proto.Uint32(uint32(i))
+				}
+			} else {
+				// Matched, the table being dealt: say queued until it is.
+				msg.State = gatewayv1.TicketState_TICKET_STATE_QUEUED
+			}
+		}
+		if last == nil || !proto.Equal(last, msg) {
+			if err := stream.Send(msg); err != nil {
+				return err
+			}
+			last = msg
+		}
+		if final {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-wake:
+		case <-progress.C:
+		}
+	}
+}
+
+// runMatcher matches every pool's queue, at each interval and when a ticket enters a queue.
+func (s *Server) runMatcher(ctx context.Context) {
+	tick := time.NewTicker(s.opt.MatchInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-s.kick:
+		}
+		s.matchAll(ctx)
+	}
+}
+
+func (s *Server) matchAll(ctx context.Context) {
+	pools, err := s.lobby.Pools(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.WarnContext(ctx, "listing the queues failed", "error", err)
+		}
+		return
+	}
+	for _, p := range pools {
+		for ctx.Err() == nil {
+			m, ok, err := s.lobby.ClaimMatch(ctx, p, newID("t-"), s.now())
+			if err != nil {
+				s.log.WarnContext(ctx, "matching failed", "pool", p, "error", err)
+				break
+			}
+			if !ok {
+				break
+			}
+			s.seatMatch(ctx, m)
+		}
+	}
+}
+
+// seatMatch deals the table of a claimed match: players and bots in a random order.
+func (s *Server) seatMatch(ctx context.Context, m lobby.Match) {
+	var tickets []lobby.Ticket
+	var players []lobby.Player
+	for _, id := range m.Tickets {
+		t, err := s.lobby.LoadTicket(ctx, id)
+		if err != nil {
+			s.log.WarnContext(ctx, "loading a matched ticket failed", "ticket", id, "error", err)
+			continue
+		}
+		tickets = append(tickets, t)
+		players = append(players, t.Players...)
+	}
+	if len(tickets) == 0 {
+		return
+	}
+	first := tickets[0]
+	if n := m.Seats - len(players); n > 0 {
+		players = append(players, bots(n, 0)...)
+	}
+	t := lobby.Table{ID: m.TableID, Game: first.Game, State: lobby.TablePlaying, Capacity: m.Seats, Players: players,
+		Seats: shuffled(players), Options: first.Options, PerAction: first.PerAction, CreatedAt: s.now()}
+	err := s.lobby.CreateTable(ctx, t)
+	if err == nil {
+		t.Version = 1
+		err = s.deal(ctx, &t)
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "dealing a matched table failed; the tickets go back to the queue", "table", t.ID, "error", err)
+		for _, tk := range tickets {
+			_, _ = s.updateTicket(ctx, tk.ID, func(tk *lobby.Ticket) (time.Duration, error) {
+				tk.State, tk.TableID = lobby.TicketQueued, ""
+				return 0, nil
+			})
+		}
+		return
+	}
+	for _, tk := range tickets {
+		s.notify(ticketSubject(tk.ID))
+	}
+}

@@ -1,0 +1,153 @@
+package gateway
+
+import (
+	"context"
+
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+)
+
+// clientActionPrefix keeps players' action ids apart from the ids of bot moves.
+const clientActionPrefix = "c:"
+
+// seated is the started table and the caller's seat, or PERMISSION_DENIED.
+func (s *Server) seated(ctx context.Context, sess Session, id string) (rulesv1.RulesServiceClient, int, error) {
+	t, err := s.table(ctx, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	seat := t.SeatOf(sess.Player)
+	if seat < 0 {
+		return nil, 0, refusal(codes.PermissionDenied, CodeNotYourSeat, "you have no seat at this table")
+	}
+	c, err := s.rulesOf(t.Game)
+	return c, seat, err
+}
+
+func (s *Server) Act(ctx context.Context, req *gatewayv1.ActRequest) (*gatewayv1.ActResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.act(ctx, sess, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) act(ctx context.Context, sess Session, req *gatewayv1.ActRequest) (*gatewayv1.ActResponse, error) {
+	if n := len(req.GetActionId()); n == 0 || n > 120 {
+		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to 120 bytes")
+	}
+	if req.GetAction() == nil {
+		return nil, invalid("action", CodeMissingField, "action is required")
+	}
+	c, seat, err := s.seated(ctx, sess, req.GetTableId())
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.Act(ctx, &rulesv1.ActRequest{
+		TableId: req.GetTableId(), Seat: uint32(seat), Action: req.GetAction(),
+		ActionId: clientActionPrefix + req.GetActionId(), ExpectedVersion: req.ExpectedVersion,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if r.GetFinished() {
+		s.finish(context.WithoutCancel(ctx), req.GetTableId())
+	}
+	return &gatewayv1.ActResponse{Version: r.GetVersion(), Events: r.GetEvents(), Finished: r.GetFinished(), Replayed: r.GetReplayed()}, nil
+}
+
+func (s *Server) GetView(ctx context.Context, req *gatewayv1.GetViewRequest) (*gatewayv1.GetViewResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.getView(ctx, sess, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) getView(ctx context.Context, sess Session, req *gatewayv1.GetViewRequest) (*gatewayv1.GetViewResponse, error) {
+	t, err := s.table(ctx, req.GetTableId())
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.rulesOf(t.Game)
+	if err != nil {
+		return nil, err
+	}
+	viewer := &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}
+	var seat *uint32
+	if i := t.SeatOf(sess.Player); i >= 0 {
+		viewer.Who = &rulesv1.Viewer_Seat{Seat: uint32(i)}
+		seat = proto.Uint32(uint32(i))
+	}
+	r, err := c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: viewer})
+	if err != nil {
+		return nil, err
+	}
+	return &gatewayv1.GetViewResponse{Version: r.GetVersion(), View: r.GetView(), Deadline: r.GetDeadline(),
+		Table: r.GetTable(), LastSequence: r.GetLastSequence(), Seat: seat}, nil
+}
+
+func (s *Server) ListLegalActions(ctx context.Context, req *gatewayv1.ListLegalActionsRequest) (*gatewayv1.ListLegalActionsResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.listLegal(ctx, sess, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) listLegal(ctx context.Context, sess Session, req *gatewayv1.ListLegalActionsRequest) (*gatewayv1.ListLegalActionsResponse, error) {
+	c, seat, err := s.seated(ctx, sess, req.GetTableId())
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.ListLegalActions(ctx, &rulesv1.ListLegalActionsRequest{TableId: req.GetTableId(), Seat: uint32(seat)})
+	if err != nil {
+		return nil, err
+	}
+	return &gatewayv1.ListLegalActionsResponse{Version: r.GetVersion(), Actions: r.GetActions()}, nil
+}
+
+func (s *Server) GetReplay(ctx context.Context, req *gatewayv1.GetReplayRequest) (*gatewayv1.GetReplayResponse, error) {
+	if _, err := s.begin(ctx, req); err != nil {
+		return nil, err
+	}
+	resp, err := s.getReplay(ctx, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) getReplay(ctx context.Context, req *gatewayv1.GetReplayRequest) (*gatewayv1.GetReplayResponse, error) {
+	t, err := s.table(ctx, req.GetTableId())
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.rulesOf(t.Game)
+	if err != nil {
+		return nil, err
+	}
+	l, err := c.GetLog(ctx, &rulesv1.GetLogRequest{TableId: t.ID})
+	if err != nil {
+		return nil, err
+	}
+	if !l.GetTable().GetFinished() {
+		return nil, refusal(codes.FailedPrecondition, CodeTableInPlay, "the replay is available once the table is finished")
+	}
+	resp := &gatewayv1.GetReplayResponse{Table: l.GetTable(), CreatedEvents: l.GetCreatedEvents()}
+	for _, e := range l.GetEntries() {
+		re := &gatewayv1.ReplayEntry{Version: e.GetVersion(), Action: e.GetAction(), Time: e.GetTime(), Events: e.GetEvents()}
+		switch by := e.GetBy().(type) {
+		case *rulesv1.LogEntry_Seat:
+			re.By = &gatewayv1.ReplayEntry_Seat{Seat: by.Seat}
+		case *rulesv1.LogEntry_Timeout:
+			re.By = &gatewayv1.ReplayEntry_Timeout{Timeout: true}
+		case *rulesv1.LogEntry_Abort:
+			re.By = &gatewayv1.ReplayEntry_Abort{Abort: true}
+		}
+		resp.Entries = append(resp.Entries, re)
+	}
+	return resp, nil
+}

@@ -1,0 +1,472 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	mrand "math/rand/v2"
+	"slices"
+	"time"
+
+	"cardroom.dev/gateway/lobby"
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gatewayv1.SignInResponse, error) {
+	if proto.Size(req) > s.opt.MaxRequestBytes {
+		return nil, invalid("", CodeTooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
+	}
+	if err := checkDisplayName(req.GetDisplayName()); err != nil {
+		return nil, err
+	}
+	player := newID("p-")
+	tok, exp := s.sessions.issue(player, req.GetDisplayName())
+	return &gatewayv1.SignInResponse{PlayerId: player, SessionToken: tok, ExpiresAt: timestamppb.New(exp)}, nil
+}
+
+func (s *Server) RefreshSession(ctx context.Context, req *gatewayv1.RefreshSessionRequest) (*gatewayv1.RefreshSessionResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	tok, exp := s.sessions.issue(sess.Player, sess.Name)
+	return &gatewayv1.RefreshSessionResponse{SessionToken: tok, ExpiresAt: timestamppb.New(exp)}, nil
+}
+
+func (s *Server) ListGames(ctx context.Context, _ *gatewayv1.ListGamesRequest) (*gatewayv1.ListGamesResponse, error) {
+	resp := &gatewayv1.ListGamesResponse{}
+	for game := range s.rules {
+		d, err := s.describe(ctx, game)
+		if err != nil {
+			s.log.WarnContext(ctx, "a rules service does not answer", "game", game, "error", err)
+			continue
+		}
+		resp.Games = append(resp.Games, &gatewayv1.GameInfo{Game: d.GetGame(), MinSeats: d.GetMinSeats(), MaxSeats: d.GetMaxSeats(),
+			OptionsType: d.GetOptionsType(), ActionType: d.GetActionType(), ViewType: d.GetViewType()})
+	}
+	slices.SortFunc(resp.Games, func(a, b *gatewayv1.GameInfo) int {
+		if a.GetGame() < b.GetGame() {
+			return -1
+		}
+		return 1
+	})
+	return resp, nil
+}
+
+// checkOptions makes sure options are the game's options message (the rules service checks the rest).
+func checkOptions(d *rulesv1.DescribeGameResponse, opts *anypb.Any) ([]byte, error) {
+	if opts == nil {
+		return nil, nil
+	}
+	if string(opts.MessageName()) != d.GetOptionsType() {
+		return nil, invalid("options", "WRONG_GAME", "options must be a %s", d.GetOptionsType())
+	}
+	return proto.MarshalOptions{Deterministic: true}.Marshal(opts)
+}
+
+func checkTableID(id string) error {
+	if id == "" {
+		return invalid("table_id", CodeMissingField, "table_id is required")
+	}
+	if len(id) > 64 {
+		return invalid("table_id", CodeInvalidField, "table_id is too long")
+	}
+	return nil
+}
+
+func (s *Server) CreateTable(ctx context.Context, req *gatewayv1.CreateTableRequest) (*gatewayv1.CreateTableResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.createTable(ctx, sess, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.CreateTableRequest) (*gatewayv1.CreateTableResponse, error) {
+	if req.GetGame() == "" {
+		return nil, invalid("game", CodeMissingField, "game is required")
+	}
+	if _, err := s.rulesOf(req.GetGame()); err != nil {
+		return nil, err
+	}
+	d, err := s.describe(ctx, req.GetGame())
+	if err != nil {
+		return nil, err
+	}
+	capacity := int(req.GetSeats())
+	if capacity == 0 {
+		capacity = int(d.GetMaxSeats())
+	}
+	if capacity < int(d.GetMinSeats()) || capacity > int(d.GetMaxSeats()) {
+		return nil, invalid("seats", CodeInvalidField, "%s is played by %d to %d players", d.GetGame(), d.GetMinSeats(), d.GetMaxSeats())
+	}
+	opts, err := checkOptions(d, req.GetOptions())
+	if err != nil {
+		return nil, err
+	}
+	perAction := req.GetTimeLimits().GetPerAction().AsDuration()
+	if perAction < 0 {
+		return nil, invalid("time_limits.per_action", CodeInvalidField, "the time per action cannot be negative")
+	}
+	for range 8 {
+		t := lobby.Table{
+			ID: newID("t-"), Game: req.GetGame(), Owner: sess.Player, State: lobby.TableOpen, Capacity: capacity,
+			Players: []lobby.Player{{ID: sess.Player, Name: sess.Name}}, InviteCode: newCode(),
+			Options: opts, PerAction: perAction, CreatedAt: s.now(),
+		}
+		err := s.lobby.CreateTable(ctx, t)
+		if errors.Is(err, lobby.ErrExists) {
+			continue // an invite code collision: draw again
+		}
+		if err != nil {
+			return nil, err
+		}
+		t.Version = 1
+		return &gatewayv1.CreateTableResponse{TableId: t.ID, InviteCode: t.InviteCode, Table: tableProto(&t, sess.Player)}, nil
+	}
+	return nil, errors.New("could not draw a free invite code")
+}
+
+// tableProto describes t to player (the invite code only to its players).
+func tableProto(t *lobby.Table, player string) *gatewayv1.Table {
+	out := &gatewayv1.Table{TableId: t.ID, Game: t.Game, OwnerPlayerId: t.Owner, Capacity: uint32(t.Capacity)}
+	switch t.State {
+	case lobby.TableOpen:
+		out.State = gatewayv1.TableState_TABLE_STATE_OPEN
+	case lobby.TablePlaying:
+		out.State = gatewayv1.TableState_TABLE_STATE_PLAYING
+	case lobby.TableFinished:
+		out.State = gatewayv1.TableState_TABLE_STATE_FINISHED
+	case lobby.TableClosed:
+		out.State = gatewayv1.TableState_TABLE_STATE_CLOSED
+	}
+	member := false
+	for _, p := range t.Players {
+		out.Players = append(out.Players, playerRef(p))
+		member = member || p.ID == player
+	}
+	for i, p := range t.Seats {
+		out.Seats = append(out.Seats, &gamev1.Seat{Index: uint32(i), Player: playerRef(p)})
+		if p.ID == player && !p.Bot {
+			out.YourSeat = proto.Uint32(uint32(i))
+		}
+	}
+	if member && t.State == lobby.TableOpen {
+		out.InviteCode = t.InviteCode
+	}
+	if len(t.Options) > 0 {
+		a := &anypb.Any{}
+		if proto.Unmarshal(t.Options, a) == nil {
+			out.Options = a
+		}
+	}
+	if t.PerAction > 0 {
+		out.TimeLimits = &gamev1.TimeLimits{PerAction: durationpb.New(t.PerAction)}
+	}
+	return out
+}
+
+func playerRef(p lobby.Player) *gamev1.PlayerRef {
+	kind := gamev1.PlayerKind_PLAYER_KIND_HUMAN
+	if p.Bot {
+		kind = gamev1.PlayerKind_PLAYER_KIND_BOT
+	}
+	return &gamev1.PlayerRef{PlayerId: p.ID, DisplayName: p.Name, Kind: kind}
+}
+
+// updateTable applies fn to the table and writes it, again on a lost race. fn returns the ttl.
+func (s *Server) updateTable(ctx context.Context, id string, fn func(t *lobby.Table) (time.Duration, error)) (*lobby.Table, error) {
+	for range 32 {
+		t, err := s.lobby.LoadTable(ctx, id)
+		if errors.Is(err, lobby.ErrNotFound) {
+			return nil, tableNotFound()
+		}
+		if err != nil {
+			return nil, err
+		}
+		ttl, err := fn(&t)
+		if err != nil {
+			return nil, err
+		}
+		err = s.lobby.UpdateTable(ctx, t, ttl)
+		if errors.Is(err, lobby.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		t.Version++
+		return &t, nil
+	}
+	return nil, lobby.ErrConflict
+}
+
+func mustBeOpen(t *lobby.Table) error {
+	if t.State != lobby.TableOpen {
+		return refusal(codes.FailedPrecondition, CodeTableStarted, "the table has started or closed")
+	}
+	return nil
+}
+
+func (s *Server) JoinTable(ctx context.Context, req *gatewayv1.JoinTableRequest) (*gatewayv1.JoinTableResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.GetInviteCode() == "" {
+		return nil, invalid("invite_code", CodeMissingField, "invite_code is required")
+	}
+	id, err := s.lobby.TableByCode(ctx, req.GetInviteCode())
+	if errors.Is(err, lobby.ErrNotFound) {
+		return nil, refusal(codes.NotFound, CodeTableNotFound, "no table has this invite code")
+	}
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	t, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
+		if err := mustBeOpen(t); err != nil {
+			return 0, err
+		}
+		if slices.ContainsFunc(t.Players, func(p lobby.Player) bool { return p.ID == sess.Player }) {
+			return 0, refusal(codes.AlreadyExists, CodeAlreadyThere, "you are already at this table")
+		}
+		if len(t.Players) >= t.Capacity {
+			return 0, refusal(codes.FailedPrecondition, CodeTableFull, "the table is full")
+		}
+		t.Players = append(t.Players, lobby.Player{ID: sess.Player, Name: sess.Name})
+		return 0, nil
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &gatewayv1.JoinTableResponse{Table: tableProto(t, sess.Player)}, nil
+}
+
+func (s *Server) LeaveTable(ctx context.Context, req *gatewayv1.LeaveTableRequest) (*gatewayv1.LeaveTableResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableID(req.GetTableId()); err != nil {
+		return nil, err
+	}
+	t, err := s.updateTable(ctx, req.GetTableId(), func(t *lobby.Table) (time.Duration, error) {
+		if err := mustBeOpen(t); err != nil {
+			return 0, err
+		}
+		i := slices.IndexFunc(t.Players, func(p lobby.Player) bool { return p.ID == sess.Player })
+		if i < 0 {
+			return 0, refusal(codes.FailedPrecondition, CodeNotThere, "you are not at this table")
+		}
+		t.Players = slices.Delete(t.Players, i, i+1)
+		if sess.Player == t.Owner {
+			t.State = lobby.TableClosed
+			return time.Hour, nil
+		}
+		return 0, nil
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &gatewayv1.LeaveTableResponse{Table: tableProto(t, sess.Player)}, nil
+}
+
+func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*gatewayv1.AddBotsResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableID(req.GetTableId()); err != nil {
+		return nil, err
+	}
+	if req.GetCount() == 0 {
+		return nil, invalid("count", CodeInvalidField, "count must be at least 1")
+	}
+	t, err := s.updateTable(ctx, req.GetTableId(), func(t *lobby.Table) (time.Duration, error) {
+		if t.Owner != sess.Player {
+			return 0, refusal(codes.PermissionDenied, CodeNotOwner, "only the table's owner may add bots")
+		}
+		if err := mustBeOpen(t); err != nil {
+			return 0, err
+		}
+		if len(t.Players)+int(req.GetCount()) > t.Capacity {
+			return 0, refusal(codes.FailedPrecondition, CodeTableFull, "the table has %d free places", t.Capacity-len(t.Players))
+		}
+		t.Players = append(t.Players, bots(int(req.GetCount()), len(t.Players))...)
+		return 0, nil
+	})
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &gatewayv1.AddBotsResponse{Table: tableProto(t, sess.Player)}, nil
+}
+
+func bots(n, from int) []lobby.Player {
+	out := make([]lobby.Player, n)
+	for i := range out {
+		out[i] = lobby.Player{ID: newID("bot-"), Name: "Bot " + string(rune('A'+(from+i)%26)), Bot: true}
+	}
+	return out
+}
+
+// shuffled is players in a random seat order, from a fresh random seed.
+func shuffled(players []lobby.Player) []lobby.Player {
+	var seed [32]byte
+	_, _ = rand.Read(seed[:])
+	r := mrand.New(mrand.NewChaCha8(seed))
+	out := slices.Clone(players)
+	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	_ = binary.LittleEndian
+	return out
+}
+
+func (s *Server) StartTable(ctx context.Context, req *gatewayv1.StartTableRequest) (*gatewayv1.StartTableResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableID(req.GetTableId()); err != nil {
+		return nil, err
+	}
+	t, err := s.startTable(ctx, sess, req.GetTableId())
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &gatewayv1.StartTableResponse{Table: tableProto(t, sess.Player)}, nil
+}
+
+func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobby.Table, error) {
+	var d *rulesv1.DescribeGameResponse
+	t, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
+		if t.Owner != sess.Player {
+			return 0, refusal(codes.PermissionDenied, CodeNotOwner, "only the table's owner may start it")
+		}
+		if err := mustBeOpen(t); err != nil {
+			return 0, err
+		}
+		var err error
+		if d, err = s.describe(ctx, t.Game); err != nil {
+			return 0, err
+		}
+		if len(t.Players) < int(d.GetMinSeats()) {
+			return 0, refusal(codes.FailedPrecondition, CodeTooFewPlayers, "%s needs at least %d players", t.Game, d.GetMinSeats())
+		}
+		t.Seats = shuffled(t.Players)
+		t.State = lobby.TablePlaying
+		return 0, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.deal(ctx, t); err != nil {
+		// Back to the lobby: the table was not dealt.
+		_, _ = s.updateTable(context.WithoutCancel(ctx), id, func(t *lobby.Table) (time.Duration, error) {
+			t.State, t.Seats = lobby.TableOpen, nil
+			return 0, nil
+		})
+		return nil, err
+	}
+	return t, nil
+}
+
+// deal creates the table on its rules service with t's seats, and hands it to the bot drivers.
+func (s *Server) deal(ctx context.Context, t *lobby.Table) error {
+	c, err := s.rulesOf(t.Game)
+	if err != nil {
+		return err
+	}
+	cfg := &gamev1.TableConfig{Game: t.Game, SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_RANDOM}
+	for i, p := range t.Seats {
+		cfg.Seats = append(cfg.Seats, &gamev1.Seat{Index: uint32(i), Player: playerRef(p)})
+	}
+	if len(t.Options) > 0 {
+		cfg.Options = &anypb.Any{}
+		if err := proto.Unmarshal(t.Options, cfg.Options); err != nil {
+			return err
+		}
+	}
+	if t.PerAction > 0 {
+		cfg.TimeLimits = &gamev1.TimeLimits{PerAction: durationpb.New(t.PerAction)}
+	}
+	if _, err := c.CreateTable(ctx, &rulesv1.CreateTableRequest{TableId: t.ID, Config: cfg}); err != nil {
+		return err
+	}
+	now := s.now()
+	for i, p := range t.Seats {
+		if !p.Bot {
+			// The grace period starts now: players have that long to open their Watch.
+			_ = s.lobby.Touch(ctx, t.ID, i, now)
+		}
+	}
+	if err := s.lobby.AddDrive(ctx, t.ID); err != nil {
+		return err
+	}
+	s.started.Store(t.ID, t)
+	return nil
+}
+
+func (s *Server) GetTable(ctx context.Context, req *gatewayv1.GetTableRequest) (*gatewayv1.GetTableResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTableID(req.GetTableId()); err != nil {
+		return nil, err
+	}
+	t, err := s.lobby.LoadTable(ctx, req.GetTableId())
+	if errors.Is(err, lobby.ErrNotFound) {
+		return nil, tableNotFound()
+	}
+	if err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &gatewayv1.GetTableResponse{Table: tableProto(&t, sess.Player)}, nil
+}
+
+// table is a started table's record (cached: its seats never change).
+func (s *Server) table(ctx context.Context, id string) (*lobby.Table, error) {
+	if err := checkTableID(id); err != nil {
+		return nil, err
+	}
+	if t, ok := s.started.Load(id); ok {
+		return t.(*lobby.Table), nil
+	}
+	t, err := s.lobby.LoadTable(ctx, id)
+	if errors.Is(err, lobby.ErrNotFound) {
+		return nil, tableNotFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if t.State != lobby.TablePlaying && t.State != lobby.TableFinished {
+		return nil, refusal(codes.FailedPrecondition, CodeTableNotStarted, "the table has not started")
+	}
+	s.started.Store(id, &t)
+	return &t, nil
+}
+
+// finish records that a table is over: the lobby record expires with the retention, bots stop.
+func (s *Server) finish(ctx context.Context, id string) {
+	_, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
+		if t.State == lobby.TableFinished {
+			return 0, errAlready
+		}
+		t.State = lobby.TableFinished
+		return s.opt.Retention, nil
+	})
+	if err != nil && !errors.Is(err, errAlready) {
+		s.log.WarnContext(ctx, "recording a finished table failed", "table", id, "error", err)
+	}
+	_ = s.lobby.DropDrive(ctx, id)
+}
+
+var errAlready = errors.New("already done")

@@ -1,0 +1,312 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"cardroom.dev/gateway/lobby"
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
+)
+
+// gapRepairAfter is how long an event may be missing, with later ones already here, before the
+// hub reads the table's log: out-of-order arrival from two rules replicas heals faster than this.
+const gapRepairAfter = 150 * time.Millisecond
+
+// hubs holds this replica's hub of each table it streams.
+type hubs struct {
+	s  *Server
+	mu sync.Mutex
+	m  map[string]*hub
+}
+
+func newHubs(s *Server) *hubs { return &hubs{s: s, m: map[string]*hub{}} }
+
+// hub is one table's events in sequence order, without gap, shared by every stream of the table on
+// this replica: it subscribes once to the table's subjects (all audiences; the gateway is trusted
+// and filters per client), reads what came before from the rules service's log, and repairs gaps.
+type hub struct {
+	s     *Server
+	table string
+	rules rulesv1.RulesServiceClient
+
+	ready chan struct{}
+	err   error
+	refs  int // guarded by hubs.mu
+
+	cancel context.CancelFunc
+	stop   func()
+
+	mu       sync.Mutex
+	events   []*eventsv1.Event // events[i].Sequence == i+1
+	pending  map[uint64]*eventsv1.Event
+	gapSince time.Time
+	finished bool
+	changed  chan struct{} // closed and replaced at every change
+}
+
+// acquire returns the table's hub, started; release when done with it.
+func (hs *hubs) acquire(ctx context.Context, t *lobby.Table) (*hub, func(), error) {
+	hs.mu.Lock()
+	h, ok := hs.m[t.ID]
+	if ok {
+		h.refs++
+		hs.mu.Unlock()
+		select {
+		case <-h.ready:
+		case <-ctx.Done():
+			hs.release(h)
+			return nil, nil, ctx.Err()
+		}
+		if h.err != nil {
+			hs.release(h)
+			return nil, nil, h.err
+		}
+		return h, func() { hs.release(h) }, nil
+	}
+	c, err := hs.s.rulesOf(t.Game)
+	if err != nil {
+		hs.mu.Unlock()
+		return nil, nil, err
+	}
+	h = &hub{s: hs.s, table: t.ID, rules: c, ready: make(chan struct{}), refs: 1,
+		pending: map[uint64]*eventsv1.Event{}, changed: make(chan struct{})}
+	hs.m[t.ID] = h
+	hs.mu.Unlock()
+	h.err = h.start(ctx)
+	close(h.ready)
+	if h.err != nil {
+		hs.release(h)
+		return nil, nil, h.err
+	}
+	return h, func() { hs.release(h) }, nil
+}
+
+func (hs *hubs) release(h *hub) {
+	hs.mu.Lock()
+	h.refs--
+	last := h.refs == 0
+	if last && hs.m[h.table] == h {
+		delete(hs.m, h.table)
+	}
+	hs.mu.Unlock()
+	if last {
+		if h.cancel != nil {
+			h.cancel()
+		}
+		if h.stop != nil {
+			h.stop()
+		}
+	}
+}
+
+func (h *hub) start(ctx context.Context) error {
+	last, err := h.s.bus.LastSequence(ctx)
+	if err != nil {
+		return err
+	}
+	// The hub outlives the call that started it; it ends with its last release.
+	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.cancel = cancel
+	// Subscribe first, then read the log: every event committed after the read is published after
+	// it, so it is on the stream after last.
+	stop, err := h.s.bus.Subscribe(hctx, []string{bus.TableSubjects(h.table)}, last+1, func(d bus.Delivery) {
+		ev := &eventsv1.Event{}
+		if proto.Unmarshal(d.Data, ev) == nil {
+			h.add(ev)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	h.stop = stop
+	if err := h.fill(ctx); err != nil {
+		return err
+	}
+	go h.repair(hctx)
+	return nil
+}
+
+// fill adds the events of the table's log after those the hub has.
+func (h *hub) fill(ctx context.Context) error {
+	h.mu.Lock()
+	from := uint64(0)
+	if n := len(h.events); n > 0 {
+		from = h.events[n-1].GetVersion()
+	}
+	h.mu.Unlock()
+	l, err := h.rules.GetLog(ctx, &rulesv1.GetLogRequest{TableId: h.table, FromVersion: from})
+	if err != nil {
+		return err
+	}
+	for _, e := range l.GetCreatedEvents() {
+		h.add(e)
+	}
+	for _, le := range l.GetEntries() {
+		for _, e := range le.GetEvents() {
+			h.add(e)
+		}
+	}
+	return nil
+}
+
+func (h *hub) repair(ctx context.Context) {
+	tick := time.NewTicker(gapRepairAfter / 3)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		h.mu.Lock()
+		gap := !h.gapSince.IsZero() && time.Since(h.gapSince) >= gapRepairAfter
+		h.mu.Unlock()
+		if gap {
+			if err := h.fill(ctx); err != nil && ctx.Err() == nil {
+				h.s.log.WarnContext(ctx, "repairing a gap in a table's events failed", "table", h.table, "error", err)
+			}
+		}
+	}
+}
+
+// add puts one event in place; duplicates are dropped, early ones wait for the gap to close.
+func (h *hub) add(e *eventsv1.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	seq := e.GetSequence()
+	next := uint64(len(h.events)) + 1
+	switch {
+	case seq < next:
+		return
+	case seq > next:
+		h.pending[seq] = e
+		if h.gapSince.IsZero() {
+			h.gapSince = time.Now()
+		}
+		return
+	}
+	h.append(e)
+	for {
+		p, ok := h.pending[uint64(len(h.events))+1]
+		if !ok {
+			break
+		}
+		delete(h.pending, p.GetSequence())
+		h.append(p)
+	}
+	for s := range h.pending {
+		if s <= uint64(len(h.events)) {
+			delete(h.pending, s)
+		}
+	}
+	if len(h.pending) == 0 {
+		h.gapSince = time.Time{}
+	} else {
+		h.gapSince = time.Now()
+	}
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+func (h *hub) append(e *eventsv1.Event) {
+	h.events = append(h.events, e)
+	if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
+		h.finished = true
+	}
+}
+
+// since returns the events after seq, a channel closed at the next change, and whether the table
+// is finished.
+func (h *hub) since(seq uint64) ([]*eventsv1.Event, <-chan struct{}, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []*eventsv1.Event
+	if seq < uint64(len(h.events)) {
+		out = h.events[seq:]
+	}
+	return out, h.changed, h.finished
+}
+
+// visible reports whether seat (-1: a spectator) may see e.
+func visible(e *eventsv1.Event, seat int) bool {
+	switch a := e.GetVisibility().GetAudience().(type) {
+	case *eventsv1.Visibility_Public:
+		return true
+	case *eventsv1.Visibility_Seat:
+		return seat >= 0 && int(a.Seat) == seat
+	}
+	return false
+}
+
+func (s *Server) Watch(req *gatewayv1.WatchRequest, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {
+	ctx := stream.Context()
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return err
+	}
+	return s.toStatus(ctx, s.watch(ctx, sess, req, stream))
+}
+
+func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRequest, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {
+	t, err := s.table(ctx, req.GetTableId())
+	if err != nil {
+		return err
+	}
+	seat := t.SeatOf(sess.Player)
+	h, release, err := s.hubs.acquire(ctx, t)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if seat >= 0 {
+		go s.present(ctx, t.ID, seat)
+	}
+	cursor := req.GetAfterSequence()
+	for {
+		evs, changed, finished := h.since(cursor)
+		for _, e := range evs {
+			cursor = e.GetSequence()
+			if !visible(e, seat) {
+				continue
+			}
+			if err := stream.Send(&gatewayv1.WatchResponse{Event: e}); err != nil {
+				return fmt.Errorf("send: %w", err)
+			}
+		}
+		if finished && len(evs) == 0 {
+			return nil
+		}
+		if len(evs) > 0 {
+			continue
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// present marks the seat's player present while their stream is open.
+func (s *Server) present(ctx context.Context, table string, seat int) {
+	every := max(s.opt.AbsenceGrace/3, 10*time.Millisecond)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		if err := s.lobby.Touch(ctx, table, seat, s.now()); err != nil && ctx.Err() == nil {
+			s.log.WarnContext(ctx, "recording presence failed", "table", table, "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
