@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"cardroom.dev/services/kit/engine"
@@ -12,12 +14,14 @@ import (
 // (Setup, Legal, Apply with events), as the harness would.
 func BenchmarkRandomGame(b *testing.B) {
 	for _, n := range []int{4} {
-		b.Run("players=4", func(b *testing.B) {
+		b.Run(fmt.Sprintf("players=%d", n), func(b *testing.B) {
 			g := Game{}
 			p := enginetest.Playout[*State, Action]{Game: g}
 			r := rand.New(rand.NewPCG(1, 2))
 			b.ReportAllocs()
 			moves := 0
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
 			for i := 0; b.Loop(); i++ {
 				res, err := p.Run(engine.Config{Seats: n, Seed: uint64(i), Options: OptionsOf(), Start: start}, r)
 				if err != nil {
@@ -25,8 +29,10 @@ func BenchmarkRandomGame(b *testing.B) {
 				}
 				moves += res.Moves
 			}
+			runtime.ReadMemStats(&m1)
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 			b.ReportMetric(float64(moves)/float64(b.N), "actions/game")
+			b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(moves), "allocs/action")
 		})
 	}
 }
@@ -39,6 +45,8 @@ func BenchmarkRandomGameDirect(b *testing.B) {
 	buf := make([]Action, 0, 64)
 	b.ReportAllocs()
 	moves := 0
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
 	for i := 0; b.Loop(); i++ {
 		s, _, err := g.Setup(engine.Config{Seats: 4, Seed: uint64(i), Options: OptionsOf(), Start: start})
 		if err != nil {
@@ -53,6 +61,8 @@ func BenchmarkRandomGameDirect(b *testing.B) {
 			moves++
 		}
 	}
+	runtime.ReadMemStats(&m1)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 	b.ReportMetric(float64(moves)/float64(b.N), "actions/game")
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(moves), "allocs/action")
 }

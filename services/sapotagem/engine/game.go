@@ -216,7 +216,7 @@ func (s *State) startRound(evs *[]engine.Event) {
 	s.NPlayed, s.Lead, s.Acted, s.Received, s.Won = 0, -1, 0, 0, 0
 	s.Turn, s.Phase, s.Winner = s.Starter, PhasePlay, -1
 	quiet := evs == nil
-	rs := &pb.RoundStarted{}
+	var rs *pb.RoundStarted
 	if !quiet {
 		rs = &pb.RoundStarted{Round: uint32(s.Round), StartingSeat: uint32(s.Starter)}
 	}
@@ -236,7 +236,9 @@ func (s *State) startRound(evs *[]engine.Event) {
 			s.TrumpCard = s.Pile[s.PilePos]
 			s.Revealed = setOf(s.Pile[s.PilePos+1 : s.PilePos+Data.PileSize])
 			s.PilePos += Data.PileSize
-			rs.Revealed = cardsPB(s.Revealed)
+			if !quiet {
+				rs.Revealed = cardsPB(s.Revealed)
+			}
 		}
 		s.TrumpColour = colourOf(s.TrumpCard)
 	case s.on(vBlindPile):
@@ -806,7 +808,7 @@ func (s *State) jump(seat int8, a Action, evs *[]engine.Event) {
 	s.Markers[seat]--
 	s.JumpsUsed[seat]++
 	quiet := evs == nil
-	j := &pb.Jumped{}
+	var j *pb.Jumped
 	if !quiet {
 		j = &pb.Jumped{Seat: uint32(seat), MarkersLeft: uint32(s.Markers[seat])}
 	}
@@ -831,7 +833,9 @@ func (s *State) jump(seat int8, a Action, evs *[]engine.Event) {
 			j.Fugitive = cardPB(a.Fugitive)
 		}
 	}
-	pub(evs, &pb.Event{Kind: &pb.Event_Jumped{Jumped: j}})
+	if !quiet {
+		pub(evs, &pb.Event{Kind: &pb.Event_Jumped{Jumped: j}})
+	}
 	s.nextTurn(-1, evs)
 }
 
