@@ -1,0 +1,317 @@
+package gateway_test
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cardroom.dev/gateway"
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+	"strconv"
+)
+
+func wantCode(t *testing.T, err error, c codes.Code, violation string) {
+	t.Helper()
+	st := status.Convert(err)
+	if st.Code() != c {
+		t.Fatalf("got %v, want %v", err, c)
+	}
+	if violation == "" {
+		return
+	}
+	for _, d := range st.Details() {
+		if v, ok := d.(*gamev1.RuleViolation); ok {
+			if v.GetCode() != violation {
+				t.Fatalf("violation %s, want %s", v.GetCode(), violation)
+			}
+			return
+		}
+	}
+	t.Fatalf("%v has no RuleViolation detail (want %s)", err, violation)
+}
+
+// privateTable opens a table of owner with the others joined by its code and bots added, started.
+func privateTable(t *testing.T, owner *client, others []*client, nbots uint32, opts *anypb.Any, perAction time.Duration) *gatewayv1.Table {
+	t.Helper()
+	req := &gatewayv1.CreateTableRequest{Game: game, Seats: uint32(1 + len(others) + int(nbots)), Options: opts}
+	if perAction > 0 {
+		req.TimeLimits = &gamev1.TimeLimits{PerAction: durationpb.New(perAction)}
+	}
+	cr, err := owner.c.CreateTable(owner.ctx(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range others {
+		if _, err := o.c.JoinTable(o.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if nbots > 0 {
+		if _, err := owner.c.AddBots(owner.ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: nbots}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sr, err := owner.c.StartTable(owner.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sr.GetTable()
+}
+
+func TestPrivateTableLobby(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann, bob, cid := e.signIn(0, "Ann"), e.signIn(0, "Bob"), e.signIn(0, "Cid")
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 3, Options: rounds(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetTableId()
+	_, err = bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: "NOSUCHCD"})
+	wantCode(t, err, codes.NotFound, gateway.CodeTableNotFound)
+	if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()})
+	wantCode(t, err, codes.AlreadyExists, gateway.CodeAlreadyThere)
+	_, err = bob.c.AddBots(bob.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: 1})
+	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
+	_, err = bob.c.StartTable(bob.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
+	if _, err := cid.c.JoinTable(cid.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cid.c.LeaveTable(cid.ctx(), &gatewayv1.LeaveTableRequest{TableId: id}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: 2})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableFull)
+	if _, err := ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = bob.c.Act(bob.ctx(), &gatewayv1.ActRequest{TableId: id, Action: action("pass"), ActionId: "x"})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableNotStarted)
+	sr, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb := sr.GetTable()
+	if tb.GetState() != gatewayv1.TableState_TABLE_STATE_PLAYING || len(tb.GetSeats()) != 3 || tb.YourSeat == nil {
+		t.Fatalf("started table %v", tb)
+	}
+	_, err = bob.c.LeaveTable(bob.ctx(), &gatewayv1.LeaveTableRequest{TableId: id})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+	gr, err := bob.c.GetTable(bob.ctx(), &gatewayv1.GetTableRequest{TableId: id})
+	if err != nil || gr.GetTable().YourSeat == nil || gr.GetTable().GetInviteCode() != "" {
+		t.Fatalf("bob's table %v %v", gr, err)
+	}
+	// Play it out: the bot seat is played by the gateway.
+	var wg sync.WaitGroup
+	for _, c := range []*client{ann, bob} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w := c.watch(id, 0)
+			defer w.cancel()
+			c.play(id, w, first)
+		}()
+	}
+	wg.Wait()
+	gr, err = ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gr.GetTable().GetState() != gatewayv1.TableState_TABLE_STATE_FINISHED {
+		t.Fatalf("table state %v after the end", gr.GetTable().GetState())
+	}
+}
+
+// TestResumeWatch: a client drops its stream mid-game and resumes after the last sequence it saw;
+// over both streams it receives every event it may see exactly once, in order.
+func TestResumeWatch(t *testing.T) {
+	e := newEnv(t, envOptions{redis: true})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	tb := privateTable(t, ann, []*client{bob}, 1, rounds(6), 0)
+	id := tb.GetTableId()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w := ann.watch(id, 0)
+		defer w.cancel()
+		ann.play(id, w, first)
+	}()
+	// Bob plays a while, drops, lets the game move on, then resumes.
+	w := bob.watch(id, 0)
+	stopAt := 12
+	for len(bob.events) < stopAt {
+		legal, err := bob.c.ListLegalActions(bob.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(legal.GetActions()) > 0 {
+			v := legal.GetVersion()
+			if _, err := bob.c.Act(bob.ctx(), &gatewayv1.ActRequest{TableId: id, Action: legal.GetActions()[0], ActionId: nextActionID(), ExpectedVersion: &v}); err != nil && !isRace(err) {
+				t.Fatal(err)
+			}
+		}
+		select {
+		case ev := <-w.ch:
+			bob.events = append(bob.events, ev)
+		case <-time.After(30 * time.Second):
+			t.Fatal("no events")
+		}
+	}
+	w.cancel()
+	for ev := range w.ch { // what was already in flight counts as received
+		bob.events = append(bob.events, ev)
+	}
+	// While Bob is away, Ann must wait for his turn: the table moves on only when it is Bob's turn
+	// and he acts. Resume now after the last sequence he saw.
+	last := bob.events[len(bob.events)-1].GetSequence()
+	w2 := bob.watch(id, last)
+	defer w2.cancel()
+	if f := bob.play(id, w2, first); f == nil {
+		t.FailNow()
+	}
+	wg.Wait()
+	replay, err := bob.c.GetReplay(bob.ctx(), &gatewayv1.GetReplayRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := bob.c.GetView(bob.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+	checkStream(t, bob, replayEvents(replay), []*gatewayv1.GetViewResponse{v})
+}
+
+// TestIdempotentAct: an action repeated with the same id is applied once.
+func TestIdempotentAct(t *testing.T) {
+	e := newEnv(t, envOptions{redis: true})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	tb := privateTable(t, ann, []*client{bob}, 0, rounds(3), 0)
+	id := tb.GetTableId()
+	c := ann
+	if tb.GetYourSeat() != 0 {
+		c = bob // seat 0 moves first
+	}
+	r1, err := c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: id, Action: action("reveal"), ActionId: "once"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: id, Action: action("reveal"), ActionId: "once"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r1.GetReplayed() || !r2.GetReplayed() || r1.GetVersion() != r2.GetVersion() || r1.GetVersion() != 1 {
+		t.Fatalf("first %v, retry %v", r1, r2)
+	}
+	l, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.GetEntries()) != 1 || l.GetTable().GetVersion() != 1 {
+		t.Fatalf("log has %d entries at version %d, want 1", len(l.GetEntries()), l.GetTable().GetVersion())
+	}
+}
+
+// TestAbsentSeatPlayedByBot: a player who never watches is played by a bot after the grace period;
+// once they watch again the seat is theirs.
+func TestAbsentSeatPlayedByBot(t *testing.T) {
+	e := newEnv(t, envOptions{opt: gateway.Options{AbsenceGrace: 300 * time.Millisecond}})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	tb := privateTable(t, ann, []*client{bob}, 0, rounds(30), 0)
+	id := tb.GetTableId()
+	annSeat := tb.GetYourSeat()
+	bobSeat := 1 - annSeat
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w := ann.watch(id, 0)
+		defer w.cancel()
+		ann.play(id, w, first)
+	}()
+	// Wait, on Ann's side of the game, until a bot has moved for Bob.
+	spy := e.signIn(0, "Spy")
+	sw := spy.watch(id, 0)
+	movedForBob := false
+	for !movedForBob {
+		select {
+		case ev, ok := <-sw.ch:
+			if !ok {
+				t.Fatal("the table ended before a bot moved for the absent player")
+			}
+			if p := text(ev); strings.HasPrefix(p, "seat "+itoa(bobSeat)+" ") {
+				movedForBob = true
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("no bot moved for the absent player")
+		}
+	}
+	sw.cancel()
+	// Bob comes back and plays to the end himself.
+	w := bob.watch(id, 0)
+	defer w.cancel()
+	if bob.play(id, w, first) == nil {
+		t.FailNow()
+	}
+	wg.Wait()
+	l, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var by []string
+	for _, en := range l.GetEntries() {
+		if s, ok := en.GetBy().(*rulesv1.LogEntry_Seat); ok && s.Seat == bobSeat {
+			by = append(by, en.GetActionId()[:2])
+		}
+	}
+	if len(by) == 0 || by[0] != "b:" || !slices.Contains(by, "c:") {
+		t.Fatalf("Bob's seat moves by %v: want bot moves first, then his own", by)
+	}
+	// The seat was handed back: after Bob's first own move, no bot move for him.
+	i := slices.Index(by, "c:")
+	if slices.Contains(by[i:], "b:") {
+		t.Logf("a bot moved for Bob after he came back (moves %v)", by)
+	}
+}
+
+func text(ev *eventsv1.Event) string {
+	s := &wrapperspb.StringValue{}
+	if ev.GetPayload().UnmarshalTo(s) != nil {
+		return ""
+	}
+	return s.GetValue()
+}
+
+func itoa(v uint32) string { return strconv.FormatUint(uint64(v), 10) }
+
+// TestTimeLimit: the table's time per action reaches the rules service, whose timeouts move a
+// table nobody plays to its end.
+func TestTimeLimit(t *testing.T) {
+	e := newEnv(t, envOptions{opt: gateway.Options{AbsenceGrace: time.Hour}})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	tb := privateTable(t, ann, []*client{bob}, 0, rounds(2), 50*time.Millisecond)
+	v, err := ann.c.GetView(ann.ctx(), &gatewayv1.GetViewRequest{TableId: tb.GetTableId()})
+	if err != nil || v.GetDeadline() == nil {
+		t.Fatalf("view %v %v: want a deadline", v, err)
+	}
+	w := ann.watch(tb.GetTableId(), 0)
+	defer w.cancel()
+	for ev := range w.ch {
+		if isFinished(ev) {
+			return
+		}
+	}
+	t.Fatalf("watch ended without the table finishing: %v", <-w.done)
+}
