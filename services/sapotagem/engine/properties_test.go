@@ -296,6 +296,11 @@ func TestPropertiesRandomGames(t *testing.T) {
 					return err
 				}
 			}
+			if r.IntN(10) == 0 && s.Phase == PhasePlay {
+				if err := checkSample(g, s, r); err != nil {
+					return err
+				}
+			}
 			if r.IntN(10) == 0 {
 				seat := r.IntN(int(s.N) + 1)
 				a := illegal[r.IntN(len(illegal))]
@@ -352,4 +357,27 @@ func TestEveryVariantPlays(t *testing.T) {
 			}
 		}
 	}
+}
+
+// checkSample requires that a state sampled from the acting seat's view holds every card once and
+// offers that seat the same legal actions.
+func checkSample(g Game, s *State, r *rand.Rand) error {
+	v := g.View(s, int(s.Turn)).(*pb.View)
+	ss, ok := Sample(v, r)
+	if !ok {
+		return nil
+	}
+	if err := conservation(ss); err != nil {
+		return fmt.Errorf("sampled state: %w", err)
+	}
+	want := g.Legal(s, int(s.Turn), nil)
+	got := g.Legal(ss, int(s.Turn), nil)
+	if fmt.Sprint(want) != fmt.Sprint(got) {
+		return fmt.Errorf("sampled state offers %v, the real one %v", got, want)
+	}
+	Playout(ss, r, int(s.Turn))
+	if ss.Phase != PhaseOver {
+		return fmt.Errorf("sampled playout did not end")
+	}
+	return nil
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"bytes"
 	"errors"
+	"strings"
+	"time"
 	"testing"
 
 	pb "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
@@ -256,5 +258,53 @@ func TestBadTables(t *testing.T) {
 		if !errors.As(err, &v) || v.Code != tc.code || v.Kind != engine.Malformed {
 			t.Errorf("%d seats %v: got %v, want %s", tc.n, tc.vars, err, tc.code)
 		}
+	}
+}
+
+func TestRender(t *testing.T) {
+	tb := newTable(t, 4, vFugitiveFrogs)
+	out := Render(Game{}.View(tb.s, 1).(*pb.View))
+	for _, want := range []string{"fugitive_frogs", "seat 1", "Your hand:", "Fugitives:", "Seat 3:"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("render lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(Render(Game{}.View(tb.s, engine.Spectator).(*pb.View)), "Your hand") {
+		t.Fatal("a spectator has no hand")
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	g := Game{}
+	s, _, err := g.Setup(engine.Config{Seats: 4, Seed: 2, Options: OptionsOf(), Start: start, TurnTime: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := g.Deadline(s)
+	if !ok || !d.Equal(start.Add(time.Minute)) {
+		t.Fatalf("deadline %v %v", d, ok)
+	}
+	if _, err := g.Timeout(s, start.Add(time.Second)); err == nil || err.(*engine.Violation).Code != engine.CodeTooEarly {
+		t.Fatalf("early timeout: %v", err)
+	}
+	seat := s.Turn
+	lowest := int8(-1)
+	eachCard(s.Hands[seat], func(c int8) {
+		if lowest < 0 || rankOf(c) < rankOf(lowest) {
+			lowest = c
+		}
+	})
+	if _, err := g.Timeout(s, d); err != nil {
+		t.Fatal(err)
+	}
+	if s.Hands[seat]&bit(lowest) != 0 || s.Table[0].Card != lowest {
+		t.Fatalf("the timed-out seat plays its lowest card")
+	}
+	if d2, _ := g.Deadline(s); !d2.Equal(d.Add(time.Minute)) {
+		t.Fatalf("next deadline %v", d2)
+	}
+	s2, _, _ := g.Setup(engine.Config{Seats: 4, Seed: 2, Options: OptionsOf(), Start: start})
+	if _, err := g.Timeout(s2, start.Add(time.Hour)); err == nil || err.(*engine.Violation).Code != engine.CodeNoDeadline {
+		t.Fatalf("no turn time: %v", err)
 	}
 }
