@@ -1,0 +1,218 @@
+package gateway_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"cardroom.dev/gateway"
+	"cardroom.dev/gateway/lobby"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// TestBadInput: each bad call is refused with its code, and the table does not change.
+func TestBadInput(t *testing.T) {
+	e := newEnv(t, envOptions{redis: true})
+	ann, bob, eve := e.signIn(0, "Ann"), e.signIn(0, "Bob"), e.signIn(0, "Eve")
+	tb := privateTable(t, ann, []*client{bob}, 0, rounds(2), 0)
+	id := tb.GetTableId()
+	onTurn := ann
+	if tb.GetYourSeat() != 0 {
+		onTurn = bob
+	}
+	// A token signed by a replica with another key, and one that expired.
+	otherKey, err := gateway.New(gateway.Options{SessionKey: []byte("another key")}, lobby.NewMemory(), e.natsConn,
+		map[string]grpc.ClientConnInterface{game: nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged, _ := otherKey.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: "Mallory"})
+	past, _ := gateway.New(gateway.Options{SessionKey: []byte("test key shared by every replica"), SessionTTL: time.Hour,
+		Now: func() time.Time { return time.Now().Add(-2 * time.Hour) }}, lobby.NewMemory(), e.natsConn,
+		map[string]grpc.ClientConnInterface{game: nil})
+	expired, _ := past.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: "Old"})
+	tampered := onTurn.token[:len(onTurn.token)-2] + "xx"
+	huge, _ := anypb.New(wrapperspb.String(strings.Repeat("x", 100_000)))
+	wrongGame, _ := anypb.New(wrapperspb.Int32(3))
+	version := func() uint64 {
+		v, err := onTurn.c.GetView(onTurn.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v.GetVersion()
+	}
+	before := version()
+	act := func(table string, a *anypb.Any) *gatewayv1.ActRequest {
+		return &gatewayv1.ActRequest{TableId: table, Action: a, ActionId: nextActionID()}
+	}
+	for _, tc := range []struct {
+		name      string
+		ctx       context.Context
+		c         *client
+		req       *gatewayv1.ActRequest
+		code      codes.Code
+		violation string
+	}{
+		{"no token", t.Context(), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
+		{"garbage token", withToken(t.Context(), "nonsense"), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
+		{"tampered token", withToken(t.Context(), tampered), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
+		{"another key", withToken(t.Context(), forged.GetSessionToken()), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
+		{"expired token", withToken(t.Context(), expired.GetSessionToken()), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
+		{"not seated", nil, eve, act(id, action("reveal")), codes.PermissionDenied, gateway.CodeNotYourSeat},
+		{"unknown table", nil, onTurn, act("t-nosuchtable", action("reveal")), codes.NotFound, gateway.CodeTableNotFound},
+		{"wrong game's action", nil, onTurn, act(id, wrongGame), codes.InvalidArgument, "WRONG_GAME"},
+		{"unknown action", nil, onTurn, act(id, action("fold")), codes.InvalidArgument, "UNKNOWN_ACTION"},
+		{"oversized", nil, onTurn, act(id, huge), codes.InvalidArgument, gateway.CodeTooLarge},
+		{"no action id", nil, onTurn, &gatewayv1.ActRequest{TableId: id, Action: action("reveal")}, codes.InvalidArgument, gateway.CodeInvalidField},
+		{"stale version", nil, onTurn, &gatewayv1.ActRequest{TableId: id, Action: action("reveal"), ActionId: "stale", ExpectedVersion: new(uint64(7))}, codes.Aborted, "STALE_VERSION"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := tc.ctx
+			if ctx == nil {
+				ctx = tc.c.ctx()
+			}
+			_, err := tc.c.c.Act(ctx, tc.req)
+			wantCode(t, err, tc.code, tc.violation)
+		})
+	}
+	// Not your turn: the game's own refusal passes through.
+	other := bob
+	if onTurn == bob {
+		other = ann
+	}
+	_, err = other.c.Act(other.ctx(), act(id, action("reveal")))
+	wantCode(t, err, codes.FailedPrecondition, "NOT_YOUR_TURN")
+	if after := version(); after != before {
+		t.Fatalf("the table moved from version %d to %d", before, after)
+	}
+	// Other calls refuse the same way.
+	_, err = eve.c.ListLegalActions(eve.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
+	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotYourSeat)
+	_, err = eve.c.GetReplay(eve.ctx(), &gatewayv1.GetReplayRequest{TableId: id})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableInPlay)
+	_, err = eve.c.CreateTable(eve.ctx(), &gatewayv1.CreateTableRequest{Game: "chess"})
+	wantCode(t, err, codes.InvalidArgument, gateway.CodeUnknownGame)
+	_, err = eve.c.EnqueueTicket(eve.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 1})
+	wantCode(t, err, codes.InvalidArgument, gateway.CodeInvalidField)
+	_, err = eve.c.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: ""})
+	wantCode(t, err, codes.InvalidArgument, gateway.CodeInvalidField)
+	// A spectator watches public events only (checked over a whole game in TestMatchmadeGame's
+	// clients; here the view is a spectator's).
+	v, err := eve.c.GetView(eve.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+	if err != nil || v.Seat != nil {
+		t.Fatalf("spectator view %v %v", v, err)
+	}
+	s := &wrapperspb.StringValue{}
+	_ = v.GetView().UnmarshalTo(s)
+	if strings.Trim(s.GetValue(), "01:? ") != "" {
+		t.Fatalf("a spectator sees %q", s.GetValue())
+	}
+}
+
+func TestSessionRefresh(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann := e.signIn(0, "Ann")
+	r, err := ann.c.RefreshSession(ann.ctx(), &gatewayv1.RefreshSessionRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ann.token = r.GetSessionToken()
+	if _, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game}); err != nil {
+		t.Fatalf("refreshed token refused: %v", err)
+	}
+	_, err = ann.c.RefreshSession(t.Context(), &gatewayv1.RefreshSessionRequest{})
+	wantCode(t, err, codes.Unauthenticated, gateway.CodeUnauthenticated)
+	g, err := ann.c.ListGames(t.Context(), &gatewayv1.ListGamesRequest{})
+	if err != nil || len(g.GetGames()) != 1 || g.GetGames()[0].GetActionType() != "google.protobuf.StringValue" {
+		t.Fatalf("games %v %v", g, err)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t, envOptions{opt: gateway.Options{RateLimit: 0.001, RateBurst: 3}})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	for range 3 {
+		if _, err := ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: "t-x"}); err == nil {
+			t.Fatal("found a table that does not exist")
+		}
+	}
+	_, err := ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: "t-x"})
+	wantCode(t, err, codes.ResourceExhausted, gateway.CodeRateLimited)
+	// Others are not affected.
+	_, err = bob.c.GetTable(bob.ctx(), &gatewayv1.GetTableRequest{TableId: "t-x"})
+	wantCode(t, err, codes.NotFound, gateway.CodeTableNotFound)
+}
+
+// TestTicketParty: a party of two queues together, a stranger joins the pool, bots fill after the
+// longest wait; a cancelled ticket ends its stream.
+func TestTicketParty(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann, bob, cid := e.signIn(0, "Ann"), e.signIn(0, "Bob"), e.signIn(0, "Cid")
+	r, err := ann.c.EnqueueTicket(ann.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 4, MaxSeats: 4, PartySize: 2,
+		BotsMayFill: true, MaxWait: durationpb.New(200 * time.Millisecond)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = cid.c.JoinTicket(cid.ctx(), &gatewayv1.JoinTicketRequest{TicketId: "k-nosuch"})
+	wantCode(t, err, codes.NotFound, gateway.CodeTicketNotFound)
+	if _, err := bob.c.JoinTicket(bob.ctx(), &gatewayv1.JoinTicketRequest{TicketId: r.GetTicketId()}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cid.c.JoinTicket(cid.ctx(), &gatewayv1.JoinTicketRequest{TicketId: r.GetTicketId()})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTicketClosed)
+	ma, mb := ann.waitMatched(r.GetTicketId()), bob.waitMatched(r.GetTicketId())
+	if ma.GetTableId() != mb.GetTableId() || ma.GetSeat() == mb.GetSeat() {
+		t.Fatalf("party split: %v %v", ma, mb)
+	}
+	g, err := ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: ma.GetTableId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := 0
+	for _, s := range g.GetTable().GetSeats() {
+		if s.GetPlayer().GetKind() == 2 {
+			bots++
+		}
+	}
+	if len(g.GetTable().GetSeats()) != 4 || bots != 2 {
+		t.Fatalf("table %v: want 4 seats, 2 bots", g.GetTable())
+	}
+	// Cancel.
+	r2, err := cid.c.EnqueueTicket(cid.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 4, MaxSeats: 4, MaxWait: durationpb.New(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := cid.c.WatchTicket(cid.ctx(), &gatewayv1.WatchTicketRequest{TicketId: r2.GetTicketId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Recv()
+	if err != nil || first.GetState() != gatewayv1.TicketState_TICKET_STATE_QUEUED || first.GetPlayersWaiting() != 1 {
+		t.Fatalf("first update %v %v", first, err)
+	}
+	if _, err := cid.c.CancelTicket(cid.ctx(), &gatewayv1.CancelTicketRequest{TicketId: r2.GetTicketId()}); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		u, err := s.Recv()
+		if err != nil {
+			t.Fatalf("stream ended without CANCELLED: %v", err)
+		}
+		if u.GetState() == gatewayv1.TicketState_TICKET_STATE_CANCELLED {
+			break
+		}
+	}
+	_, err = ann.c.WatchTicket(ann.ctx(), &gatewayv1.WatchTicketRequest{TicketId: r2.GetTicketId()})
+	if err == nil {
+		// Errors of server streams arrive with the first receive.
+		st, _ := ann.c.WatchTicket(ann.ctx(), &gatewayv1.WatchTicketRequest{TicketId: r2.GetTicketId()})
+		_, err = st.Recv()
+	}
+	wantCode(t, err, codes.NotFound, gateway.CodeTicketNotFound)
+}
