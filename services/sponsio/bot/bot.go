@@ -21,7 +21,8 @@ type Random = engine.RandomBot[spe.Action]
 // MinGain coins), keeps to the plan that suits its bets when playing, takes the 3-Coin token when
 // it has nothing better to do, and otherwise passes (a Troll when it never bets).
 type Heuristic struct {
-	// Sims is the number of playouts per estimate (default 48).
+	// Sims is the number of playouts per estimate in the betting phase (default 32; a quarter of
+	// it, at least 8, per plan in the trick phase).
 	Sims int
 	// MinChance and MinGain bound the bets it takes (defaults 0.6 and 0.3).
 	MinChance, MinGain float64
@@ -405,7 +406,7 @@ func (h Heuristic) sims() int {
 	if h.Sims > 0 {
 		return h.Sims
 	}
-	return 48
+	return 32
 }
 
 func (h Heuristic) bounds() (float64, float64) {
@@ -531,7 +532,7 @@ func (h Heuristic) planFor(t *table, r *rand.Rand) plan {
 		}
 		return take
 	}
-	sims := h.sims() / 2
+	sims := max(h.sims()/4, 8)
 	et, ed := t.estimate(take, sims, r), t.estimate(duck, sims, r)
 	if t.heldValue(&ed) > t.heldValue(&et) {
 		return duck

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -137,10 +136,9 @@ func (s *State) encode() ([]byte, error) {
 	} else {
 		buf.WriteByte(0)
 	}
-	if err := binary.Write(&buf, binary.LittleEndian, &s.core); err != nil {
-		return nil, fmt.Errorf("encode state: %w", err)
-	}
-	return buf.Bytes(), nil
+	e := encoder{b: buf.Bytes()}
+	s.core.walk(&e)
+	return e.b, nil
 }
 
 var errBadState = errors.New("not a sponsio state")
@@ -170,13 +168,45 @@ func decodeState(b []byte) (*State, error) {
 			return nil, err
 		}
 	}
-	if err := binary.Read(r, binary.LittleEndian, &s.core); err != nil {
-		return nil, fmt.Errorf("decode state: %w", err)
-	}
-	if r.Len() != 0 || s.Players < 3 || s.Players > 4 {
+	rest := make([]byte, r.Len())
+	_, _ = r.Read(rest)
+	d := decoder{b: rest}
+	s.core.walk(&d)
+	if d.bad || len(d.b) != 0 || !s.valid() {
 		return nil, errBadState
 	}
 	return s, nil
+}
+
+// valid checks the decoded state's ranges that indexing relies on.
+func (s *State) valid() bool {
+	in := func(v, lo, hi int8) bool { return v >= lo && v <= hi }
+	if !in(s.Players, 3, 4) || !in(int8(s.Removed), -1, 3) || !in(s.Dealer, 0, s.Players-1) ||
+		!in(s.Phase, PhaseBetting, PhaseOver) || !in(s.Decision, 0, DecRedeem) || !in(s.ToAct, -1, s.Players-1) ||
+		!in(s.Pending, -1, 15) || !in(s.PendingToken, -1, int8(numTokens)-1) || !in(s.Leader, 0, s.Players-1) ||
+		!in(s.LastTrick, -1, 3) || !in(s.NPlayed, 0, s.Players) || !in(s.Redeem, 0, s.Players) {
+		return false
+	}
+	if s.Phase != PhaseOver && s.ToAct < 0 {
+		return false
+	}
+	for i := range s.Seats {
+		if !in(s.Seats[i].Marker, 0, 9) {
+			return false
+		}
+	}
+	for i := range s.Bets {
+		b := &s.Bets[i]
+		if !in(b.Owner, -1, s.Players-1) || !in(b.Target, -1, s.Players-1) || !in(b.Option, -1, int8(len(s.rules.Coupons[i].Options))-1) {
+			return false
+		}
+	}
+	for _, c := range s.Plays {
+		if !in(int8(c), -1, 35) {
+			return false
+		}
+	}
+	return in(int8(s.Combat), -1, 35)
 }
 
 func encodeRules(buf *bytes.Buffer, r *Rules) {
@@ -197,6 +227,10 @@ func decodeRules(r *bytes.Reader) (*Rules, error) {
 			return nil, errBadState
 		}
 		c := Coupon{Number: int8(h[0]), Kind: CouponKind(h[1]), Colour: Colour(int8(h[2]))}
+		if int(c.Number) != i+1 || c.Kind < KindColourCount || c.Kind > KindCounterBet || c.Colour < 0 || c.Colour > 3 ||
+			h[3] < 1 || h[3] > 8 || (c.Kind == KindCounterBet) != (i == 15) {
+			return nil, errBadState
+		}
 		for range h[3] {
 			var o [3]byte
 			if _, err := r.Read(o[:]); err != nil {
