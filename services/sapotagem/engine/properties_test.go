@@ -266,16 +266,16 @@ func TestPropertiesRandomGames(t *testing.T) {
 		games = 1000
 	}
 	g := Game{}
-	viewEvery := 40
+	viewEvery, sampleEvery := 40, 10
 	if raceEnabled {
-		viewEvery = 150
+		viewEvery, sampleEvery = 150, 40
 	}
 	var illegal = []Action{Jump(), Play(0), Play(12), Play(51), PlayTo(5, 1), Pick(3), Pick(40), Decline(), ChooseTrump(2),
 		{Kind: KindJump, Card: 7, Bomb: 12, Fugitive: 30, Target: -1}, {Kind: 99, Card: -1, Bomb: -1, Fugitive: -1, Target: -1}}
 	for i := range games {
 		cfg := randomConfig(i)
 		vars := variantsOf(cfg.Options.(*pb.Options))
-		lc := &leakCheck{cross: i < 300}
+		lc := &leakCheck{cross: i < 300 && (!raceEnabled || i < 50)}
 		r := rand.New(rand.NewPCG(uint64(i), 3))
 		fullViews := i < 200 && (!raceEnabled || i < 40)
 		p := enginetest.Playout[*State, Action]{Game: g, TimeoutChance: 0.05}
@@ -296,7 +296,7 @@ func TestPropertiesRandomGames(t *testing.T) {
 					return err
 				}
 			}
-			if r.IntN(10) == 0 && s.Phase == PhasePlay {
+			if r.IntN(sampleEvery) == 0 && s.Phase == PhasePlay {
 				if err := checkSample(g, s, r); err != nil {
 					return err
 				}

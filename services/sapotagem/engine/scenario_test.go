@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	pb "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
 	"cardroom.dev/services/kit/engine"
