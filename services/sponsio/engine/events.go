@@ -62,16 +62,6 @@ func newBetMarked(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.BetMarked) 
 	return &b.e, &b.m
 }
 
-func newCardChanged() (*sponsiov1.Event, *sponsiov1.CardChanged) {
-	b := new(struct {
-		e sponsiov1.Event
-		w sponsiov1.Event_CardChanged
-		m sponsiov1.CardChanged
-	})
-	b.w.CardChanged, b.e.Kind = &b.m, &b.w
-	return &b.e, &b.m
-}
-
 func newCardPlayed(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.CardPlayed) {
 	b := new(struct {
 		e   sponsiov1.Event
@@ -81,18 +71,6 @@ func newCardPlayed(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.CardPlayed
 	})
 	b.w.CardPlayed, b.e.Kind = &b.m, &b.w
 	seed(evs, b.evs[:])
-	return &b.e, &b.m
-}
-
-func newTrickWon() (*sponsiov1.Event, *sponsiov1.TrickWon) {
-	b := new(struct {
-		e sponsiov1.Event
-		w sponsiov1.Event_TrickWon
-		m sponsiov1.TrickWon
-		c [4]*sponsiov1.Card
-	})
-	b.w.TrickWon, b.e.Kind = &b.m, &b.w
-	b.m.Cards = b.c[:0]
 	return &b.e, &b.m
 }
 
@@ -124,4 +102,57 @@ func newTokenTaken() (*sponsiov1.Event, *sponsiov1.TokenTaken) {
 	})
 	b.w.TokenTaken, b.e.Kind = &b.m, &b.w
 	return &b.e, &b.m
+}
+
+// newOpenedCoupon makes the two events of opening a card to bet, in one allocation.
+func newOpenedCoupon(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.CardOpened, *sponsiov1.Event, *sponsiov1.CouponTaken) {
+	b := new(struct {
+		e1  sponsiov1.Event
+		w1  sponsiov1.Event_CardOpened
+		m1  sponsiov1.CardOpened
+		e2  sponsiov1.Event
+		w2  sponsiov1.Event_CouponTaken
+		m2  sponsiov1.CouponTaken
+		evs [2]engine.Event
+	})
+	b.w1.CardOpened, b.e1.Kind = &b.m1, &b.w1
+	b.w2.CouponTaken, b.e2.Kind = &b.m2, &b.w2
+	seed(evs, b.evs[:])
+	return &b.e1, &b.m1, &b.e2, &b.m2
+}
+
+// newOpenedChange makes the two events of opening a card to change one, in one allocation.
+func newOpenedChange(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.CardOpened, *sponsiov1.Event, *sponsiov1.CardChanged) {
+	b := new(struct {
+		e1  sponsiov1.Event
+		w1  sponsiov1.Event_CardOpened
+		m1  sponsiov1.CardOpened
+		e2  sponsiov1.Event
+		w2  sponsiov1.Event_CardChanged
+		m2  sponsiov1.CardChanged
+		evs [3]engine.Event
+	})
+	b.w1.CardOpened, b.e1.Kind = &b.m1, &b.w1
+	b.w2.CardChanged, b.e2.Kind = &b.m2, &b.w2
+	seed(evs, b.evs[:])
+	return &b.e1, &b.m1, &b.e2, &b.m2
+}
+
+// newPlayedTrick makes the events of the card that completes a trick, in one allocation.
+func newPlayedTrick(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.CardPlayed, *sponsiov1.Event, *sponsiov1.TrickWon) {
+	b := new(struct {
+		e1  sponsiov1.Event
+		w1  sponsiov1.Event_CardPlayed
+		m1  sponsiov1.CardPlayed
+		e2  sponsiov1.Event
+		w2  sponsiov1.Event_TrickWon
+		m2  sponsiov1.TrickWon
+		c   [4]*sponsiov1.Card
+		evs [2]engine.Event
+	})
+	b.w1.CardPlayed, b.e1.Kind = &b.m1, &b.w1
+	b.w2.TrickWon, b.e2.Kind = &b.m2, &b.w2
+	b.m2.Cards = b.c[:0]
+	seed(evs, b.evs[:])
+	return &b.e1, &b.m1, &b.e2, &b.m2
 }

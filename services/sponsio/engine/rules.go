@@ -415,22 +415,22 @@ func (s *State) apply(seat int, a Action, evs *[]engine.Event) {
 		m.Seat = uint32(p)
 		pub(evs, e)
 		s.endTurn(evs)
-	case ActOpenBet, ActOpenToken, ActOpenChange:
-		s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_TURN, evs)
-		switch a.Kind {
-		case ActOpenBet:
-			s.takeCoupon(p, int(a.A), a.B == 1, evs)
-		case ActOpenToken:
-			s.takeToken(p, Token(a.A), evs)
-		case ActOpenChange:
-			in, out := Card(a.A), Card(a.B)
-			st.Hand = st.Hand.Without(out).With(in)
-			s.Talon = s.Talon.Without(in).With(out)
-			e, m := newCardChanged()
-			m.Seat, m.FromTalon, m.ToTalon = uint32(p), in.Proto(), out.Proto()
-			pub(evs, e)
-			s.endTurn(evs)
-		}
+	case ActOpenBet:
+		e1, m1, e2, m2 := newOpenedCoupon(evs)
+		s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_TURN, evs, e1, m1)
+		s.takeCoupon(p, int(a.A), a.B == 1, evs, e2, m2)
+	case ActOpenToken:
+		s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_TURN, evs, nil, nil)
+		s.takeToken(p, Token(a.A), evs)
+	case ActOpenChange:
+		e1, m1, e2, m2 := newOpenedChange(evs)
+		s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_TURN, evs, e1, m1)
+		in, out := Card(a.A), Card(a.B)
+		st.Hand = st.Hand.Without(out).With(in)
+		s.Talon = s.Talon.Without(in).With(out)
+		m2.Seat, m2.FromTalon, m2.ToTalon = uint32(p), in.Proto(), out.Proto()
+		pub(evs, e2)
+		s.endTurn(evs)
 	case ActOption:
 		s.Bets[s.Pending].Option = a.A
 		e, m := newBetMarked(evs)
@@ -446,12 +446,12 @@ func (s *State) apply(seat int, a Action, evs *[]engine.Event) {
 		s.endTurn(evs)
 	case ActLay:
 		if s.Decision == DecCombatCard {
-			s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_COMBAT, evs)
+			s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_COMBAT, evs, nil, nil)
 			s.Combat = a.Card
 			s.endTurn(evs)
 			return
 		}
-		s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_PRICE, evs)
+		s.open(p, a.Card, sponsiov1.CardOpenedReason_CARD_OPENED_REASON_PRICE, evs, nil, nil)
 		s.PendingCards--
 		if s.PendingCards == 0 {
 			s.afterPrice(evs)
@@ -482,16 +482,19 @@ func (s *State) apply(seat int, a Action, evs *[]engine.Event) {
 	}
 }
 
-func (s *State) open(p int8, c Card, why sponsiov1.CardOpenedReason, evs *[]engine.Event) {
+// open lays c face up; e and m, when not nil, are the event to fill.
+func (s *State) open(p int8, c Card, why sponsiov1.CardOpenedReason, evs *[]engine.Event, e *sponsiov1.Event, m *sponsiov1.CardOpened) {
 	st := &s.Seats[p]
 	st.Hand = st.Hand.Without(c)
 	st.Open = st.Open.With(c)
-	e, m := newCardOpened(evs)
+	if e == nil {
+		e, m = newCardOpened(evs)
+	}
 	m.Seat, m.Card, m.Reason = uint32(p), c.Proto(), why
 	pub(evs, e)
 }
 
-func (s *State) takeCoupon(p int8, i int, double bool, evs *[]engine.Event) {
+func (s *State) takeCoupon(p int8, i int, double bool, evs *[]engine.Event, e *sponsiov1.Event, m *sponsiov1.CouponTaken) {
 	st := &s.Seats[p]
 	stake := int32(1)
 	if double {
@@ -503,7 +506,9 @@ func (s *State) takeCoupon(p int8, i int, double bool, evs *[]engine.Event) {
 	st.Bets++
 	s.Bets[i] = bet{Owner: p, Option: -1, Target: -1, Double: double}
 	s.Pending = int8(i)
-	e, m := newCouponTaken()
+	if e == nil {
+		e, m = newCouponTaken()
+	}
 	m.Seat, m.Coupon, m.Double, m.CoinsPaid = uint32(p), uint32(i)+1, double, uint32(stake)
 	pub(evs, e)
 	if s.rules.Coupons[i].Kind == KindCounterBet {
@@ -636,13 +641,16 @@ func (s *State) play(p int8, c Card, evs *[]engine.Event) {
 	st.Played = st.Played.With(c)
 	s.Plays[p] = c
 	s.NPlayed++
-	e, m := newCardPlayed(evs)
-	m.Seat, m.Card = uint32(p), c.Proto()
-	pub(evs, e)
 	if s.NPlayed < s.Players {
+		e, m := newCardPlayed(evs)
+		m.Seat, m.Card = uint32(p), c.Proto()
+		pub(evs, e)
 		s.ToAct = s.left(p)
 		return
 	}
+	e, m, te, ev := newPlayedTrick(evs)
+	m.Seat, m.Card = uint32(p), c.Proto()
+	pub(evs, e)
 	lead := s.Plays[s.Leader].Colour()
 	w := s.Leader
 	var trick Cards
@@ -656,7 +664,6 @@ func (s *State) play(p int8, c Card, evs *[]engine.Event) {
 	ws := &s.Seats[w]
 	ws.Taken |= trick
 	ws.Tricks++
-	te, ev := newTrickWon()
 	ev.Seat, ev.Trick = uint32(w), uint32(s.Trick)+1
 	trick.each(func(c Card) { ev.Cards = append(ev.Cards, c.Proto()) })
 	if c := s.Plays[w]; c.Value() == 9 {
