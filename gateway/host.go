@@ -1,0 +1,115 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"cardroom.dev/gateway/lobby"
+	"cardroom.dev/services/kit/app"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/config"
+	"github.com/redis/go-redis/extra/redisotel/v9"
+	"github.com/redis/go-redis/v9"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+)
+
+// Host serves a gateway on gs (reporting it in hs) and runs its background work on a, with the
+// lobby store a's configuration names and conns (game → its rules service). `cardroom serve`
+// calls it with in-process connections (InProcess), the gateway's own main with Dial's.
+func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b *bus.Bus, conns map[string]grpc.ClientConnInterface) (*Server, error) {
+	st, err := OpenLobby(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	opt := OptionsFrom(a.Config)
+	opt.Logger = a.Log
+	if len(opt.SessionKey) == 0 {
+		a.Log.Warn("no session key set (CARDROOM_SESSION_KEY): sessions are signed with a random key of this process")
+	}
+	srv, err := New(opt, st, b, conns)
+	if err != nil {
+		return nil, err
+	}
+	srv.Register(gs, hs)
+	a.Go(srv.Run)
+	return srv, nil
+}
+
+// OpenLobby opens the lobby store the configuration names: Redis when a URL is set, else memory.
+func OpenLobby(ctx context.Context, a *app.App) (lobby.Store, error) {
+	if a.Config.RedisURL == "" {
+		a.Log.Info("lobby store: in memory (set CARDROOM_REDIS_URL for Redis)")
+		return lobby.NewMemory(), nil
+	}
+	opt, err := redis.ParseURL(a.Config.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("redis url: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	if err := redisotel.InstrumentTracing(rdb); err != nil {
+		return nil, fmt.Errorf("redis tracing: %w", err)
+	}
+	a.OnClose(func(context.Context) error { return rdb.Close() })
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return nil, fmt.Errorf("redis %s: %w", opt.Addr, err)
+	}
+	st, err := lobby.NewRedis(ctx, rdb, a.Config.RedisPrefix)
+	if err != nil {
+		return nil, err
+	}
+	a.Log.Info("lobby store: redis", slog.String("addr", opt.Addr))
+	return st, nil
+}
+
+// Main is the whole main of the distributed gateway: configuration from flags and CARDROOM_*
+// variables, the bus, the rules services of CARDROOM_RULES_TARGETS, and an orderly stop.
+func Main() {
+	cfg, err := config.Parse("gateway", os.Args[1:], os.Getenv)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gateway: %v\nsettings:\n%s", err, config.Usage())
+		os.Exit(2)
+	}
+	ctx, stop := app.SignalContext(context.Background())
+	defer stop()
+	if err := run(ctx, cfg); err != nil {
+		slog.Error("gateway failed", slog.Any("error", err))
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg config.Config) error {
+	a, err := app.New(ctx, "gateway", cfg)
+	if err != nil {
+		return err
+	}
+	a.Log.Info("starting", slog.Any("config", cfg))
+	targets, err := ParseTargets(cfg.RulesTargets)
+	if err != nil {
+		return err
+	}
+	if len(targets) == 0 {
+		return fmt.Errorf("no rules service: set CARDROOM_RULES_TARGETS (game=target,...)")
+	}
+	b, err := a.Bus(ctx)
+	if err != nil {
+		return err
+	}
+	conns, closeConns, err := Dial(targets)
+	if err != nil {
+		return err
+	}
+	a.OnClose(func(context.Context) error { return closeConns() })
+	gs, hs, err := a.NewGRPCServer(cfg.Listen)
+	if err != nil {
+		return err
+	}
+	if _, err := Host(ctx, a, gs, hs, b, conns); err != nil {
+		return err
+	}
+	a.Log.Info("serving", slog.String("addr", a.Addr(0)))
+	return a.Run(ctx)
+}

@@ -1,0 +1,382 @@
+// Package play is `cardroom play <game>`: a terminal client for people. It signs in, queues for a
+// match (or creates a private table, or joins one by its code), shows the view and the events as
+// they come, lists the legal moves and plays the one typed.
+package play
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
+)
+
+const usage = `usage: cardroom play <game> [flags]
+  --addr host:port   the cardroom to play on (default 127.0.0.1:7070)
+  --name NAME        your display name (default "player")
+  --seats N          seats at the table (queue: the number wanted; default: any)
+  --create           open a private table and print its invite code
+  --join CODE        take a place at a private table
+  (neither: queue for a match; bots fill the table after --wait)
+  --wait D           longest wait in the queue (default 20s)
+While playing: type the number of a move, "v" for the view, "q" to quit. At your own private
+table: "bots N" adds computer players, "start" deals.
+`
+
+// Play runs the terminal client and returns the process exit code.
+func Play(ctx context.Context, args []string, in io.Reader, out io.Writer) int {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprint(out, usage)
+		return 2
+	}
+	game := args[0]
+	fs := flag.NewFlagSet("cardroom play", flag.ContinueOnError)
+	fs.SetOutput(out)
+	addr := fs.String("addr", "127.0.0.1:7070", "")
+	name := fs.String("name", "player", "")
+	seats := fs.Uint("seats", 0, "")
+	create := fs.Bool("create", false, "")
+	join := fs.String("join", "", "")
+	wait := fs.Duration("wait", 20*time.Second, "")
+	if err := fs.Parse(args[1:]); err != nil {
+		fmt.Fprint(out, usage)
+		return 2
+	}
+	cc, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		fmt.Fprintf(out, "cannot reach %s: %v\n", *addr, err)
+		return 1
+	}
+	defer cc.Close()
+	p := &player{c: gatewayv1.NewGatewayServiceClient(cc), out: out, lines: readLines(in), game: game}
+	if err := p.run(ctx, *name, uint32(*seats), *create, *join, *wait); err != nil {
+		if errors.Is(err, errQuit) {
+			return 0
+		}
+		fmt.Fprintf(out, "error: %s\n", describe(err))
+		return 1
+	}
+	return 0
+}
+
+var errQuit = errors.New("quit")
+
+func describe(err error) string {
+	if st, ok := status.FromError(err); ok {
+		return fmt.Sprintf("%s (%s)", st.Message(), st.Code())
+	}
+	return err.Error()
+}
+
+type player struct {
+	c     gatewayv1.GatewayServiceClient
+	out   io.Writer
+	lines <-chan string
+	game  string
+	token string
+}
+
+func readLines(in io.Reader) <-chan string {
+	ch := make(chan string)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			ch <- strings.TrimSpace(sc.Text())
+		}
+	}()
+	return ch
+}
+
+func (p *player) ctx(ctx context.Context) context.Context {
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+p.token)
+}
+
+func (p *player) line(ctx context.Context) (string, error) {
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			return "", errQuit
+		}
+		if l == "q" {
+			return "", errQuit
+		}
+		return l, nil
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+func (p *player) run(ctx context.Context, name string, seats uint32, create bool, join string, wait time.Duration) error {
+	s, err := p.c.SignIn(ctx, &gatewayv1.SignInRequest{DisplayName: name})
+	if err != nil {
+		return err
+	}
+	p.token = s.GetSessionToken()
+	fmt.Fprintf(p.out, "signed in as %s (%s)\n", name, s.GetPlayerId())
+	var table string
+	switch {
+	case create:
+		table, err = p.host(ctx, seats)
+	case join != "":
+		table, err = p.join(ctx, join)
+	default:
+		table, err = p.queue(ctx, seats, wait)
+	}
+	if err != nil {
+		return err
+	}
+	return p.play(ctx, table)
+}
+
+func (p *player) host(ctx context.Context, seats uint32) (string, error) {
+	r, err := p.c.CreateTable(p.ctx(ctx), &gatewayv1.CreateTableRequest{Game: p.game, Seats: seats})
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(p.out, "table %s open; invite code %s. Type \"bots N\" or \"start\".\n", r.GetTableId(), r.GetInviteCode())
+	for {
+		l, err := p.line(ctx)
+		if err != nil {
+			return "", err
+		}
+		switch f := strings.Fields(l); {
+		case len(f) == 2 && f[0] == "bots":
+			n, _ := strconv.Atoi(f[1])
+			t, err := p.c.AddBots(p.ctx(ctx), &gatewayv1.AddBotsRequest{TableId: r.GetTableId(), Count: uint32(n)})
+			if err != nil {
+				fmt.Fprintf(p.out, "%s\n", describe(err))
+				continue
+			}
+			fmt.Fprintf(p.out, "%d of %d places taken\n", len(t.GetTable().GetPlayers()), t.GetTable().GetCapacity())
+		case len(f) == 1 && f[0] == "start":
+			if _, err := p.c.StartTable(p.ctx(ctx), &gatewayv1.StartTableRequest{TableId: r.GetTableId()}); err != nil {
+				fmt.Fprintf(p.out, "%s\n", describe(err))
+				continue
+			}
+			return r.GetTableId(), nil
+		default:
+			fmt.Fprintln(p.out, `type "bots N" or "start"`)
+		}
+	}
+}
+
+// join takes a place and waits for the owner to start (asking the table's state every second).
+func (p *player) join(ctx context.Context, code string) (string, error) {
+	r, err := p.c.JoinTable(p.ctx(ctx), &gatewayv1.JoinTableRequest{InviteCode: code})
+	if err != nil {
+		return "", err
+	}
+	id := r.GetTable().GetTableId()
+	fmt.Fprintf(p.out, "joined table %s; waiting for its owner to start\n", id)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		g, err := p.c.GetTable(p.ctx(ctx), &gatewayv1.GetTableRequest{TableId: id})
+		if err != nil {
+			return "", err
+		}
+		switch g.GetTable().GetState() {
+		case gatewayv1.TableState_TABLE_STATE_PLAYING, gatewayv1.TableState_TABLE_STATE_FINISHED:
+			return id, nil
+		case gatewayv1.TableState_TABLE_STATE_CLOSED:
+			return "", errors.New("the owner closed the table")
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+func (p *player) queue(ctx context.Context, seats uint32, wait time.Duration) (string, error) {
+	r, err := p.c.EnqueueTicket(p.ctx(ctx), &gatewayv1.EnqueueTicketRequest{Game: p.game, MinSeats: seats, MaxSeats: seats,
+		BotsMayFill: true, MaxWait: durationpb.New(wait)})
+	if err != nil {
+		return "", err
+	}
+	s, err := p.c.WatchTicket(p.ctx(ctx), &gatewayv1.WatchTicketRequest{TicketId: r.GetTicketId()})
+	if err != nil {
+		return "", err
+	}
+	for {
+		u, err := s.Recv()
+		if err != nil {
+			return "", err
+		}
+		switch u.GetState() {
+		case gatewayv1.TicketState_TICKET_STATE_QUEUED:
+			fmt.Fprintf(p.out, "in the queue: %d waiting, %s so far\n", u.GetPlayersWaiting(), u.GetWaited().AsDuration())
+		case gatewayv1.TicketState_TICKET_STATE_MATCHED:
+			fmt.Fprintf(p.out, "matched: table %s, seat %d\n", u.GetTableId(), u.GetSeat())
+			return u.GetTableId(), nil
+		case gatewayv1.TicketState_TICKET_STATE_CANCELLED:
+			return "", errors.New("the ticket was cancelled")
+		}
+	}
+}
+
+func (p *player) play(ctx context.Context, table string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := p.c.Watch(p.ctx(ctx), &gatewayv1.WatchRequest{TableId: table})
+	if err != nil {
+		return err
+	}
+	events := make(chan *eventsv1.Event, 256)
+	errc := make(chan error, 1)
+	go func() {
+		defer close(events)
+		for {
+			r, err := stream.Recv()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					errc <- err
+				}
+				return
+			}
+			events <- r.GetEvent()
+		}
+	}()
+	if err := p.showView(ctx, table); err != nil {
+		return err
+	}
+	for {
+		legal, err := p.c.ListLegalActions(p.ctx(ctx), &gatewayv1.ListLegalActionsRequest{TableId: table})
+		if err != nil {
+			return err
+		}
+		if len(legal.GetActions()) > 0 {
+			fmt.Fprintln(p.out, "your move:")
+			for i, a := range legal.GetActions() {
+				fmt.Fprintf(p.out, "  %d) %s\n", i+1, render(a))
+			}
+			if err := p.choose(ctx, table, legal); err != nil {
+				return err
+			}
+		}
+		// Wait for the table to move.
+		select {
+		case e, ok := <-events:
+			if !ok {
+				select {
+				case err := <-errc:
+					return err
+				default:
+					return nil
+				}
+			}
+			if p.show(e) {
+				return nil
+			}
+			for more := true; more; {
+				select {
+				case e, ok := <-events:
+					if !ok || p.show(e) {
+						return nil
+					}
+				default:
+					more = false
+				}
+			}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// choose reads moves until one is played or refused (the table's events tell what followed).
+func (p *player) choose(ctx context.Context, table string, legal *gatewayv1.ListLegalActionsResponse) error {
+	for {
+		l, err := p.line(ctx)
+		if err != nil {
+			return err
+		}
+		if l == "v" {
+			if err := p.showView(ctx, table); err != nil {
+				return err
+			}
+			continue
+		}
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > len(legal.GetActions()) {
+			fmt.Fprintf(p.out, "type 1 to %d, v or q\n", len(legal.GetActions()))
+			continue
+		}
+		v := legal.GetVersion()
+		_, err = p.c.Act(p.ctx(ctx), &gatewayv1.ActRequest{TableId: table, Action: legal.GetActions()[n-1],
+			ActionId: fmt.Sprintf("play-%d-%d", v, time.Now().UnixNano()), ExpectedVersion: &v})
+		if err != nil {
+			fmt.Fprintf(p.out, "refused: %s\n", describe(err))
+		}
+		return nil
+	}
+}
+
+func (p *player) showView(ctx context.Context, table string) error {
+	v, err := p.c.GetView(p.ctx(ctx), &gatewayv1.GetViewRequest{TableId: table})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(p.out, "── view (version %d) ──\n%s\n", v.GetVersion(), renderLong(v.GetView()))
+	return nil
+}
+
+// show prints an event; true when it ends the table.
+func (p *player) show(e *eventsv1.Event) bool {
+	who := "all"
+	if s, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok {
+		who = fmt.Sprintf("you (seat %d)", s.Seat)
+	}
+	if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
+		f := &eventsv1.TableFinished{}
+		_ = e.GetPayload().UnmarshalTo(f)
+		fmt.Fprintf(p.out, "\x1b[1mgame over\x1b[0m: %s\n", f.GetOutcome().GetSummary())
+		for _, r := range f.GetOutcome().GetResults() {
+			mark := ""
+			if r.GetWinner() {
+				mark = " ★"
+			}
+			fmt.Fprintf(p.out, "  seat %d: score %d, rank %d%s\n", r.GetSeat(), r.GetScore(), r.GetRank(), mark)
+		}
+		return true
+	}
+	fmt.Fprintf(p.out, "\x1b[36m#%d\x1b[0m [%s] %s\n", e.GetSequence(), who, render(e.GetPayload()))
+	return false
+}
+
+// render is a message on one line: its text form when its type is linked in, else its type name.
+func render(a *anypb.Any) string {
+	m, err := a.UnmarshalNew()
+	if err != nil {
+		return string(a.MessageName())
+	}
+	s := prototext.MarshalOptions{}.Format(m)
+	if s == "" {
+		return string(m.ProtoReflect().Descriptor().Name())
+	}
+	return string(m.ProtoReflect().Descriptor().Name()) + " " + s
+}
+
+func renderLong(a *anypb.Any) string {
+	m, err := a.UnmarshalNew()
+	if err != nil {
+		return string(a.MessageName())
+	}
+	return prototext.MarshalOptions{Multiline: true, Indent: "  "}.Format(m)
+}
