@@ -27,8 +27,14 @@ func cardsPB(m uint64) []*pb.Card {
 	if m == 0 {
 		return nil
 	}
-	out := make([]*pb.Card, 0, popcount(m))
-	eachCard(m, func(c int8) { out = append(out, cardPB(c)) })
+	// One backing array for the cards: two allocations per list instead of one per card.
+	n := popcount(m)
+	out, backing := make([]*pb.Card, 0, n), make([]pb.Card, n)
+	eachCard(m, func(c int8) {
+		card := &backing[len(out)]
+		card.Colour, card.Rank, card.Faction = pb.Colour(colourOf(c)+1), uint32(rankOf(c)), pb.Faction(factionOf(c)+1)
+		out = append(out, card)
+	})
 	return out
 }
 

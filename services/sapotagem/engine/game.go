@@ -210,6 +210,29 @@ func pub(evs *[]engine.Event, e *pb.Event) {
 	*evs = append(*evs, engine.Event{To: engine.Public, Payload: e})
 }
 
+// roundStartedEvent and roundEndedEvent hold an event with its wrapper, payload and cards in one
+// allocation: they come every round.
+type roundStartedEvent struct {
+	e           pb.Event
+	w           pb.Event_RoundStarted
+	rs          pb.RoundStarted
+	trump, next pb.Card
+}
+
+type roundEndedEvent struct {
+	e      pb.Event
+	w      pb.Event_RoundEnded
+	re     pb.RoundEnded
+	card   pb.Card
+	winner uint32
+}
+
+// setCard fills a card message in place and returns it.
+func setCard(m *pb.Card, c int8) *pb.Card {
+	m.Colour, m.Rank, m.Faction = colourPB(colourOf(c)), uint32(rankOf(c)), pb.Faction(factionOf(c)+1)
+	return m
+}
+
 // startRound begins the next round: its trump, then the first seat that can act.
 func (s *State) startRound(evs *[]engine.Event) {
 	s.Round++
@@ -217,8 +240,11 @@ func (s *State) startRound(evs *[]engine.Event) {
 	s.Turn, s.Phase, s.Winner = s.Starter, PhasePlay, -1
 	quiet := evs == nil
 	var rs *pb.RoundStarted
+	var rsx *roundStartedEvent
 	if !quiet {
-		rs = &pb.RoundStarted{Round: uint32(s.Round), StartingSeat: uint32(s.Starter)}
+		rsx = &roundStartedEvent{}
+		rs = &rsx.rs
+		rs.Round, rs.StartingSeat = uint32(s.Round), uint32(s.Starter)
 	}
 	switch {
 	case s.pileScheme():
@@ -228,7 +254,7 @@ func (s *State) startRound(evs *[]engine.Event) {
 			s.PilePos++
 			s.TrumpColour = colourOf(s.TrumpCard)
 			if !quiet && !s.on(vClosedInformation) && s.PilePos < s.PileLen {
-				rs.NextTrump = cardPB(s.Pile[s.PilePos])
+				rs.NextTrump = setCard(&rsx.next, s.Pile[s.PilePos])
 			}
 		}
 	case s.on(vFourPiles):
@@ -270,11 +296,13 @@ func (s *State) startRound(evs *[]engine.Event) {
 	}
 	rs.Trump = colourPB(s.TrumpColour)
 	if s.TrumpCard >= 0 {
-		rs.TrumpCard = cardPB(s.TrumpCard)
+		rs.TrumpCard = setCard(&rsx.trump, s.TrumpCard)
 	} else if s.on(vAceUpTheSleeve) {
 		rs.TrumpCard = cardPB(s.SleeveDeck[s.SleevePos-1])
 	}
-	pub(evs, &pb.Event{Kind: &pb.Event_RoundStarted{RoundStarted: rs}})
+	rsx.w.RoundStarted = rs
+	rsx.e.Kind = &rsx.w
+	pub(evs, &rsx.e)
 	s.skipPasses(evs)
 }
 
@@ -379,7 +407,9 @@ func (s *State) resolve(evs *[]engine.Event) {
 		s.Chooser = s.weakest()
 	}
 	quiet := evs == nil
-	re := &pb.RoundEnded{Round: uint32(s.Round)}
+	rex := &roundEndedEvent{}
+	re := &rex.re
+	re.Round = uint32(s.Round)
 	lastOfPile := s.on(vFourPiles) && (s.Round-1)%Data.PileSize == Data.PileSize-1
 	var discard uint64
 	best := s.winningPlay()
@@ -394,8 +424,9 @@ func (s *State) resolve(evs *[]engine.Event) {
 		w := s.Table[best].Owner
 		s.Winner, s.HasWinner, s.Starter = w, true, w
 		if !quiet {
-			re.Winner = proto.Uint32(uint32(w))
-			re.WinningCard = cardPB(s.Table[best].Card)
+			rex.winner = uint32(w)
+			re.Winner = &rex.winner
+			re.WinningCard = setCard(&rex.card, s.Table[best].Card)
 		}
 		capture := played
 		if s.TrumpCard >= 0 {
@@ -439,7 +470,11 @@ func (s *State) resolve(evs *[]engine.Event) {
 		re.Discarded = cardsPB(discard)
 	}
 	s.NPlayed = 0
-	pub(evs, &pb.Event{Kind: &pb.Event_RoundEnded{RoundEnded: re}})
+	if !quiet {
+		rex.w.RoundEnded = re
+		rex.e.Kind = &rex.w
+		pub(evs, &rex.e)
+	}
 	s.proceed(stagePick, evs)
 }
 
@@ -809,8 +844,20 @@ func (s *State) jump(seat int8, a Action, evs *[]engine.Event) {
 	s.JumpsUsed[seat]++
 	quiet := evs == nil
 	var j *pb.Jumped
+	var x *struct {
+		e pb.Event
+		w pb.Event_Jumped
+		j pb.Jumped
+	}
 	if !quiet {
-		j = &pb.Jumped{Seat: uint32(seat), MarkersLeft: uint32(s.Markers[seat])}
+		// The event, its oneof wrapper and payload in one allocation.
+		x = &struct {
+			e pb.Event
+			w pb.Event_Jumped
+			j pb.Jumped
+		}{}
+		j = &x.j
+		j.Seat, j.MarkersLeft = uint32(seat), uint32(s.Markers[seat])
 	}
 	if a.Card >= 0 {
 		s.Areas[s.areaOf(seat)] &^= bit(a.Card)
@@ -834,7 +881,9 @@ func (s *State) jump(seat int8, a Action, evs *[]engine.Event) {
 		}
 	}
 	if !quiet {
-		pub(evs, &pb.Event{Kind: &pb.Event_Jumped{Jumped: j}})
+		x.w.Jumped = j
+		x.e.Kind = &x.w
+		pub(evs, &x.e)
 	}
 	s.nextTurn(-1, evs)
 }
@@ -851,7 +900,18 @@ func (s *State) play(seat int8, a Action, evs *[]engine.Event) {
 	s.Hands[seat] &^= bit(a.Card)
 	s.push(play{Seat: seat, Card: a.Card, Owner: owner, Source: srcHand})
 	if evs != nil {
-		pub(evs, &pb.Event{Kind: &pb.Event_CardPlayed{CardPlayed: &pb.CardPlayed{Seat: uint32(seat), Card: cardPB(a.Card), Owner: uint32(owner)}}})
+		// The event, its oneof wrapper, payload and card in one allocation (the hottest event).
+		x := &struct {
+			e pb.Event
+			w pb.Event_CardPlayed
+			p pb.CardPlayed
+			c pb.Card
+		}{}
+		x.c.Colour, x.c.Rank, x.c.Faction = colourPB(colourOf(a.Card)), uint32(rankOf(a.Card)), pb.Faction(factionOf(a.Card)+1)
+		x.p.Seat, x.p.Card, x.p.Owner = uint32(seat), &x.c, uint32(owner)
+		x.w.CardPlayed = &x.p
+		x.e.Kind = &x.w
+		pub(evs, &x.e)
 	}
 	s.nextTurn(owner, evs)
 }
