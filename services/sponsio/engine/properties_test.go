@@ -193,7 +193,11 @@ func TestPropertiesRandomGames(t *testing.T) {
 	for i := range games {
 		heavy = i < 100
 		plays = [4]int{}
-		if _, err := p.Run(cfg(3+i%2, uint64(i)), rand.New(rand.NewPCG(uint64(i), 99))); err != nil {
+		c := cfg(3+i%2, uint64(i))
+		if i%3 == 0 {
+			c.TurnTime = time.Minute // random timeouts too
+		}
+		if _, err := p.Run(c, rand.New(rand.NewPCG(uint64(i), 99))); err != nil {
 			t.Fatalf("game %d: %v", i, err)
 		}
 	}

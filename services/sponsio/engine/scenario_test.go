@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -634,5 +635,19 @@ func TestRedeemOrderAndDeadline(t *testing.T) {
 	do(t, s, 2, Action{Kind: ActKeepCounter, Card: NoCard})
 	if s.Phase != PhaseBetting || s.Round != 2 || s.Seats[2].Marker != 1 {
 		t.Fatalf("phase %d round %d marker %d", s.Phase, s.Round, s.Seats[2].Marker)
+	}
+}
+
+func TestRender(t *testing.T) {
+	s := newTable(t, 4)
+	own := Render(s.view(1))
+	spec := Render(s.view(engine.Spectator))
+	hand := s.Seats[1].Hand.First()
+	txt := cardText(hand.Proto())
+	if !strings.Contains(own, "*seat 1") || !strings.Contains(own, "hand: "+txt) {
+		t.Fatalf("own view:\n%s", own)
+	}
+	if strings.Contains(spec, "hand: "+txt) || !strings.Contains(spec, "hand: 8 cards") {
+		t.Fatalf("spectator view:\n%s", spec)
 	}
 }
