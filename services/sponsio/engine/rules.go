@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"slices"
+
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 	"cardroom.dev/services/kit/engine"
 )
@@ -301,17 +303,22 @@ func (s *State) legal(buf []Action) []Action {
 		if !forced {
 			buf = append(buf, Action{Kind: ActPass, Card: NoCard})
 		}
-		fams := s.families(p)
+		// The bets betCode allows, without asking it coupon by coupon.
 		var bets [32]Action
 		nb := 0
-		for i := range s.Bets {
-			if s.betCode(p, i, false, fams) == "" {
+		if st.Bets < s.rules.MaxBets && st.Coins >= 1 {
+			fams := s.families(p)
+			double := st.Doubling && st.Coins >= int32(s.rules.DoubleStake)
+			for i := range s.Bets {
+				if s.Bets[i].Owner >= 0 || fams&(1<<uint(s.rules.Coupons[i].Family())) != 0 || !s.rules.inPlay(i, int(s.Players), s.Removed) {
+					continue
+				}
 				bets[nb] = Action{Kind: ActOpenBet, A: int8(i)}
 				nb++
-			}
-			if st.Doubling && s.betCode(p, i, true, fams) == "" {
-				bets[nb] = Action{Kind: ActOpenBet, A: int8(i), B: 1}
-				nb++
+				if double {
+					bets[nb] = Action{Kind: ActOpenBet, A: int8(i), B: 1}
+					nb++
+				}
 			}
 		}
 		// Which tokens may be taken depends on the hand only through its size, the same whichever
@@ -335,9 +342,12 @@ func (s *State) legal(buf []Action) []Action {
 					buf = append(buf, Action{Kind: ActOpenToken, Card: c, A: int8(t)})
 				}
 			}
+			k := len(buf)
+			buf = slices.Grow(buf, s.Talon.Len()*rest.Len())[:k+s.Talon.Len()*rest.Len()]
 			for tl := s.Talon; tl != 0; tl &= tl - 1 {
 				for r := rest; r != 0; r &= r - 1 {
-					buf = append(buf, Action{Kind: ActOpenChange, Card: c, A: int8(tl.First()), B: int8(r.First())})
+					buf[k] = Action{Kind: ActOpenChange, Card: c, A: int8(tl.First()), B: int8(r.First())}
+					k++
 				}
 			}
 		}
@@ -367,10 +377,18 @@ func (s *State) legal(buf []Action) []Action {
 			}
 		}
 	case DecPlay:
-		for h := st.Hand | st.Open; h != 0; h &= h - 1 {
-			if c := h.First(); s.playCode(p, c) == "" {
-				buf = append(buf, Action{Kind: ActPlay, Card: c})
+		// The cards playCode allows, as a set.
+		ok := st.Hand | st.Open
+		switch {
+		case s.Trick == 0 && s.NPlayed == 0 && s.Combat != NoCard && s.Tokens[TokenCombat] == p:
+			ok = Cards(0).With(s.Combat)
+		case s.NPlayed > 0:
+			if own := ok.OfColour(s.Plays[s.Leader].Colour()); own != 0 {
+				ok = own
 			}
+		}
+		for h := ok; h != 0; h &= h - 1 {
+			buf = append(buf, Action{Kind: ActPlay, Card: h.First()})
 		}
 	case DecRedeem:
 		buf = append(buf, Action{Kind: ActRedeem, Card: NoCard}, Action{Kind: ActKeepCounter, Card: NoCard})
