@@ -13,16 +13,28 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 		return nil, err
 	}
 	at := nanos(m.At)
-	evs := make([]engine.Event, 0, 6)
+	var evs []engine.Event
 	seat := uint8(m.Seat)
 	a := m.Action
 	switch a.Kind {
 	case KindDraw:
-		s.doDraw(&evs)
+		fr := &drawFrame{}
+		evs = fr.evs[:0]
+		s.doDraw(&evs, fr)
 	case KindPlay:
-		s.doPlay(at, &evs)
+		fr := &playFrame{}
+		evs = fr.evs[:0]
+		s.spareTurn = &fr.turn
+		s.doPlay(at, &evs, &fr.played)
 	case KindKeep:
-		s.doKeep(a.Slot, at, &evs)
+		fr := &keepFrame{}
+		evs = fr.evs[:0]
+		s.spareTurn = &fr.turn
+		s.doKeep(a.Slot, at, &evs, &fr.kept)
+	default:
+		evs = make([]engine.Event, 0, 6)
+	}
+	switch a.Kind {
 	case KindThrow:
 		s.doThrow(seat, a, at, &evs)
 	case KindResolve:
@@ -33,6 +45,7 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 		s.doCall(seat, &evs)
 	}
 	s.settle(&evs)
+	s.spareTurn = nil
 	s.lastAt = at
 	return evs, nil
 }
@@ -180,7 +193,8 @@ func (s *State) checkResolve(e effect, a Action) error {
 	return nil
 }
 
-func (s *State) doDraw(evs *[]engine.Event) {
+// doDraw draws for the turn player; fr, when not nil, holds the events' memory.
+func (s *State) doDraw(evs *[]engine.Event, fr *drawFrame) {
 	id, ok := s.drawCard(evs)
 	if !ok {
 		// Nothing left to draw anywhere: the round cannot go on and ends now.
@@ -189,8 +203,11 @@ func (s *State) doDraw(evs *[]engine.Event) {
 	}
 	seat := s.cur
 	s.known[id] = bit(seat)
-	emit(evs, engine.Public, evDrew(seat))
-	emit(evs, int(seat), evDrewCard(number(id)))
+	if fr == nil {
+		fr = &drawFrame{}
+	}
+	emit(evs, engine.Public, fr.drew.event(seat))
+	emit(evs, int(seat), fr.card.event(number(id)))
 	if id == assID {
 		// Ruling A1: the Ass Joker cannot be played; it joins the row and the turn ends.
 		slot := s.place(seat, id)
@@ -203,16 +220,19 @@ func (s *State) doDraw(evs *[]engine.Event) {
 	s.ph = phaseDecide
 }
 
-func (s *State) doPlay(at int64, evs *[]engine.Event) {
+func (s *State) doPlay(at int64, evs *[]engine.Event, box *playedBox) {
+	if box == nil {
+		box = &playedBox{}
+	}
 	id := s.drawn
 	s.drawn = noCard
-	emit(evs, engine.Public, evPlayed(s.cur, number(id)))
+	emit(evs, engine.Public, box.event(s.cur, number(id)))
 	s.land(id, at, evs)
 	s.queueFunction(s.cur, number(id), evs)
 	s.finishTurn()
 }
 
-func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event) {
+func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event, box *keptBox) {
 	seat := s.cur
 	old := s.rows[seat][slot]
 	if old == assID {
@@ -221,12 +241,12 @@ func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event) {
 		s.reveal(old)
 		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_AssJokerRevealed{AssJokerRevealed: &pb.AssJokerRevealed{
 			Seat: uint32(seat), Slot: uint32(slot)}}})
-		s.doPlay(at, evs)
+		s.doPlay(at, evs, nil)
 		return
 	}
 	s.rows[seat][slot] = s.drawn
 	s.drawn = noCard
-	emit(evs, engine.Public, evKept(seat, slot, number(old)))
+	emit(evs, engine.Public, box.event(seat, slot, number(old)))
 	s.land(old, at, evs)
 	s.finishTurn()
 }
@@ -500,9 +520,9 @@ func (Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
 	case len(s.queue) > 0:
 		s.doResolve(s.autoResolve(s.queue[0]), &evs)
 	case s.ph == phaseDraw:
-		s.doDraw(&evs)
+		s.doDraw(&evs, nil)
 	default:
-		s.doPlay(now, &evs)
+		s.doPlay(now, &evs, nil)
 	}
 	s.settle(&evs)
 	s.lastAt = now

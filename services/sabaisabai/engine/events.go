@@ -2,6 +2,7 @@ package engine
 
 import (
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
+	"cardroom.dev/services/kit/engine"
 )
 
 // The frequent events are built in one allocation each: the Event, its oneof wrapper and the
@@ -14,8 +15,7 @@ type turnStartedBox struct {
 	m pb.TurnStarted
 }
 
-func evTurnStarted(seat uint8, turn uint64) *pb.Event {
-	b := &turnStartedBox{}
+func (b *turnStartedBox) event(seat uint8, turn uint64) *pb.Event {
 	b.m.Seat, b.m.Turn = uint32(seat), turn
 	b.w.TurnStarted = &b.m
 	b.e.Kind = &b.w
@@ -28,8 +28,7 @@ type drewBox struct {
 	m pb.Drew
 }
 
-func evDrew(seat uint8) *pb.Event {
-	b := &drewBox{}
+func (b *drewBox) event(seat uint8) *pb.Event {
 	b.m.Seat = uint32(seat)
 	b.w.Drew = &b.m
 	b.e.Kind = &b.w
@@ -42,8 +41,7 @@ type drewCardBox struct {
 	m pb.DrewCard
 }
 
-func evDrewCard(n uint8) *pb.Event {
-	b := &drewCardBox{}
+func (b *drewCardBox) event(n uint8) *pb.Event {
 	b.m.Card = uint32(n)
 	b.w.DrewCard = &b.m
 	b.e.Kind = &b.w
@@ -56,8 +54,7 @@ type playedBox struct {
 	m pb.Played
 }
 
-func evPlayed(seat, n uint8) *pb.Event {
-	b := &playedBox{}
+func (b *playedBox) event(seat, n uint8) *pb.Event {
 	b.m.Seat, b.m.Card = uint32(seat), uint32(n)
 	b.w.Played = &b.m
 	b.e.Kind = &b.w
@@ -70,8 +67,7 @@ type keptBox struct {
 	m pb.Kept
 }
 
-func evKept(seat, slot, n uint8) *pb.Event {
-	b := &keptBox{}
+func (b *keptBox) event(seat, slot, n uint8) *pb.Event {
 	b.m.Seat, b.m.Slot, b.m.Discarded = uint32(seat), uint32(slot), uint32(n)
 	b.w.Kept = &b.m
 	b.e.Kind = &b.w
@@ -150,4 +146,25 @@ func evNoseTouched(seat uint8) *pb.Event {
 	b.w.NoseTouched = &b.m
 	b.e.Kind = &b.w
 	return &b.e
+}
+
+// The turn actions go further: the event list and the action's usual events share one frame, so
+// a draw, a play or a keep allocates once (the next turn's TurnStarted included).
+
+type drawFrame struct {
+	evs  [3]engine.Event
+	drew drewBox
+	card drewCardBox
+}
+
+type playFrame struct {
+	evs    [4]engine.Event
+	played playedBox
+	turn   turnStartedBox
+}
+
+type keepFrame struct {
+	evs  [4]engine.Event
+	kept keptBox
+	turn turnStartedBox
 }

@@ -162,7 +162,12 @@ func (s *State) startTurn(seat uint8, evs *[]engine.Event) {
 	s.turn++
 	s.ph = phaseDraw
 	s.turnDone = false
-	emit(evs, engine.Public, evTurnStarted(seat, s.turn))
+	b := s.spareTurn
+	s.spareTurn = nil
+	if b == nil {
+		b = &turnStartedBox{}
+	}
+	emit(evs, engine.Public, b.event(seat, s.turn))
 }
 
 // finishTurn marks the turn player's turn as played; the next turn starts once no effect is

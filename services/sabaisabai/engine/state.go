@@ -66,6 +66,10 @@ type State struct {
 	hall   int8 // seat in the Hall of Fame, or -1
 	lastAt int64
 
+	// spareTurn is memory for the next TurnStarted event, lent by the action being applied (see
+	// playFrame); never set between actions, never encoded.
+	spareTurn *turnStartedBox
+
 	vp    []int32
 	rows  [][]uint8 // per seat; noCard marks an empty slot
 	known [NumCards]uint16
