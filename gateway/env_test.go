@@ -47,7 +47,7 @@ type envOptions struct {
 // env is a whole cardroom in the test process: an embedded NATS, the stores, rules replicas of the
 // test game served over TCP, gateway replicas served over TCP.
 type env struct {
-	t        *testing.T
+	t        testing.TB
 	gws      []*gateway.Server
 	gwAddrs  []string
 	rules    rulesv1.RulesServiceClient // a direct client of the rules replicas
@@ -57,7 +57,7 @@ type env struct {
 	natsConn *bus.Bus
 }
 
-func newEnv(t *testing.T, o envOptions) *env {
+func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
 	if o.gateways == 0 {
 		o.gateways = 1
@@ -157,7 +157,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 
 // client is one person's connection to one gateway replica.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	c      gatewayv1.GatewayServiceClient
 	id     string
 	token  string
