@@ -81,6 +81,19 @@ func TestEveryShapeNextToStart(t *testing.T) {
 			if got := try(t, s, 0, pb.Card(card), rot, 3, 3); got != CodeNotAdjacent {
 				t.Errorf("%v far away: got %q", pb.Card(card), got)
 			}
+			// Against the loose stub of a dead end: only a ladder may go there.
+			lay(t, s, pb.Card_CARD_DEAD_EW, false, 1, 0)
+			open, _ := Shape(card, rot)
+			want := CodeEdgeMismatch
+			if open&EdgeW != 0 {
+				want = CodeNotConnected
+				if IsLadder(card) {
+					want = ""
+				}
+			}
+			if got := try(t, s, 0, pb.Card(card), rot, 2, 0); got != want {
+				t.Errorf("%v rot=%v beyond a dead end: got %q want %q", pb.Card(card), rot, got, want)
+			}
 		}
 	}
 }

@@ -156,7 +156,7 @@ func (g Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 	if err := s.validate(m.Seat, m.Action); err != nil {
 		return nil, err
 	}
-	var evs []engine.Event
+	evs := make([]engine.Event, 0, 6)
 	s.exec(m.Seat, m.Action, &evs)
 	s.lastAt = m.At.UnixNano()
 	return evs, nil

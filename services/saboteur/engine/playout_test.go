@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -171,6 +172,50 @@ func TestPropertiesRandomGames(t *testing.T) {
 	}
 }
 
+// randomGame plays one game from cfg: each action chosen by choose from the legal list of the seat
+// to act (the only seat that can act), a pending deadline let pass with a 5% chance. A step is
+// handed to onStep. It is a lean playout (no view per step), so thousands of games stay cheap.
+func randomGame(cfg engine.Config, r *rand.Rand, choose func([]Action, *rand.Rand) Action,
+	onStep func(*State, enginetest.Step[Action]) error) (*State, []engine.Event, error) {
+	g := Game{}
+	s, setup, err := g.Setup(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := cfg.Start
+	var legal []Action
+	for steps := 0; !s.over; steps++ {
+		if steps > 10_000 {
+			return s, setup, fmt.Errorf("game not over after %d steps", steps)
+		}
+		legal = g.Legal(s, s.cur, legal[:0])
+		deadline, waits := g.Deadline(s)
+		st := enginetest.Step[Action]{Seat: -1}
+		if waits && (len(legal) == 0 || r.Float64() < 0.05) {
+			now = deadline
+			st.Timeout, st.At = true, now
+			st.Events, err = g.Timeout(s, now)
+		} else {
+			if len(legal) == 0 {
+				return s, setup, fmt.Errorf("seat %d to act has no legal action", s.cur)
+			}
+			st.Seat, st.Action = s.cur, choose(legal, r)
+			now = now.Add(time.Second)
+			st.At = now
+			st.Events, err = g.Apply(s, engine.Move[Action]{Seat: st.Seat, Action: st.Action, At: now})
+		}
+		if err != nil {
+			return s, setup, fmt.Errorf("step %d: legal move refused: %w", steps, err)
+		}
+		if err := onStep(s, st); err != nil {
+			return s, setup, fmt.Errorf("step %d: %w", steps, err)
+		}
+	}
+	return s, setup, nil
+}
+
+func uniform(legal []Action, r *rand.Rand) Action { return legal[r.IntN(len(legal))] }
+
 func propertyShard(t *testing.T, shard, shards, games int) {
 	g := Game{}
 	var gold, picks, steals int
@@ -178,12 +223,12 @@ func propertyShard(t *testing.T, shard, shards, games int) {
 		cfg := cfgFor(i)
 		r := rand.New(rand.NewPCG(uint64(i), 3))
 		deep := i%50 == 0
-		var bots []engine.Bot[Action]
+		choose := uniform
 		if (i/shards)%2 == 1 {
 			// Half the games dig eastward greedily, so gold is reached, shared out and stolen often.
-			bots = slices.Repeat([]engine.Bot[Action]{eastward{}}, cfg.Seats)
+			choose = func(legal []Action, r *rand.Rand) Action { return eastward{}.Choose(nil, legal, r) }
 		}
-		p := enginetest.Playout[*State, Action]{Game: g, Bots: bots, TimeoutChance: 0.05, OnStep: func(s *State, st enginetest.Step[Action]) error {
+		onStep := func(s *State, st enginetest.Step[Action]) error {
 			if !s.over && !s.Conserved() {
 				return fmt.Errorf("cards not conserved")
 			}
@@ -211,6 +256,11 @@ func propertyShard(t *testing.T, shard, shards, games int) {
 				}
 			}
 			if deep {
+				for seat := range s.n {
+					if seat != s.cur && len(g.Legal(s, seat, nil)) > 0 {
+						return fmt.Errorf("seat %d may act out of turn", seat)
+					}
+				}
 				if !s.BoardConsistent() {
 					return fmt.Errorf("incremental reachability differs from a recomputation")
 				}
@@ -228,15 +278,38 @@ func propertyShard(t *testing.T, shard, shards, games int) {
 				}
 			}
 			return nil
-		}}
-		res, err := p.Run(cfg, r)
+		}
+		var steps []enginetest.Step[Action]
+		record := func(s *State, st enginetest.Step[Action]) error {
+			steps = append(steps, st)
+			return onStep(s, st)
+		}
+		s, setup, err := randomGame(cfg, r, choose, record)
 		if err != nil {
 			t.Fatalf("game %d (%d seats, %v): %v", i, cfg.Seats, cfg.Options, err)
 		}
-		if err := checkEvents(res.State, enginetest.Step[Action]{Seat: -1}, nil); err != nil {
-			t.Fatal(err)
+		// Determinism: the seed and the action log (through the proto encoding) give the same events
+		// and the same final state.
+		s2, evs, err := enginetest.Replay(g, cfg, steps)
+		if err != nil {
+			t.Fatalf("game %d replay: %v", i, err)
 		}
-		if _, ok := g.Outcome(res.State); !ok {
+		for j := range steps {
+			// Every game compares the event counts; every tenth the events themselves (proto.Equal is
+			// slow, and TestDeterminism compares them all on 200 more games).
+			if len(steps[j].Events) != len(evs[j]) || i%10 == 0 && !enginetest.SameEvents(steps[j].Events, evs[j]) {
+				t.Fatalf("game %d step %d: replay gave other events", i, j)
+			}
+		}
+		b1, _ := g.EncodeState(s)
+		b2, _ := g.EncodeState(s2)
+		if !bytes.Equal(b1, b2) {
+			t.Fatalf("game %d: replayed state differs", i)
+		}
+		if err := checkEvents(s, enginetest.Step[Action]{Seat: -1}, setup); err != nil {
+			t.Fatalf("game %d deal: %v", i, err)
+		}
+		if _, ok := g.Outcome(s); !ok {
 			t.Fatalf("game %d not over", i)
 		}
 	}
