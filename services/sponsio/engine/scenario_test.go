@@ -651,3 +651,124 @@ func TestRender(t *testing.T) {
 		t.Fatalf("spectator view:\n%s", spec)
 	}
 }
+
+// cardsOf parses "R9 G9 B9" into cards.
+func cardsOf(t *testing.T, txt string) []Card {
+	t.Helper()
+	cols := map[byte]Colour{'G': Green, 'Y': Yellow, 'B': Blue, 'R': Red}
+	var out []Card
+	for _, f := range strings.Fields(txt) {
+		c, ok := cols[f[0]]
+		if !ok || len(f) != 2 || f[1] < '1' || f[1] > '9' {
+			t.Fatalf("bad card %q", f)
+		}
+		out = append(out, MakeCard(c, int(f[1]-'0')))
+	}
+	return out
+}
+
+func setOf(cs []Card) Cards {
+	var s Cards
+	for _, c := range cs {
+		s = s.With(c)
+	}
+	return s
+}
+
+// playPeter plays the rulebook's example out move by move: Peter (seat 1, left of the dealer)
+// bets on exactly 2 tricks (V), 1-4 red cards (XII), every 9 taking (XV) and not the last trick
+// (XIV); he takes two tricks with the red and the green 9 (3 red cards in them) and seat 2 takes the
+// last trick. With blueNine he also holds the blue 9 and must throw it on a red lead, where it
+// fails; without, he holds the blue 3 instead (every bet is won). It returns the last move's events.
+func playPeter(t *testing.T, blueNine bool, marker int8) (*State, []engine.Event) {
+	s := newTable(t, 4)
+	hands := [4]string{
+		"G3 G5 Y6 B1 B2 Y4 G6 B6",
+		"R9 G9 B9 Y1 Y2 Y3 G4 R1",
+		"R2 G1 Y9 R8 R4 Y8 G8 B8",
+		"R5 G2 Y5 R6 R3 Y7 G7 B7",
+	}
+	talon := "R7 B3 B4 B5"
+	fifth := "R4 R3 B2 B9" // Peter has no red left: the blue 9 fails
+	if !blueNine {
+		hands[1] = strings.Replace(hands[1], "B9", "B3", 1)
+		talon = strings.Replace(talon, "B3", "B9", 1)
+		fifth = "R4 R3 B2 B3"
+	}
+	for p, h := range hands {
+		s.Seats[p].Hand = setOf(cardsOf(t, h))
+	}
+	s.Talon = setOf(cardsOf(t, talon))
+	if err := checkCards(s); err != nil {
+		t.Fatal(err)
+	}
+	s.Seats[1].Marker = marker
+	open := cardsOf(t, "Y1 Y2 Y3 G4")
+	for k, b := range []struct{ coupon, option int }{{5, 2}, {12, 1}, {15, 0}, {14, 1}} {
+		passUntil(t, s, 1)
+		do(t, s, 1, betOn(open[k], b.coupon, false))
+		do(t, s, 1, option(b.option))
+	}
+	for s.Phase == PhaseBetting {
+		do(t, s, int(s.ToAct), pass)
+	}
+	if s.ToAct != 1 || s.Seats[1].Coins != 6 {
+		t.Fatalf("tricks start with seat %d; Peter has %d coins", s.ToAct, s.Seats[1].Coins)
+	}
+	tricks := []string{ // in playing order, from the leader
+		"R9 R2 R5 G3", // Peter, 2, 3, 0: Peter takes (3 red cards)
+		"G9 G1 G2 G5", // Peter takes
+		"Y1 Y9 Y5 Y6", // seat 2 takes and leads from now on
+		"R8 R6 B1 R1", // seat 2, 3, 0, Peter
+		fifth,
+		"Y8 Y7 Y4 Y2",
+		"G8 G7 G6 G4",
+		"B8 B7 B6 Y3", // the last trick: seat 2
+	}
+	var evs []engine.Event
+	for _, tr := range tricks {
+		for _, c := range cardsOf(t, tr) {
+			evs = do(t, s, int(s.ToAct), play(c))
+		}
+	}
+	if s.Seats[1].Tricks != 2 || s.Seats[1].Taken.OfColour(Red).Len() != 3 || s.Seats[1].Nines != setOf(cardsOf(t, "R9 G9")) {
+		t.Fatalf("Peter: %d tricks, %d red cards, nines %b", s.Seats[1].Tricks, s.Seats[1].Taken.OfColour(Red).Len(), s.Seats[1].Nines)
+	}
+	return s, evs
+}
+
+func TestWorkedExamplePeterPlayed(t *testing.T) {
+	s, evs := playPeter(t, true, 3)
+	want := map[uint32]struct {
+		won   bool
+		coins uint32
+	}{5: {true, 5}, 12: {true, 3}, 15: {false, 0}, 14: {true, 2}}
+	settled := events(evs, (*sponsiov1.Event).GetBetSettled)
+	if len(settled) != 4 {
+		t.Fatalf("%d bets settled, want 4", len(settled))
+	}
+	for _, b := range settled {
+		if w := want[b.GetCoupon()]; b.GetSeat() != 1 || b.GetWon() != w.won || b.GetCoins() != w.coins {
+			t.Errorf("coupon %d: %v", b.GetCoupon(), b)
+		}
+	}
+	if s.Seats[1].Won != 10 || s.Seats[1].Marker != 0 {
+		t.Fatalf("Peter won %d coins, marker %d; want 10 and back to the start", s.Seats[1].Won, s.Seats[1].Marker)
+	}
+}
+
+func TestWorkedExamplePeterPlayedAllWon(t *testing.T) {
+	s, evs := playPeter(t, false, 0)
+	for _, b := range events(evs, (*sponsiov1.Event).GetBetSettled) {
+		if !b.GetWon() {
+			t.Errorf("coupon %d lost", b.GetCoupon())
+		}
+	}
+	if s.Seats[1].Marker != 4 || s.Decision != DecRedeem || s.ToAct != 1 {
+		t.Fatalf("marker %d, decision %d for seat %d", s.Seats[1].Marker, s.Decision, s.ToAct)
+	}
+	evs = do(t, s, 1, Action{Kind: ActRedeem, Card: NoCard})
+	if r := events(evs, (*sponsiov1.Event).GetCounterRedeemed); len(r) != 1 || r[0].GetCoins() != 6 {
+		t.Fatalf("4 spaces should be worth 6: %v", r)
+	}
+}
