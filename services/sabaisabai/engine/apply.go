@@ -31,6 +31,8 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 		evs = fr.evs[:0]
 		s.spareTurn = &fr.turn
 		s.doKeep(a.Slot, at, &evs, &fr.kept)
+	case KindThrow:
+		// doThrow makes the list in its frame.
 	default:
 		evs = make([]engine.Event, 0, 6)
 	}
@@ -274,7 +276,9 @@ func (s *State) doThrow(me uint8, a Action, at int64, evs *[]engine.Event) {
 	if !hit {
 		// A wrong throw: every named card is shown and goes back; the thrower draws a penalty card
 		// and may not throw until another player has thrown successfully.
-		e, slots, cards, m := evWrongThrow(me, a.Owner)
+		fr := &wrongFrame{}
+		*evs = fr.evs[:0]
+		e, slots, cards, m := fr.wrong.event(me, a.Owner)
 		for i, sl := range a.Slots[:a.N] {
 			id := s.rows[a.Owner][sl]
 			slots[i], cards[i] = uint32(sl), uint32(number(id))
@@ -283,11 +287,13 @@ func (s *State) doThrow(me uint8, a Action, at int64, evs *[]engine.Event) {
 		m.Slots, m.Cards = slots[:a.N], cards[:a.N]
 		emit(evs, engine.Public, e)
 		s.locked |= bit(me)
-		s.penalty(me, pb.PenaltyReason_PENALTY_REASON_WRONG_THROW, evs)
+		s.penalty(me, pb.PenaltyReason_PENALTY_REASON_WRONG_THROW, evs, &fr.pen)
 		return
 	}
 	s.locked &= bit(me)
-	e, slots, cards, m := evThrown(me, a.Owner)
+	fr := &thrownFrame{}
+	*evs = fr.evs[:0]
+	e, slots, cards, m := fr.thrown.event(me, a.Owner)
 	for i, sl := range a.Slots[:a.N] {
 		slots[i], cards[i] = uint32(sl), uint32(number(s.rows[a.Owner][sl]))
 	}

@@ -81,8 +81,7 @@ type thrownBox struct {
 	slots, cards [MaxThrow]uint32
 }
 
-func evThrown(thrower, owner uint8) (*pb.Event, *[MaxThrow]uint32, *[MaxThrow]uint32, *pb.Thrown) {
-	b := &thrownBox{}
+func (b *thrownBox) event(thrower, owner uint8) (*pb.Event, *[MaxThrow]uint32, *[MaxThrow]uint32, *pb.Thrown) {
 	b.m.Thrower, b.m.Owner = uint32(thrower), uint32(owner)
 	b.w.Thrown = &b.m
 	b.e.Kind = &b.w
@@ -96,8 +95,7 @@ type wrongThrowBox struct {
 	slots, cards [MaxThrow]uint32
 }
 
-func evWrongThrow(thrower, owner uint8) (*pb.Event, *[MaxThrow]uint32, *[MaxThrow]uint32, *pb.WrongThrow) {
-	b := &wrongThrowBox{}
+func (b *wrongThrowBox) event(thrower, owner uint8) (*pb.Event, *[MaxThrow]uint32, *[MaxThrow]uint32, *pb.WrongThrow) {
 	b.m.Thrower, b.m.Owner = uint32(thrower), uint32(owner)
 	b.w.WrongThrow = &b.m
 	b.e.Kind = &b.w
@@ -110,8 +108,7 @@ type penaltyBox struct {
 	m pb.PenaltyCard
 }
 
-func evPenalty(seat uint8, why pb.PenaltyReason) (*pb.Event, *pb.PenaltyCard) {
-	b := &penaltyBox{}
+func (b *penaltyBox) event(seat uint8, why pb.PenaltyReason) (*pb.Event, *pb.PenaltyCard) {
 	b.m.Seat, b.m.Reason = uint32(seat), why
 	b.w.PenaltyCard = &b.m
 	b.e.Kind = &b.w
@@ -167,4 +164,15 @@ type keepFrame struct {
 	evs  [4]engine.Event
 	kept keptBox
 	turn turnStartedBox
+}
+
+type wrongFrame struct {
+	evs   [4]engine.Event
+	wrong wrongThrowBox
+	pen   penaltyBox
+}
+
+type thrownFrame struct {
+	evs    [6]engine.Event
+	thrown thrownBox
 }

@@ -327,8 +327,11 @@ func (s *State) drawCard(evs *[]engine.Event) (uint8, bool) {
 func (s *State) canDraw() bool { return len(s.pile) > 0 || len(s.disc) > 1 }
 
 // penalty gives seat one face-down card from the draw pile that nobody knows.
-func (s *State) penalty(seat uint8, why pb.PenaltyReason, evs *[]engine.Event) {
-	e, p := evPenalty(seat, why)
+func (s *State) penalty(seat uint8, why pb.PenaltyReason, evs *[]engine.Event, box *penaltyBox) {
+	if box == nil {
+		box = &penaltyBox{}
+	}
+	e, p := box.event(seat, why)
 	if id, ok := s.drawCard(evs); ok {
 		s.known[id] = 0
 		p.Slot = uint32(s.place(seat, id))
@@ -379,7 +382,7 @@ func (s *State) closeNose(byDeadline bool, evs *[]engine.Event) {
 	s.touched = 0
 	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_NoseWindowClosed{NoseWindowClosed: c}})
 	for _, seat := range c.Penalized {
-		s.penalty(uint8(seat), pb.PenaltyReason_PENALTY_REASON_NOSE, evs)
+		s.penalty(uint8(seat), pb.PenaltyReason_PENALTY_REASON_NOSE, evs, nil)
 	}
 }
 
