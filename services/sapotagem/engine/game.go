@@ -811,6 +811,7 @@ func (s *State) apply(seat int8, a Action, evs *[]engine.Event) {
 		if a.Kind == KindPick {
 			s.Areas[s.areaOf(seat)] &^= bit(a.Card)
 			s.Hands[seat] |= bit(a.Card)
+			s.Voids[seat] &^= 1 << colourOf(a.Card)
 			s.Markers[seat]--
 			pub(evs, &pb.Event{Kind: &pb.Event_CardTaken{CardTaken: &pb.CardTaken{Seat: uint32(seat), Card: cardPB(a.Card), Source: pb.TakeSource_TAKE_SOURCE_TAKE_BACK}}})
 		}
@@ -896,6 +897,9 @@ func (s *State) play(seat int8, a Action, evs *[]engine.Event) {
 			owner = (seat + 1) % s.N
 		}
 		s.Received |= 1 << owner
+	}
+	if s.Lead >= 0 && colourOf(a.Card) != s.Lead {
+		s.Voids[seat] |= 1 << s.Lead // not following shows the seat holds no lead colour
 	}
 	s.Hands[seat] &^= bit(a.Card)
 	s.push(play{Seat: seat, Card: a.Card, Owner: owner, Source: srcHand})

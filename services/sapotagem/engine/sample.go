@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math"
+	"slices"
 	"math/rand/v2"
 
 	pb "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
@@ -74,25 +76,55 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 	k := 0
 	eachCard(allCards&^seen, func(c int8) { pool[k] = c; k++ })
 	r.Shuffle(k, func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
-	pos := 0
+	// Deal the unseen cards to the other hands, never a colour a seat has shown it lacks; the
+	// most constrained seats first. What is left fills the pile.
+	used := uint64(0)
+	order := make([]*pb.SeatView, 0, n)
 	for _, sv := range v.GetSeats() {
-		i := int8(sv.GetSeat())
-		if i == me {
-			continue
-		}
-		for h := 0; h < int(sv.GetHandSize()) && pos < k; h++ {
-			s.Hands[i] |= bit(pool[pos])
-			pos++
+		if int8(sv.GetSeat()) != me {
+			order = append(order, sv)
 		}
 	}
+	slices.SortStableFunc(order, func(a, b *pb.SeatView) int { return len(b.GetVoidColours()) - len(a.GetVoidColours()) })
+	for _, sv := range order {
+		i := int8(sv.GetSeat())
+		var void uint64
+		for _, col := range sv.GetVoidColours() {
+			void |= colourMask[col-1]
+		}
+		need := int(sv.GetHandSize())
+		for pass := 0; pass < 2 && need > 0; pass++ {
+			for j := 0; j < k && need > 0; j++ {
+				c := pool[j]
+				if used&bit(c) != 0 || (pass == 0 && void&bit(c) != 0) {
+					continue
+				}
+				s.Hands[i] |= bit(c)
+				used |= bit(c)
+				need--
+			}
+		}
+		s.Voids[i] = 0
+		for _, col := range sv.GetVoidColours() {
+			s.Voids[i] |= 1 << (col - 1)
+		}
+	}
+	rest := pool[:0:0]
+	for j := 0; j < k; j++ {
+		if used&bit(pool[j]) == 0 {
+			rest = append(rest, pool[j])
+		}
+	}
+	pos, k := 0, len(rest)
+	pool2 := rest
 	want := len(pile) + int(v.GetPileSize())
 	for len(pile) < want && pos < k && len(pile) < 16 {
-		pile = append(pile, pool[pos])
+		pile = append(pile, pool2[pos])
 		pos++
 	}
 	s.PileLen = int8(copy(s.Pile[:], pile))
 	for ; pos < k; pos++ {
-		s.Removed |= bit(pool[pos])
+		s.Removed |= bit(pool2[pos])
 	}
 	return s, true
 }
@@ -181,11 +213,15 @@ func (s *State) Greedy(seat int8, legal []Action) Action {
 					gain += sign * GreedyUnseen * after * exp / float64(popcount(unseen))
 				}
 				hold := 1.0
-				if !last {
-					hold = float64(k%100) / 13
-					if k >= 100 {
-						hold = 0.5 + hold/2
+				if !last && unseen != 0 {
+					// Each later seat beats the card about as often as a random unseen card does.
+					above := colourMask[colourOf(a.Card)] &^ (bit(a.Card)<<1 - 1)
+					beat := above
+					if colourOf(a.Card) != s.TrumpColour && s.TrumpColour >= 0 {
+						beat |= colourMask[s.TrumpColour]
 					}
+					per := float64(popcount(beat&unseen)) / float64(popcount(unseen))
+					hold = math.Pow(1-per, after)
 				}
 				val += hold * gain
 			}

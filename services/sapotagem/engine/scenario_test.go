@@ -103,6 +103,9 @@ func TestLeadColourAndMustFollow(t *testing.T) {
 	}
 	tb.do(1, Jump()) // jumping is allowed even when holding the lead colour
 	tb.do(2, Play(c(R, 9)))
+	if v := (Game{}).View(tb.s, -1).(*pb.View); len(v.Seats[2].VoidColours) != 1 || v.Seats[2].VoidColours[0] != pb.Colour_COLOUR_GREEN {
+		t.Fatalf("seat 2 showed it has no green: %v", v.Seats[2].VoidColours)
+	}
 	tb.do(3, Play(c(G, 2)))
 	// No blue (trump) was played: the highest green (seat 0's 5) wins.
 	if tb.s.Starter != 0 || tb.s.Areas[0]&bit(c(B, 1)) == 0 {

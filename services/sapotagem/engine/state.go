@@ -154,6 +154,7 @@ type core struct {
 	Chooser     int8   // variant 23/24: who chooses the next trump, -1 = random
 	NextColour  int8   // variant 23/24: the colour chosen for the next round
 	HelpPending [6]int8
+	Voids       [6]uint8 // colours (bit per colour) each seat has shown it does not hold
 }
 
 // State is one table's state.

@@ -45,6 +45,11 @@ func (Game) View(s *State, viewer int) proto.Message {
 		sv := &pb.SeatView{Seat: uint32(seat), HandSize: uint32(popcount(s.Hands[seat])),
 			JumpMarkers: uint32(s.Markers[seat]), JumpsUsed: uint32(s.JumpsUsed[seat]),
 			Area: cardsPB(s.Areas[seat]), Team: uint32(s.teamOf(seat)), SleeveChosen: s.Sleeve[seat] >= 0}
+		for col := int8(0); col < 4; col++ {
+			if s.Voids[seat]&(1<<col) != 0 {
+				sv.VoidColours = append(sv.VoidColours, colourPB(col))
+			}
+		}
 		if s.sharedAreas() && seat >= s.N/2 {
 			sv.Area = nil
 		}

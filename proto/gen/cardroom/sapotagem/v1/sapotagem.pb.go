@@ -1097,7 +1097,10 @@ type SeatView struct {
 	// Set when the game is over.
 	Score int64 `protobuf:"varint,7,opt,name=score,proto3" json:"score,omitempty"`
 	// Ace Up the Sleeve: whether the seat has chosen its card.
-	SleeveChosen  bool `protobuf:"varint,8,opt,name=sleeve_chosen,json=sleeveChosen,proto3" json:"sleeve_chosen,omitempty"`
+	SleeveChosen bool `protobuf:"varint,8,opt,name=sleeve_chosen,json=sleeveChosen,proto3" json:"sleeve_chosen,omitempty"`
+	// Colours the seat has shown it does not hold (it played another colour when it had to follow);
+	// public knowledge, kept for clients and bots.
+	VoidColours   []Colour `protobuf:"varint,9,rep,packed,name=void_colours,json=voidColours,proto3,enum=cardroom.sapotagem.v1.Colour" json:"void_colours,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1186,6 +1189,13 @@ func (x *SeatView) GetSleeveChosen() bool {
 		return x.SleeveChosen
 	}
 	return false
+}
+
+func (x *SeatView) GetVoidColours() []Colour {
+	if x != nil {
+		return x.VoidColours
+	}
+	return nil
 }
 
 // View is what one viewer (a seat, or a spectator) may see.
@@ -2676,7 +2686,7 @@ const file_cardroom_sapotagem_v1_sapotagem_proto_rawDesc = "" +
 	"\x04card\x18\x02 \x01(\v2\x1b.cardroom.sapotagem.v1.CardR\x04card\x12\x14\n" +
 	"\x05owner\x18\x03 \x01(\rR\x05owner\x12\x1b\n" +
 	"\tfrom_area\x18\x04 \x01(\bR\bfromArea\x12\x16\n" +
-	"\x06remote\x18\x05 \x01(\bR\x06remote\"\xfd\x01\n" +
+	"\x06remote\x18\x05 \x01(\bR\x06remote\"\xbf\x02\n" +
 	"\bSeatView\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x1b\n" +
 	"\thand_size\x18\x02 \x01(\rR\bhandSize\x12!\n" +
@@ -2686,7 +2696,8 @@ const file_cardroom_sapotagem_v1_sapotagem_proto_rawDesc = "" +
 	"\x04area\x18\x05 \x03(\v2\x1b.cardroom.sapotagem.v1.CardR\x04area\x12\x12\n" +
 	"\x04team\x18\x06 \x01(\rR\x04team\x12\x14\n" +
 	"\x05score\x18\a \x01(\x03R\x05score\x12#\n" +
-	"\rsleeve_chosen\x18\b \x01(\bR\fsleeveChosen\"\x99\t\n" +
+	"\rsleeve_chosen\x18\b \x01(\bR\fsleeveChosen\x12@\n" +
+	"\fvoid_colours\x18\t \x03(\x0e2\x1d.cardroom.sapotagem.v1.ColourR\vvoidColours\"\x99\t\n" +
 	"\x04View\x128\n" +
 	"\aoptions\x18\x01 \x01(\v2\x1e.cardroom.sapotagem.v1.OptionsR\aoptions\x12\x16\n" +
 	"\x06viewer\x18\x02 \x01(\x05R\x06viewer\x122\n" +
@@ -2914,63 +2925,64 @@ var file_cardroom_sapotagem_v1_sapotagem_proto_depIdxs = []int32{
 	0,  // 12: cardroom.sapotagem.v1.ChooseTrump.colour:type_name -> cardroom.sapotagem.v1.Colour
 	4,  // 13: cardroom.sapotagem.v1.Played.card:type_name -> cardroom.sapotagem.v1.Card
 	4,  // 14: cardroom.sapotagem.v1.SeatView.area:type_name -> cardroom.sapotagem.v1.Card
-	5,  // 15: cardroom.sapotagem.v1.View.options:type_name -> cardroom.sapotagem.v1.Options
-	2,  // 16: cardroom.sapotagem.v1.View.phase:type_name -> cardroom.sapotagem.v1.Phase
-	13, // 17: cardroom.sapotagem.v1.View.seats:type_name -> cardroom.sapotagem.v1.SeatView
-	4,  // 18: cardroom.sapotagem.v1.View.hand:type_name -> cardroom.sapotagem.v1.Card
-	12, // 19: cardroom.sapotagem.v1.View.table:type_name -> cardroom.sapotagem.v1.Played
-	0,  // 20: cardroom.sapotagem.v1.View.lead:type_name -> cardroom.sapotagem.v1.Colour
-	0,  // 21: cardroom.sapotagem.v1.View.trump:type_name -> cardroom.sapotagem.v1.Colour
-	4,  // 22: cardroom.sapotagem.v1.View.trump_card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 23: cardroom.sapotagem.v1.View.next_trump:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 24: cardroom.sapotagem.v1.View.open_pile:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 25: cardroom.sapotagem.v1.View.fugitives:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 26: cardroom.sapotagem.v1.View.discard:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 27: cardroom.sapotagem.v1.View.revealed:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 28: cardroom.sapotagem.v1.View.trump_deck:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 29: cardroom.sapotagem.v1.View.hidden:type_name -> cardroom.sapotagem.v1.Card
-	30, // 30: cardroom.sapotagem.v1.View.outcome:type_name -> cardroom.game.v1.Outcome
-	16, // 31: cardroom.sapotagem.v1.Event.game_started:type_name -> cardroom.sapotagem.v1.GameStarted
-	17, // 32: cardroom.sapotagem.v1.Event.hand_dealt:type_name -> cardroom.sapotagem.v1.HandDealt
-	18, // 33: cardroom.sapotagem.v1.Event.round_started:type_name -> cardroom.sapotagem.v1.RoundStarted
-	19, // 34: cardroom.sapotagem.v1.Event.jumped:type_name -> cardroom.sapotagem.v1.Jumped
-	20, // 35: cardroom.sapotagem.v1.Event.card_played:type_name -> cardroom.sapotagem.v1.CardPlayed
-	21, // 36: cardroom.sapotagem.v1.Event.passed:type_name -> cardroom.sapotagem.v1.Passed
-	22, // 37: cardroom.sapotagem.v1.Event.round_ended:type_name -> cardroom.sapotagem.v1.RoundEnded
-	23, // 38: cardroom.sapotagem.v1.Event.card_taken:type_name -> cardroom.sapotagem.v1.CardTaken
-	24, // 39: cardroom.sapotagem.v1.Event.trump_chosen:type_name -> cardroom.sapotagem.v1.TrumpChosen
-	25, // 40: cardroom.sapotagem.v1.Event.sleeve_chosen:type_name -> cardroom.sapotagem.v1.SleeveChosen
-	26, // 41: cardroom.sapotagem.v1.Event.sleeve_revealed:type_name -> cardroom.sapotagem.v1.SleeveRevealed
-	29, // 42: cardroom.sapotagem.v1.Event.game_over:type_name -> cardroom.sapotagem.v1.GameOver
-	27, // 43: cardroom.sapotagem.v1.Event.hidden_pile_shown:type_name -> cardroom.sapotagem.v1.HiddenPileShown
-	0,  // 44: cardroom.sapotagem.v1.GameStarted.game_trump:type_name -> cardroom.sapotagem.v1.Colour
-	4,  // 45: cardroom.sapotagem.v1.GameStarted.open_pile:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 46: cardroom.sapotagem.v1.GameStarted.fugitives:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 47: cardroom.sapotagem.v1.HandDealt.cards:type_name -> cardroom.sapotagem.v1.Card
-	0,  // 48: cardroom.sapotagem.v1.RoundStarted.trump:type_name -> cardroom.sapotagem.v1.Colour
-	4,  // 49: cardroom.sapotagem.v1.RoundStarted.trump_card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 50: cardroom.sapotagem.v1.RoundStarted.next_trump:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 51: cardroom.sapotagem.v1.RoundStarted.revealed:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 52: cardroom.sapotagem.v1.Jumped.area_card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 53: cardroom.sapotagem.v1.Jumped.bomb:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 54: cardroom.sapotagem.v1.Jumped.fugitive:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 55: cardroom.sapotagem.v1.CardPlayed.card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 56: cardroom.sapotagem.v1.RoundEnded.winning_card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 57: cardroom.sapotagem.v1.RoundEnded.captured:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 58: cardroom.sapotagem.v1.RoundEnded.discarded:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 59: cardroom.sapotagem.v1.CardTaken.card:type_name -> cardroom.sapotagem.v1.Card
-	3,  // 60: cardroom.sapotagem.v1.CardTaken.source:type_name -> cardroom.sapotagem.v1.TakeSource
-	0,  // 61: cardroom.sapotagem.v1.TrumpChosen.colour:type_name -> cardroom.sapotagem.v1.Colour
-	4,  // 62: cardroom.sapotagem.v1.SleeveChosen.card:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 63: cardroom.sapotagem.v1.SleeveRevealed.cards:type_name -> cardroom.sapotagem.v1.Card
-	4,  // 64: cardroom.sapotagem.v1.HiddenPileShown.cards:type_name -> cardroom.sapotagem.v1.Card
-	28, // 65: cardroom.sapotagem.v1.GameOver.scores:type_name -> cardroom.sapotagem.v1.SeatScore
-	30, // 66: cardroom.sapotagem.v1.GameOver.outcome:type_name -> cardroom.game.v1.Outcome
-	67, // [67:67] is the sub-list for method output_type
-	67, // [67:67] is the sub-list for method input_type
-	67, // [67:67] is the sub-list for extension type_name
-	67, // [67:67] is the sub-list for extension extendee
-	0,  // [0:67] is the sub-list for field type_name
+	0,  // 15: cardroom.sapotagem.v1.SeatView.void_colours:type_name -> cardroom.sapotagem.v1.Colour
+	5,  // 16: cardroom.sapotagem.v1.View.options:type_name -> cardroom.sapotagem.v1.Options
+	2,  // 17: cardroom.sapotagem.v1.View.phase:type_name -> cardroom.sapotagem.v1.Phase
+	13, // 18: cardroom.sapotagem.v1.View.seats:type_name -> cardroom.sapotagem.v1.SeatView
+	4,  // 19: cardroom.sapotagem.v1.View.hand:type_name -> cardroom.sapotagem.v1.Card
+	12, // 20: cardroom.sapotagem.v1.View.table:type_name -> cardroom.sapotagem.v1.Played
+	0,  // 21: cardroom.sapotagem.v1.View.lead:type_name -> cardroom.sapotagem.v1.Colour
+	0,  // 22: cardroom.sapotagem.v1.View.trump:type_name -> cardroom.sapotagem.v1.Colour
+	4,  // 23: cardroom.sapotagem.v1.View.trump_card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 24: cardroom.sapotagem.v1.View.next_trump:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 25: cardroom.sapotagem.v1.View.open_pile:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 26: cardroom.sapotagem.v1.View.fugitives:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 27: cardroom.sapotagem.v1.View.discard:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 28: cardroom.sapotagem.v1.View.revealed:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 29: cardroom.sapotagem.v1.View.trump_deck:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 30: cardroom.sapotagem.v1.View.hidden:type_name -> cardroom.sapotagem.v1.Card
+	30, // 31: cardroom.sapotagem.v1.View.outcome:type_name -> cardroom.game.v1.Outcome
+	16, // 32: cardroom.sapotagem.v1.Event.game_started:type_name -> cardroom.sapotagem.v1.GameStarted
+	17, // 33: cardroom.sapotagem.v1.Event.hand_dealt:type_name -> cardroom.sapotagem.v1.HandDealt
+	18, // 34: cardroom.sapotagem.v1.Event.round_started:type_name -> cardroom.sapotagem.v1.RoundStarted
+	19, // 35: cardroom.sapotagem.v1.Event.jumped:type_name -> cardroom.sapotagem.v1.Jumped
+	20, // 36: cardroom.sapotagem.v1.Event.card_played:type_name -> cardroom.sapotagem.v1.CardPlayed
+	21, // 37: cardroom.sapotagem.v1.Event.passed:type_name -> cardroom.sapotagem.v1.Passed
+	22, // 38: cardroom.sapotagem.v1.Event.round_ended:type_name -> cardroom.sapotagem.v1.RoundEnded
+	23, // 39: cardroom.sapotagem.v1.Event.card_taken:type_name -> cardroom.sapotagem.v1.CardTaken
+	24, // 40: cardroom.sapotagem.v1.Event.trump_chosen:type_name -> cardroom.sapotagem.v1.TrumpChosen
+	25, // 41: cardroom.sapotagem.v1.Event.sleeve_chosen:type_name -> cardroom.sapotagem.v1.SleeveChosen
+	26, // 42: cardroom.sapotagem.v1.Event.sleeve_revealed:type_name -> cardroom.sapotagem.v1.SleeveRevealed
+	29, // 43: cardroom.sapotagem.v1.Event.game_over:type_name -> cardroom.sapotagem.v1.GameOver
+	27, // 44: cardroom.sapotagem.v1.Event.hidden_pile_shown:type_name -> cardroom.sapotagem.v1.HiddenPileShown
+	0,  // 45: cardroom.sapotagem.v1.GameStarted.game_trump:type_name -> cardroom.sapotagem.v1.Colour
+	4,  // 46: cardroom.sapotagem.v1.GameStarted.open_pile:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 47: cardroom.sapotagem.v1.GameStarted.fugitives:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 48: cardroom.sapotagem.v1.HandDealt.cards:type_name -> cardroom.sapotagem.v1.Card
+	0,  // 49: cardroom.sapotagem.v1.RoundStarted.trump:type_name -> cardroom.sapotagem.v1.Colour
+	4,  // 50: cardroom.sapotagem.v1.RoundStarted.trump_card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 51: cardroom.sapotagem.v1.RoundStarted.next_trump:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 52: cardroom.sapotagem.v1.RoundStarted.revealed:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 53: cardroom.sapotagem.v1.Jumped.area_card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 54: cardroom.sapotagem.v1.Jumped.bomb:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 55: cardroom.sapotagem.v1.Jumped.fugitive:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 56: cardroom.sapotagem.v1.CardPlayed.card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 57: cardroom.sapotagem.v1.RoundEnded.winning_card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 58: cardroom.sapotagem.v1.RoundEnded.captured:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 59: cardroom.sapotagem.v1.RoundEnded.discarded:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 60: cardroom.sapotagem.v1.CardTaken.card:type_name -> cardroom.sapotagem.v1.Card
+	3,  // 61: cardroom.sapotagem.v1.CardTaken.source:type_name -> cardroom.sapotagem.v1.TakeSource
+	0,  // 62: cardroom.sapotagem.v1.TrumpChosen.colour:type_name -> cardroom.sapotagem.v1.Colour
+	4,  // 63: cardroom.sapotagem.v1.SleeveChosen.card:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 64: cardroom.sapotagem.v1.SleeveRevealed.cards:type_name -> cardroom.sapotagem.v1.Card
+	4,  // 65: cardroom.sapotagem.v1.HiddenPileShown.cards:type_name -> cardroom.sapotagem.v1.Card
+	28, // 66: cardroom.sapotagem.v1.GameOver.scores:type_name -> cardroom.sapotagem.v1.SeatScore
+	30, // 67: cardroom.sapotagem.v1.GameOver.outcome:type_name -> cardroom.game.v1.Outcome
+	68, // [68:68] is the sub-list for method output_type
+	68, // [68:68] is the sub-list for method input_type
+	68, // [68:68] is the sub-list for extension type_name
+	68, // [68:68] is the sub-list for extension extendee
+	0,  // [0:68] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_sapotagem_v1_sapotagem_proto_init() }
