@@ -9,12 +9,22 @@ import (
 type Planner struct {
 	b       board
 	targets [][2]int
+	// filter is the reachability that counts for the viewer: a blue or green gold digger only
+	// follows routes open to its colour (the other team's doors are dead ends for it).
+	filter uint8
+	door   uint8 // the door colour the viewer cannot pass (0: none)
 }
 
 // NewPlanner builds a planner from a view. Targets are the face-down goals the viewer has not seen
 // to be coal (only the gold if the viewer has seen it).
 func NewPlanner(v *pb.View) *Planner {
-	p := &Planner{}
+	p := &Planner{filter: reachAll}
+	switch v.Role {
+	case pb.Role_ROLE_BLUE_DIGGER:
+		p.filter, p.door = reachBlue, doorGreen
+	case pb.Role_ROLE_GREEN_DIGGER:
+		p.filter, p.door = reachGreen, doorBlue
+	}
 	var gold [][2]int
 	for i, bc := range v.Board {
 		x, y := int(bc.Cell.GetX()), int(bc.Cell.GetY())
@@ -75,11 +85,26 @@ func (p *Planner) Front() int {
 	}
 	for _, k := range p.b.frontier {
 		x, y := int(k>>8)-128, int(k&255)-128
-		if f := p.b.examine(x, y); f.reachable != 0 {
+		if p.reachEdges(x, y) != 0 {
 			best = min(best, p.Dist(x, y))
 		}
 	}
 	return best
+}
+
+// reachEdges returns the edges of empty cell (x, y) that face a segment reachable under the filter.
+func (p *Planner) reachEdges(x, y int) uint8 {
+	var m uint8
+	for e := range 4 {
+		n := p.b.at(x+dx[e], y+dy[e])
+		if n < 0 || p.b.slots[n].faceDown {
+			continue
+		}
+		if t := p.b.shape(n).edgeSeg[opp(e)]; t >= 0 && p.b.slots[n].reach[t]&p.filter != 0 {
+			m |= 1 << e
+		}
+	}
+	return m
 }
 
 // After returns the distance to the nearest target of the best open end the placement of card at
@@ -87,14 +112,14 @@ func (p *Planner) Front() int {
 // number when it adds none.
 func (p *Planner) After(card uint8, rot bool, x, y int) int {
 	best := 1 << 20
-	if card >= numCards || len(p.b.slots) < 4 {
+	if card >= numCards || len(p.b.slots) < 4 || (p.door != 0 && defs[card].door == p.door) {
 		return best
 	}
-	f := p.b.examine(x, y)
+	reach := p.reachEdges(x, y)
 	o := &shapes[card][b2i(rot)]
 	for g := range int(o.nseg) {
 		seg := o.segs[g]
-		if seg&f.reachable == 0 && !defs[card].ladder {
+		if seg&reach == 0 && !defs[card].ladder {
 			continue
 		}
 		for e := range 4 {
