@@ -260,6 +260,10 @@ func TestBetWithoutCoinsRefused(t *testing.T) {
 	// The Doubling token costs a card, not a coin; a double bet needs two coins.
 	s.Seats[1].Coins = 1
 	do(t, s, 1, token(lowCard(s, 1), TokenDoubling))
+	if v := s.view(2); v.GetPendingToken() != sponsiov1.Token_TOKEN_DOUBLING || v.GetPendingCards() != 1 ||
+		v.GetDecision() != sponsiov1.Decision_DECISION_PRICE_CARD {
+		t.Fatalf("view while paying: %v %d %v", v.GetPendingToken(), v.GetPendingCards(), v.GetDecision())
+	}
 	do(t, s, 1, lay(lowCard(s, 1)))
 	passUntil(t, s, 1)
 	refused(t, s, 1, betOn(lowCard(s, 1), 5, true), CodeNotEnoughCoins)

@@ -32,6 +32,10 @@ func (s *State) view(viewer int) *sponsiov1.View {
 	if s.Decision == DecOption || s.Decision == DecTarget {
 		v.PendingCoupon = uint32(s.Pending) + 1
 	}
+	if s.Decision == DecPriceCard || s.Decision == DecCombatCard || s.Decision == DecChangeBet {
+		v.PendingToken = sponsiov1.Token(s.PendingToken + 1)
+		v.PendingCards = uint32(s.PendingCards)
+	}
 	if s.Combat != NoCard {
 		v.CombatCard = s.Combat.Proto()
 	}

@@ -1995,6 +1995,11 @@ type View struct {
 	PendingCoupon uint32 `protobuf:"varint,19,opt,name=pending_coupon,json=pendingCoupon,proto3" json:"pending_coupon,omitempty"`
 	// Counter values by position (index 0 to 9).
 	CounterValues []uint32 `protobuf:"varint,20,rep,packed,name=counter_values,json=counterValues,proto3" json:"counter_values,omitempty"`
+	// The token being paid for or used (DECISION_PRICE_CARD, DECISION_COMBAT_CARD,
+	// DECISION_CHANGE_BET).
+	PendingToken Token `protobuf:"varint,21,opt,name=pending_token,json=pendingToken,proto3,enum=cardroom.sponsio.v1.Token" json:"pending_token,omitempty"`
+	// Cards still to lay face up as its price (DECISION_PRICE_CARD).
+	PendingCards  uint32 `protobuf:"varint,22,opt,name=pending_cards,json=pendingCards,proto3" json:"pending_cards,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2167,6 +2172,20 @@ func (x *View) GetCounterValues() []uint32 {
 		return x.CounterValues
 	}
 	return nil
+}
+
+func (x *View) GetPendingToken() Token {
+	if x != nil {
+		return x.PendingToken
+	}
+	return Token_TOKEN_UNSPECIFIED
+}
+
+func (x *View) GetPendingCards() uint32 {
+	if x != nil {
+		return x.PendingCards
+	}
+	return 0
 }
 
 // Event is something that happened.
@@ -3744,7 +3763,7 @@ const file_cardroom_sponsio_v1_sponsio_proto_rawDesc = "" +
 	"\x06winner\x18\x0f \x01(\bR\x06winner\"M\n" +
 	"\bCardPlay\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12-\n" +
-	"\x04card\x18\x02 \x01(\v2\x19.cardroom.sponsio.v1.CardR\x04card\"\xdc\x06\n" +
+	"\x04card\x18\x02 \x01(\v2\x19.cardroom.sponsio.v1.CardR\x04card\"\xc2\a\n" +
 	"\x04View\x12\x16\n" +
 	"\x06viewer\x18\x01 \x01(\x05R\x06viewer\x12\x18\n" +
 	"\aplayers\x18\x02 \x01(\rR\aplayers\x12\x14\n" +
@@ -3768,7 +3787,9 @@ const file_cardroom_sponsio_v1_sponsio_proto_rawDesc = "" +
 	"\x06leader\x18\x11 \x01(\rR\x06leader\x12B\n" +
 	"\rcurrent_trick\x18\x12 \x03(\v2\x1d.cardroom.sponsio.v1.CardPlayR\fcurrentTrick\x12%\n" +
 	"\x0epending_coupon\x18\x13 \x01(\rR\rpendingCoupon\x12%\n" +
-	"\x0ecounter_values\x18\x14 \x03(\rR\rcounterValuesB\t\n" +
+	"\x0ecounter_values\x18\x14 \x03(\rR\rcounterValues\x12?\n" +
+	"\rpending_token\x18\x15 \x01(\x0e2\x1a.cardroom.sponsio.v1.TokenR\fpendingToken\x12#\n" +
+	"\rpending_cards\x18\x16 \x01(\rR\fpendingCardsB\t\n" +
 	"\a_to_act\"\xe8\t\n" +
 	"\x05Event\x12H\n" +
 	"\rround_started\x18\x01 \x01(\v2!.cardroom.sponsio.v1.RoundStartedH\x00R\froundStarted\x12?\n" +
@@ -4052,41 +4073,42 @@ var file_cardroom_sponsio_v1_sponsio_proto_depIdxs = []int32{
 	2,  // 40: cardroom.sponsio.v1.View.free_tokens:type_name -> cardroom.sponsio.v1.Token
 	8,  // 41: cardroom.sponsio.v1.View.combat_card:type_name -> cardroom.sponsio.v1.Card
 	29, // 42: cardroom.sponsio.v1.View.current_trick:type_name -> cardroom.sponsio.v1.CardPlay
-	32, // 43: cardroom.sponsio.v1.Event.round_started:type_name -> cardroom.sponsio.v1.RoundStarted
-	33, // 44: cardroom.sponsio.v1.Event.hand_dealt:type_name -> cardroom.sponsio.v1.HandDealt
-	34, // 45: cardroom.sponsio.v1.Event.passed:type_name -> cardroom.sponsio.v1.Passed
-	35, // 46: cardroom.sponsio.v1.Event.card_opened:type_name -> cardroom.sponsio.v1.CardOpened
-	36, // 47: cardroom.sponsio.v1.Event.coupon_taken:type_name -> cardroom.sponsio.v1.CouponTaken
-	37, // 48: cardroom.sponsio.v1.Event.bet_marked:type_name -> cardroom.sponsio.v1.BetMarked
-	38, // 49: cardroom.sponsio.v1.Event.token_taken:type_name -> cardroom.sponsio.v1.TokenTaken
-	39, // 50: cardroom.sponsio.v1.Event.card_changed:type_name -> cardroom.sponsio.v1.CardChanged
-	40, // 51: cardroom.sponsio.v1.Event.bet_changed:type_name -> cardroom.sponsio.v1.BetChanged
-	42, // 52: cardroom.sponsio.v1.Event.card_played:type_name -> cardroom.sponsio.v1.CardPlayed
-	43, // 53: cardroom.sponsio.v1.Event.trick_won:type_name -> cardroom.sponsio.v1.TrickWon
-	44, // 54: cardroom.sponsio.v1.Event.bet_settled:type_name -> cardroom.sponsio.v1.BetSettled
-	45, // 55: cardroom.sponsio.v1.Event.troll_settled:type_name -> cardroom.sponsio.v1.TrollSettled
-	46, // 56: cardroom.sponsio.v1.Event.marker_moved:type_name -> cardroom.sponsio.v1.MarkerMoved
-	47, // 57: cardroom.sponsio.v1.Event.counter_redeemed:type_name -> cardroom.sponsio.v1.CounterRedeemed
-	48, // 58: cardroom.sponsio.v1.Event.round_ended:type_name -> cardroom.sponsio.v1.RoundEnded
-	49, // 59: cardroom.sponsio.v1.Event.game_ended:type_name -> cardroom.sponsio.v1.GameEnded
-	41, // 60: cardroom.sponsio.v1.Event.tricks_started:type_name -> cardroom.sponsio.v1.TricksStarted
-	8,  // 61: cardroom.sponsio.v1.RoundStarted.talon:type_name -> cardroom.sponsio.v1.Card
-	0,  // 62: cardroom.sponsio.v1.RoundStarted.removed_colour:type_name -> cardroom.sponsio.v1.Colour
-	8,  // 63: cardroom.sponsio.v1.HandDealt.cards:type_name -> cardroom.sponsio.v1.Card
-	8,  // 64: cardroom.sponsio.v1.CardOpened.card:type_name -> cardroom.sponsio.v1.Card
-	6,  // 65: cardroom.sponsio.v1.CardOpened.reason:type_name -> cardroom.sponsio.v1.CardOpenedReason
-	2,  // 66: cardroom.sponsio.v1.TokenTaken.token:type_name -> cardroom.sponsio.v1.Token
-	8,  // 67: cardroom.sponsio.v1.CardChanged.from_talon:type_name -> cardroom.sponsio.v1.Card
-	8,  // 68: cardroom.sponsio.v1.CardChanged.to_talon:type_name -> cardroom.sponsio.v1.Card
-	8,  // 69: cardroom.sponsio.v1.CardPlayed.card:type_name -> cardroom.sponsio.v1.Card
-	8,  // 70: cardroom.sponsio.v1.TrickWon.cards:type_name -> cardroom.sponsio.v1.Card
-	8,  // 71: cardroom.sponsio.v1.TrickWon.captured_nine:type_name -> cardroom.sponsio.v1.Card
-	7,  // 72: cardroom.sponsio.v1.GameEnded.reason:type_name -> cardroom.sponsio.v1.EndReason
-	73, // [73:73] is the sub-list for method output_type
-	73, // [73:73] is the sub-list for method input_type
-	73, // [73:73] is the sub-list for extension type_name
-	73, // [73:73] is the sub-list for extension extendee
-	0,  // [0:73] is the sub-list for field type_name
+	2,  // 43: cardroom.sponsio.v1.View.pending_token:type_name -> cardroom.sponsio.v1.Token
+	32, // 44: cardroom.sponsio.v1.Event.round_started:type_name -> cardroom.sponsio.v1.RoundStarted
+	33, // 45: cardroom.sponsio.v1.Event.hand_dealt:type_name -> cardroom.sponsio.v1.HandDealt
+	34, // 46: cardroom.sponsio.v1.Event.passed:type_name -> cardroom.sponsio.v1.Passed
+	35, // 47: cardroom.sponsio.v1.Event.card_opened:type_name -> cardroom.sponsio.v1.CardOpened
+	36, // 48: cardroom.sponsio.v1.Event.coupon_taken:type_name -> cardroom.sponsio.v1.CouponTaken
+	37, // 49: cardroom.sponsio.v1.Event.bet_marked:type_name -> cardroom.sponsio.v1.BetMarked
+	38, // 50: cardroom.sponsio.v1.Event.token_taken:type_name -> cardroom.sponsio.v1.TokenTaken
+	39, // 51: cardroom.sponsio.v1.Event.card_changed:type_name -> cardroom.sponsio.v1.CardChanged
+	40, // 52: cardroom.sponsio.v1.Event.bet_changed:type_name -> cardroom.sponsio.v1.BetChanged
+	42, // 53: cardroom.sponsio.v1.Event.card_played:type_name -> cardroom.sponsio.v1.CardPlayed
+	43, // 54: cardroom.sponsio.v1.Event.trick_won:type_name -> cardroom.sponsio.v1.TrickWon
+	44, // 55: cardroom.sponsio.v1.Event.bet_settled:type_name -> cardroom.sponsio.v1.BetSettled
+	45, // 56: cardroom.sponsio.v1.Event.troll_settled:type_name -> cardroom.sponsio.v1.TrollSettled
+	46, // 57: cardroom.sponsio.v1.Event.marker_moved:type_name -> cardroom.sponsio.v1.MarkerMoved
+	47, // 58: cardroom.sponsio.v1.Event.counter_redeemed:type_name -> cardroom.sponsio.v1.CounterRedeemed
+	48, // 59: cardroom.sponsio.v1.Event.round_ended:type_name -> cardroom.sponsio.v1.RoundEnded
+	49, // 60: cardroom.sponsio.v1.Event.game_ended:type_name -> cardroom.sponsio.v1.GameEnded
+	41, // 61: cardroom.sponsio.v1.Event.tricks_started:type_name -> cardroom.sponsio.v1.TricksStarted
+	8,  // 62: cardroom.sponsio.v1.RoundStarted.talon:type_name -> cardroom.sponsio.v1.Card
+	0,  // 63: cardroom.sponsio.v1.RoundStarted.removed_colour:type_name -> cardroom.sponsio.v1.Colour
+	8,  // 64: cardroom.sponsio.v1.HandDealt.cards:type_name -> cardroom.sponsio.v1.Card
+	8,  // 65: cardroom.sponsio.v1.CardOpened.card:type_name -> cardroom.sponsio.v1.Card
+	6,  // 66: cardroom.sponsio.v1.CardOpened.reason:type_name -> cardroom.sponsio.v1.CardOpenedReason
+	2,  // 67: cardroom.sponsio.v1.TokenTaken.token:type_name -> cardroom.sponsio.v1.Token
+	8,  // 68: cardroom.sponsio.v1.CardChanged.from_talon:type_name -> cardroom.sponsio.v1.Card
+	8,  // 69: cardroom.sponsio.v1.CardChanged.to_talon:type_name -> cardroom.sponsio.v1.Card
+	8,  // 70: cardroom.sponsio.v1.CardPlayed.card:type_name -> cardroom.sponsio.v1.Card
+	8,  // 71: cardroom.sponsio.v1.TrickWon.cards:type_name -> cardroom.sponsio.v1.Card
+	8,  // 72: cardroom.sponsio.v1.TrickWon.captured_nine:type_name -> cardroom.sponsio.v1.Card
+	7,  // 73: cardroom.sponsio.v1.GameEnded.reason:type_name -> cardroom.sponsio.v1.EndReason
+	74, // [74:74] is the sub-list for method output_type
+	74, // [74:74] is the sub-list for method input_type
+	74, // [74:74] is the sub-list for extension type_name
+	74, // [74:74] is the sub-list for extension extendee
+	0,  // [0:74] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_sponsio_v1_sponsio_proto_init() }
