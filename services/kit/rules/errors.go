@@ -44,10 +44,11 @@ func failed(c codes.Code, code, format string, args ...any) error {
 // toStatus converts an error of the core into a gRPC status at the edge. Violations keep their code
 // and sentence; unknown errors are logged in full and masked.
 func (s *Server) toStatus(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
 	var v *engine.Violation
 	switch {
-	case err == nil:
-		return nil
 	case errors.As(err, &v):
 		c := codes.FailedPrecondition
 		switch v.Kind {

@@ -13,8 +13,8 @@ import (
 
 type metrics struct {
 	game            attribute.KeyValue
-	okSet           metric.MeasurementOption
-	gameSet         metric.MeasurementOption
+	okSet           []metric.AddOption    // preallocated: variadic calls would allocate per action
+	gameSet         []metric.RecordOption
 	actions         metric.Int64Counter
 	actionLatency   metric.Float64Histogram
 	casRetries      metric.Int64Counter
@@ -38,16 +38,16 @@ func newMetrics(game string) *metrics {
 	finished, _ := m.Int64Counter("cardroom.rules.tables_finished", metric.WithDescription("Tables finished or aborted."))
 	return &metrics{
 		game:    attribute.String("game", game),
-		okSet:   metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game), attribute.String("result", "ok"))),
-		gameSet: metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game))), actions: actions, actionLatency: latency, casRetries: retries,
+		okSet:   []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game), attribute.String("result", "ok")))},
+		gameSet: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game)))}, actions: actions, actionLatency: latency, casRetries: retries,
 		timeouts: timeouts, publishFailures: pubFail, tablesCreated: created, tablesFinished: finished,
 	}
 }
 
 func (m *metrics) observeAction(ctx context.Context, start time.Time, err error) {
-	m.actionLatency.Record(ctx, time.Since(start).Seconds(), m.gameSet)
+	m.actionLatency.Record(ctx, time.Since(start).Seconds(), m.gameSet...)
 	if err == nil {
-		m.actions.Add(ctx, 1, m.okSet)
+		m.actions.Add(ctx, 1, m.okSet...)
 		return
 	}
 	result := "error"

@@ -263,16 +263,33 @@ func (s *Server) envelopes(table string, seq, version uint64, at time.Time, evs 
 		if err != nil {
 			return nil, fmt.Errorf("wrap event: %w", err)
 		}
-		vis := &eventsv1.Visibility{Audience: &eventsv1.Visibility_Public{Public: true}}
-		if e.To >= 0 {
-			vis.Audience = &eventsv1.Visibility_Seat{Seat: uint32(e.To)}
-		}
 		out[i] = &eventsv1.Event{
 			TableId: table, Game: s.info.Name, Sequence: seq + uint64(i) + 1, Version: version,
-			Visibility: vis, Time: ts, Payload: payload,
+			Visibility: visibility(e.To), Time: ts, Payload: payload,
 		}
 	}
 	return out, nil
+}
+
+// Visibilities are immutable once built, so the common ones are shared by every envelope.
+var (
+	publicVisibility = &eventsv1.Visibility{Audience: &eventsv1.Visibility_Public{Public: true}}
+	seatVisibility   = func() (v [16]*eventsv1.Visibility) {
+		for i := range v {
+			v[i] = &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: uint32(i)}}
+		}
+		return v
+	}()
+)
+
+func visibility(to int) *eventsv1.Visibility {
+	switch {
+	case to < 0:
+		return publicVisibility
+	case to < len(seatVisibility):
+		return seatVisibility[to]
+	}
+	return &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: uint32(to)}}
 }
 
 // loaded is a table read from the store and decoded.
