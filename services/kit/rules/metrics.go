@@ -13,7 +13,7 @@ import (
 
 type metrics struct {
 	game            attribute.KeyValue
-	okSet           []metric.AddOption    // preallocated: variadic calls would allocate per action
+	okSet           []metric.AddOption // preallocated: variadic calls would allocate per action
 	gameSet         []metric.RecordOption
 	actions         metric.Int64Counter
 	actionLatency   metric.Float64Histogram
