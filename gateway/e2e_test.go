@@ -44,6 +44,10 @@ func TestMatchmadeGame(t *testing.T) {
 		}
 		seats[m.GetSeat()] = true
 	}
+	// A spectator (signed in, no seat) watches from the start on the other replica.
+	spy := e.signIn(1, "spectator")
+	sw := spy.watch(table, 0)
+	defer sw.cancel()
 	results := make([]*eventsv1.TableFinished, 4)
 	views := make([][]*gatewayv1.GetViewResponse, 4)
 	var wg sync.WaitGroup
@@ -81,6 +85,10 @@ func TestMatchmadeGame(t *testing.T) {
 	for i, c := range clients {
 		checkStream(t, c, all, views[i])
 	}
+	for e := range sw.ch {
+		spy.events = append(spy.events, e)
+	}
+	checkStream(t, spy, all, nil)
 }
 
 func replayEvents(r *gatewayv1.GetReplayResponse) []*eventsv1.Event {

@@ -166,12 +166,16 @@ type client struct {
 }
 
 func (e *env) dial(gw int) gatewayv1.GatewayServiceClient {
-	cc, err := grpc.NewClient(e.gwAddrs[gw], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	return gatewayv1.NewGatewayServiceClient(dialRaw(e.t, e.gwAddrs[gw]))
+}
+
+func dialRaw(t testing.TB, addr string) *grpc.ClientConn {
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
-	e.t.Cleanup(func() { _ = cc.Close() })
-	return gatewayv1.NewGatewayServiceClient(cc)
+	t.Cleanup(func() { _ = cc.Close() })
+	return cc
 }
 
 func (e *env) signIn(gw int, name string) *client {

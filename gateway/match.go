@@ -335,6 +335,9 @@ func (s *Server) seatMatch(ctx context.Context, m lobby.Match) {
 		return
 	}
 	for _, tk := range tickets {
-		s.notify(ticketSubject(tk.ID))
+		// Matched tickets stay readable for a while, then expire.
+		if _, err := s.updateTicket(ctx, tk.ID, func(*lobby.Ticket) (time.Duration, error) { return ticketRetention, nil }); err != nil {
+			s.log.WarnContext(ctx, "setting a matched ticket's expiry failed", "ticket", tk.ID, "error", err)
+		}
 	}
 }
