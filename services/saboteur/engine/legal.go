@@ -93,6 +93,9 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 		}
 		buf = s.legalPlays(seat, c, buf)
 	}
+	var sortedBuf [16]uint8
+	sorted := append(sortedBuf[:0], hand...)
+	slices.Sort(sorted)
 	// Remove a card lying in front of oneself by discarding two.
 	if (!s.classic || s.discard2) && len(hand) >= 2 && s.front[seat] != 0 {
 		mask := s.front[seat]
@@ -101,7 +104,7 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 		}
 		for i, fc := range frontCards {
 			if mask&(1<<i) != 0 {
-				buf = combos(hand, 2, Action{Kind: KindRemove, N: 2, InFront: fc}, buf)
+				buf = combos(sorted, 2, Action{Kind: KindRemove, N: 2, InFront: fc}, buf)
 			}
 		}
 	}
@@ -110,20 +113,13 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 		maxDiscard = 1
 	}
 	for k := 1; k <= maxDiscard && k <= len(hand); k++ {
-		buf = combos(hand, k, Action{Kind: KindDiscard, N: uint8(k)}, buf)
+		buf = combos(sorted, k, Action{Kind: KindDiscard, N: uint8(k)}, buf)
 	}
 	return buf
 }
 
-// combos appends tmpl with Cards set to every distinct multiset of k cards of hand (sorted).
-func combos(hand []uint8, k int, tmpl Action, buf []Action) []Action {
-	var sorted [16]uint8
-	h := sorted[:0]
-	if len(hand) > len(sorted) {
-		h = nil
-	}
-	h = append(h, hand...)
-	slices.Sort(h)
+// combos appends tmpl with Cards set to every distinct multiset of k cards of the sorted hand h.
+func combos(h []uint8, k int, tmpl Action, buf []Action) []Action {
 	for i := range h {
 		if i > 0 && h[i] == h[i-1] {
 			continue
