@@ -148,11 +148,6 @@ func (t *table) simulate(p plan, r *rand.Rand) outcome {
 		k++
 	}
 	r.Shuffle(k, func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
-	played := 0
-	for _, cp := range t.plays {
-		_ = cp
-		played++
-	}
 	for q := range t.n {
 		if q == t.me {
 			hands[q] = t.mine
