@@ -25,7 +25,6 @@ import (
 //	g:<game>          hash of the game's counters (see GameCounters)
 //	t:<table>         string: the table record (JSON)
 //	done              sorted set: done tables by finish ms (for forgetting them)
-//	players           set of player ids
 //	p:<player>        hash: game → PlayerGameRecord (protobuf)
 //	r:<player>        list: RecentGame (protobuf), newest first
 //	lb:<game>         sorted set: player → displayed rating
@@ -79,16 +78,26 @@ while i <= n do
   elseif op == 'H' then
     redis.call('HSET', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]); i = i + 4
   elseif op == 'S' then
-    redis.call('SET', p .. ARGV[i+1], ARGV[i+2]); i = i + 3
+    local cnt = tonumber(ARGV[i+1])
+    local kv = {}
+    for j = 0, cnt - 1 do
+      kv[2*j+1] = p .. ARGV[i+2+2*j]
+      kv[2*j+2] = ARGV[i+3+2*j]
+    end
+    redis.call('MSET', unpack(kv))
+    i = i + 2 + 2*cnt
   elseif op == 'A' then
     redis.call('SADD', p .. ARGV[i+1], ARGV[i+2]); i = i + 3
   elseif op == 'Z' then
-    redis.call('ZADD', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]); i = i + 4
+    local cnt = tonumber(ARGV[i+2])
+    redis.call('ZADD', p .. ARGV[i+1], unpack(ARGV, i+3, i+2+2*cnt))
+    i = i + 3 + 2*cnt
   elseif op == 'L' then
     local k = p .. ARGV[i+1]
-    redis.call('LPUSH', k, ARGV[i+2])
-    redis.call('LTRIM', k, 0, tonumber(ARGV[i+3]) - 1)
-    i = i + 4
+    local cnt = tonumber(ARGV[i+3])
+    redis.call('LPUSH', k, unpack(ARGV, i+4, i+3+cnt))
+    redis.call('LTRIM', k, 0, tonumber(ARGV[i+2]) - 1)
+    i = i + 4 + cnt
   else
     return redis.error_reply('unknown op ' .. op)
   end
@@ -100,6 +109,24 @@ if ARGV[5] ~= '0' then
 end
 return 1
 `)
+
+// grouped appends op (with key, unless empty) over pairs, in chunks of at most 1000 pairs.
+func grouped(args []any, op, key string, pairs []string) []any {
+	const chunk = 2000
+	for len(pairs) > 0 {
+		n := min(len(pairs), chunk)
+		args = append(args, op)
+		if key != "" {
+			args = append(args, key)
+		}
+		args = append(args, strconv.Itoa(n/2))
+		for _, v := range pairs[:n] {
+			args = append(args, v)
+		}
+		pairs = pairs[n:]
+	}
+	return args
+}
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
@@ -124,33 +151,53 @@ func (r *Redis) Apply(ctx context.Context, d *Delta) error {
 			args = append(args, "M", key, f, itoa(v))
 		}
 	}
+	// Commands with many arguments are grouped (chunks keep Lua's unpack within its stack).
+	var tables, done []string
 	for id, t := range d.Tables {
 		b, err := json.Marshal(t)
 		if err != nil {
 			return fmt.Errorf("encode table record: %w", err)
 		}
-		args = append(args, "S", "t:"+id, string(b))
+		tables = append(tables, "t:"+id, string(b))
 		if t.Done {
-			args = append(args, "Z", "done", itoa(t.Finished), id)
+			done = append(done, itoa(t.Finished), id)
 		}
 	}
+	args = grouped(args, "S", "", tables)
+	args = grouped(args, "Z", "done", done)
 	for k, rec := range d.Players {
 		b, err := deterministic.Marshal(rec)
 		if err != nil {
 			return fmt.Errorf("encode player record: %w", err)
 		}
-		args = append(args, "A", "players", k.Player, "H", "p:"+k.Player, k.Game, string(b))
+		args = append(args, "H", "p:"+k.Player, k.Game, string(b))
 	}
+	// One push per player: LPUSH of several values pushes them in order, as one push each would.
 	limit := strconv.Itoa(max(d.RecentLimit, 1))
+	pushes := map[string][]string{}
+	var order []string
 	for _, p := range d.Recent {
 		b, err := deterministic.Marshal(p.Game)
 		if err != nil {
 			return fmt.Errorf("encode recent game: %w", err)
 		}
-		args = append(args, "L", "r:"+p.Player, string(b), limit)
+		if _, ok := pushes[p.Player]; !ok {
+			order = append(order, p.Player)
+		}
+		pushes[p.Player] = append(pushes[p.Player], string(b))
 	}
+	for _, p := range order {
+		args = append(args, "L", "r:"+p, limit, strconv.Itoa(len(pushes[p])))
+		for _, v := range pushes[p] {
+			args = append(args, v)
+		}
+	}
+	boards := map[string][]string{}
 	for k, v := range d.Board {
-		args = append(args, "Z", "lb:"+k.Game, ftoa(v), k.Player)
+		boards[k.Game] = append(boards[k.Game], ftoa(v), k.Player)
+	}
+	for g, pairs := range boards {
+		args = grouped(args, "Z", "lb:"+g, pairs)
 	}
 	for k, v := range d.Live {
 		if k.Player == "" {
@@ -180,9 +227,13 @@ func (r *Redis) Load(ctx context.Context, keys Keys) (*State, error) {
 		}
 		tables = pipe.MGet(ctx, ks...)
 	}
-	players := make([]*redis.StringCmd, len(keys.Players))
-	for i, k := range keys.Players {
-		players[i] = pipe.HGet(ctx, r.prefix+"p:"+k.Player, k.Game)
+	byPlayer := map[string][]string{}
+	for _, k := range keys.Players {
+		byPlayer[k.Player] = append(byPlayer[k.Player], k.Game)
+	}
+	players := make(map[string]*redis.SliceCmd, len(byPlayer))
+	for p, games := range byPlayer {
+		players[p] = pipe.HMGet(ctx, r.prefix+"p:"+p, games...)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("load aggregates: %w", err)
@@ -205,19 +256,18 @@ func (r *Redis) Load(ctx context.Context, keys Keys) (*State, error) {
 			st.Tables[keys.Tables[i]] = t
 		}
 	}
-	for i, c := range players {
-		b, err := c.Bytes()
-		if errors.Is(err, redis.Nil) {
-			continue
+	for p, c := range players {
+		for i, v := range c.Val() {
+			s, ok := v.(string)
+			if !ok {
+				continue
+			}
+			rec := &statsv1.PlayerGameRecord{}
+			if err := proto.Unmarshal([]byte(s), rec); err != nil {
+				return nil, fmt.Errorf("decode player record: %w", err)
+			}
+			st.Players[PlayerKey{Player: p, Game: byPlayer[p][i]}] = rec
 		}
-		if err != nil {
-			return nil, fmt.Errorf("load player record: %w", err)
-		}
-		rec := &statsv1.PlayerGameRecord{}
-		if err := proto.Unmarshal(b, rec); err != nil {
-			return nil, fmt.Errorf("decode player record: %w", err)
-		}
-		st.Players[keys.Players[i]] = rec
 	}
 	return st, nil
 }
@@ -439,11 +489,12 @@ func (r *Redis) Snapshot(ctx context.Context) (*Snapshot, error) {
 		}
 		s.Tables[strings.TrimPrefix(k, "t:")] = t
 	}
-	players, err := r.rdb.SMembers(ctx, r.prefix+"players").Result()
+	pks, err := r.scan(ctx, "p:*")
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range players {
+	for _, pk := range pks {
+		p := strings.TrimPrefix(pk, "p:")
 		h, err := r.rdb.HGetAll(ctx, r.prefix+"p:"+p).Result()
 		if err != nil {
 			return nil, err

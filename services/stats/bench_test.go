@@ -1,0 +1,70 @@
+package stats_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"cardroom.dev/services/kit/testenv"
+	"cardroom.dev/services/stats"
+	"cardroom.dev/services/stats/storetest"
+)
+
+// benchWorkload is a stream of finished games; b.N games are fed per run.
+func benchWorkload(b *testing.B) *storetest.Workload {
+	return storetest.NewWorkload(1, storetest.WorkloadOptions{Games: max(b.N, 100)})
+}
+
+func redisStore(b *testing.B) stats.Store {
+	rdb := testenv.Redis(b)
+	st, err := stats.NewRedis(b.Context(), rdb, testenv.Prefix(b, rdb))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// BenchmarkApply measures aggregation alone: batches of 1000 stream messages into a store.
+func BenchmarkApply(b *testing.B) {
+	for _, sc := range []struct {
+		name string
+		new  func(b *testing.B) stats.Store
+	}{{"memory", func(*testing.B) stats.Store { return stats.NewMemory() }}, {"redis", redisStore}} {
+		b.Run(sc.name, func(b *testing.B) {
+			w := benchWorkload(b)
+			msgs := w.Public()
+			st := sc.new(b)
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := time.Now()
+			for i := 0; i < len(msgs); i += 1000 {
+				if _, err := stats.ApplyBatch(b.Context(), st, stats.DefaultAggregator, msgs[i:min(i+1000, len(msgs))], quiet); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(len(msgs))/time.Since(start).Seconds(), "events/s")
+		})
+	}
+}
+
+// BenchmarkConsume measures the whole path against the local Redis: the durable consumer reading
+// an embedded NATS stream already holding the events, aggregating into Redis.
+func BenchmarkConsume(b *testing.B) {
+	w := benchWorkload(b)
+	bs := newBus(b)
+	publish(b, bs, w.Msgs)
+	msgs := w.Public()
+	st := redisStore(b)
+	p := newProgress()
+	c := stats.NewConsumer(bs, st, stats.ConsumerOptions{Logger: quiet, AfterApply: p.hook})
+	b.ResetTimer()
+	start := time.Now()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+	p.wait(b, w.LastPublicSeq(), 5*time.Minute)
+	el := time.Since(start)
+	cancel()
+	<-done
+	b.ReportMetric(float64(len(msgs))/el.Seconds(), "events/s")
+}
