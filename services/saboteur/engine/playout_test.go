@@ -320,7 +320,7 @@ func propertyShard(t *testing.T, shard, shards, games int) {
 }
 
 func TestDeterminism(t *testing.T) {
-	n := 200
+	n := 100
 	if testing.Short() {
 		n = 50
 	}
