@@ -10,12 +10,19 @@ import (
 
 	"cardroom.dev/gateway"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 )
 
 // BenchmarkGatewayAct plays actions through the gateway (gRPC over loopback) into one rules
 // replica, with the Redis stores and the embedded NATS, on 64 tables at once. It reports
 // actions/s and the 99th percentile of an action's latency as the client sees it.
-func BenchmarkGatewayAct(b *testing.B) {
+func BenchmarkGatewayAct(b *testing.B) { benchActs(b, false) }
+
+// BenchmarkRulesAct is the same load sent straight to the rules service (no gateway): the
+// difference is the gateway's cost.
+func BenchmarkRulesAct(b *testing.B) { benchActs(b, true) }
+
+func benchActs(b *testing.B, direct bool) {
 	const tables = 64
 	e := newEnv(b, envOptions{redis: true, opt: gateway.Options{AbsenceGrace: time.Hour, DriveInterval: 250 * time.Millisecond}})
 	type tableRun struct {
@@ -58,7 +65,12 @@ func BenchmarkGatewayAct(b *testing.B) {
 				}
 				c := r.players[n%2]
 				t0 := time.Now()
-				_, err := c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: r.id, Action: action("reveal"), ActionId: fmt.Sprint(n)})
+				var err error
+				if direct {
+					_, err = e.rules.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
+				} else {
+					_, err = c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: r.id, Action: action("reveal"), ActionId: fmt.Sprint(n)})
+				}
 				lat[i] = append(lat[i], time.Since(t0))
 				if err != nil {
 					b.Errorf("act: %v", err)

@@ -41,7 +41,7 @@ func wantCode(t *testing.T, err error, c codes.Code, violation string) {
 }
 
 // privateTable opens a table of owner with the others joined by its code and bots added, started.
-func privateTable(t *testing.T, owner *client, others []*client, nbots uint32, opts *anypb.Any, perAction time.Duration) *gatewayv1.Table {
+func privateTable(t testing.TB, owner *client, others []*client, nbots uint32, opts *anypb.Any, perAction time.Duration) *gatewayv1.Table {
 	t.Helper()
 	req := &gatewayv1.CreateTableRequest{Game: game, Seats: uint32(1 + len(others) + int(nbots)), Options: opts}
 	if perAction > 0 {
