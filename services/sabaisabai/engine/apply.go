@@ -16,6 +16,8 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 	var evs []engine.Event
 	seat := uint8(m.Seat)
 	a := m.Action
+	// Turn actions and throws build their events in one frame each (see events.go); the rarer
+	// actions use a plain list.
 	switch a.Kind {
 	case KindDraw:
 		fr := &drawFrame{}
@@ -32,18 +34,15 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 		s.spareTurn = &fr.turn
 		s.doKeep(a.Slot, at, &evs, &fr.kept)
 	case KindThrow:
-		// doThrow makes the list in its frame.
-	default:
-		evs = make([]engine.Event, 0, 6)
-	}
-	switch a.Kind {
-	case KindThrow:
 		s.doThrow(seat, a, at, &evs)
 	case KindResolve:
+		evs = make([]engine.Event, 0, 4)
 		s.doResolve(a, &evs)
 	case KindTouchNose:
+		evs = make([]engine.Event, 0, 4)
 		s.doTouch(seat, &evs)
 	case KindCall:
+		evs = make([]engine.Event, 0, 2)
 		s.doCall(seat, &evs)
 	}
 	s.settle(&evs)
