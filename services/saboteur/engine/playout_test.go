@@ -147,6 +147,51 @@ func (eastward) Choose(_ proto.Message, legal []Action, r *rand.Rand) Action {
 	return legal[r.IntN(len(legal))]
 }
 
+// checkPlacementsComplete compares the legal placements with a brute force over every cell around
+// the board, every path card in hand and both orientations.
+func checkPlacementsComplete(s *State) error {
+	if s.over || s.phase != phaseTurn {
+		return nil
+	}
+	seat := s.cur
+	listed := map[Action]bool{}
+	for _, a := range (Game{}).Legal(s, seat, nil) {
+		if a.Kind == KindPlace {
+			listed[a] = true
+		}
+	}
+	minX, maxX, minY, maxY := 0, 0, 0, 0
+	for _, sl := range s.b.slots {
+		minX, maxX = min(minX, int(sl.x)), max(maxX, int(sl.x))
+		minY, maxY = min(minY, int(sl.y)), max(maxY, int(sl.y))
+	}
+	for _, c := range s.hands[seat] {
+		if !IsPath(c) {
+			continue
+		}
+		for _, rot := range []bool{false, true} {
+			for x := minX - 1; x <= maxX+1; x++ {
+				for y := minY - 1; y <= maxY+1; y++ {
+					a := Action{Kind: KindPlace, Card: c, Rot: rot, X: int8(x), Y: int8(y)}
+					if s.validate(seat, a) != nil {
+						if listed[a] {
+							return fmt.Errorf("legal lists a refused placement %+v", a)
+						}
+						continue
+					}
+					if rot && symmetric[c] {
+						a.Rot = false
+					}
+					if !listed[a] {
+						return fmt.Errorf("valid placement %+v missing from the legal list", a)
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // randomIllegal makes a random, mostly illegal action.
 func randomIllegal(r *rand.Rand) Action {
 	a := Action{Kind: Kind(r.IntN(7)), Card: uint8(r.IntN(int(numCards))), Rot: r.IntN(2) == 0,
@@ -264,6 +309,9 @@ func propertyShard(t *testing.T, shard, shards, games int) {
 				if !s.BoardConsistent() {
 					return fmt.Errorf("incremental reachability differs from a recomputation")
 				}
+				if err := checkPlacementsComplete(s); err != nil {
+					return err
+				}
 				if err := checkViews(s); err != nil {
 					return err
 				}
@@ -296,7 +344,7 @@ func propertyShard(t *testing.T, shard, shards, games int) {
 		}
 		for j := range steps {
 			// Every game compares the event counts; every tenth the events themselves (proto.Equal is
-			// slow, and TestDeterminism compares them all on 200 more games).
+			// slow, and TestDeterminism compares them all on 100 more games).
 			if len(steps[j].Events) != len(evs[j]) || i%10 == 0 && !enginetest.SameEvents(steps[j].Events, evs[j]) {
 				t.Fatalf("game %d step %d: replay gave other events", i, j)
 			}
