@@ -221,10 +221,10 @@ func (k *knowledge) playValue(c int8) float64 {
 
 // Rollouts is how many random playouts the heuristic bot spends on one decision, shared among
 // the legal actions.
-var Rollouts = 200
+var Rollouts = 600
 
 // MarginWeight is how much one point of score margin counts against a win.
-var MarginWeight = 0.1
+var MarginWeight = 0.3
 
 // monteCarlo samples the hidden cards from the view, plays each legal action followed by random
 // play to the end, and picks the action that wins most often (score margin breaks close calls).

@@ -2,8 +2,8 @@ package engine
 
 import (
 	"math"
-	"slices"
 	"math/rand/v2"
+	"slices"
 
 	pb "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
 )
@@ -237,7 +237,7 @@ func (s *State) Greedy(seat int8, legal []Action) Action {
 var (
 	GreedyMarker   = 1.5
 	GreedyStrength = 0.0
-	GreedyUnseen   = 0.0
+	GreedyUnseen   = 0.8
 )
 
 // Apply applies a legal action quietly (no events); bots use it in their playouts.

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"fmt"
+	"testing"
+
+	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/rules/rulestest"
+	"cardroom.dev/services/kit/store"
+	"cardroom.dev/services/kit/testenv"
+	"cardroom.dev/services/sapotagem"
+	"google.golang.org/grpc/codes"
+)
+
+// TestService plays whole games through gRPC, on the memory store and on Redis, and checks that an
+// out-of-turn move is refused with FAILED_PRECONDITION and changes nothing.
+func TestService(t *testing.T) {
+	t.Run("memory", func(t *testing.T) { play(t, nil) })
+	t.Run("redis", func(t *testing.T) {
+		rdb := testenv.Redis(t)
+		st, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		play(t, st)
+	})
+}
+
+func play(t *testing.T, st store.Store) {
+	h := rulestest.Start(t, sapotagem.Engine(), st)
+	for i, n := range []int{3, 4, 6} {
+		log := h.PlayToEnd(t, fmt.Sprint("game", i), rulestest.Config("sapotagem", n, uint64(i+1), nil), 20000)
+		if len(log.GetTable().GetOutcome().GetResults()) != n {
+			t.Fatalf("%d players: outcome %v", n, log.GetTable().GetOutcome())
+		}
+	}
+	cfg := rulestest.Config("sapotagem", 4, 9, nil)
+	if _, err := h.Client.CreateTable(t.Context(), rulestest.CreateRequest("refused", cfg)); err != nil {
+		t.Fatal(err)
+	}
+	seat, action := h.OutOfTurn(t, "refused", 4)
+	h.Refused(t, "refused", seat, action, codes.FailedPrecondition, engine.CodeNotYourTurn)
+}
