@@ -9,6 +9,7 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // table is a hand-made state: rows of card numbers, the draw pile's top cards (top last) and the
@@ -702,5 +703,81 @@ func TestSpectatorSeesOnlyPublicCards(t *testing.T) {
 	do(t, s, 1, throwAt(s, 1, 0)) // wrong: the 1 is shown to all
 	if v := (Game{}).View(s, engine.Spectator).(*pb.View); v.Rows[1].Slots[0].Card != 1 || v.Rows[1].Slots[0].KnownBy != 3 {
 		t.Fatal("a spectator does not see a wrong-thrown card")
+	}
+}
+
+// TestRoundWaitsForNoseWindow: the last turn after a call makes four together; the round waits
+// (only nose touches) and is scored once the window closes, with the late toucher's penalty.
+func TestRoundWaitsForNoseWindow(t *testing.T) {
+	s := build(t, table{seats: 2, rows: [][]uint8{{1, 2, 3, 4}, {5, 6, 7, 8}}, disc: []uint8{9, 9, 9},
+		pile: []uint8{9, AssJoker}, opts: &pb.Options{Rounds: 2}})
+	do(t, s, 1, Action{Kind: KindCall}) // at the start: seat 0 plays, then seat 1 last
+	draw(t, s)                          // seat 0 draws the Ass Joker: it joins the row (A1)
+	draw(t, s)                          // seat 1 draws the last 9
+	do(t, s, 1, Action{Kind: KindPlay})
+	if s.ph != phaseEnding || !s.noseOpen {
+		t.Fatal("the round must wait for the nose window")
+	}
+	for _, a := range (Game{}).Legal(s, 1, nil) {
+		if a.Kind != KindTouchNose {
+			t.Fatalf("legal while the round ends: %+v", a)
+		}
+	}
+	refused(t, s, 1, Action{Kind: KindDraw}, CodeRoundEnding, engine.Illegal)
+	refused(t, s, 0, Throw(0, 9, s.turn, 0), CodeRoundEnding, engine.Illegal)
+	evs := do(t, s, 1, Action{Kind: KindTouchNose})
+	e, ok := find[*pb.Event_RoundEnded](evs, engine.Public)
+	if !ok || len(e.RoundEnded.Results[0].Cards) != 6 || s.round != 2 {
+		t.Fatal("the round was not scored with seat 0's penalty card")
+	}
+	if r := e.RoundEnded.Results; !r[0].AssJoker || r[0].VictoryPointChange != -1 || r[1].VictoryPointChange != 1 {
+		t.Fatal("the Ass Joker's holder must lose a victory point and the other gain one")
+	}
+}
+
+// TestTimeoutResolvesEffect: with a turn timer a pending effect is resolved for its executor.
+func TestTimeoutResolvesEffect(t *testing.T) {
+	s := build(t, table{seats: 3, rows: [][]uint8{{1, 2, 3, 4}, {5, 6, 7, 8}, {1, 2, 3, 4}}, pile: []uint8{Give},
+		opts: &pb.Options{TurnTime: durationpb.New(5 * time.Second)}})
+	draw(t, s)
+	do(t, s, 0, Action{Kind: KindPlay})
+	d, ok := Game{}.Deadline(s)
+	if !ok || !d.Equal(at(1).Add(5*time.Second)) {
+		t.Fatalf("deadline %v", d)
+	}
+	evs, err := Game{}.Timeout(s, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, ok := find[*pb.Event_Gave](evs, engine.Public)
+	if !ok || g.Gave.From != 0 || g.Gave.FromSlot != 0 || g.Gave.To != 2 || s.cur != 2 {
+		t.Fatal("the timeout did not give the first card to the next seat")
+	}
+}
+
+func TestDecodeActionRefusals(t *testing.T) {
+	for _, c := range []struct {
+		msg  *pb.Action
+		code string
+	}{
+		{&pb.Action{}, engine.CodeUnknownAction},
+		{&pb.Action{Kind: &pb.Action_Throw{Throw: &pb.Throw{ExpectTop: 5}}}, engine.CodeBadAction},
+		{&pb.Action{Kind: &pb.Action_Throw{Throw: &pb.Throw{Slots: []uint32{1, 2, 3, 4, 5}, ExpectTop: 5}}}, engine.CodeBadAction},
+		{&pb.Action{Kind: &pb.Action_Throw{Throw: &pb.Throw{Slots: []uint32{1, 1}, ExpectTop: 5}}}, CodeDuplicateSlot},
+		{&pb.Action{Kind: &pb.Action_Throw{Throw: &pb.Throw{Slots: []uint32{1}, ExpectTop: 17}}}, CodeBadCard},
+		{&pb.Action{Kind: &pb.Action_Throw{Throw: &pb.Throw{Slots: []uint32{1}, ExpectTop: 5, Owner: 12}}}, engine.CodeBadSeat},
+		{&pb.Action{Kind: &pb.Action_Keep{Keep: &pb.Keep{Slot: 61}}}, CodeNoSuchSlot},
+		{&pb.Action{Kind: &pb.Action_Resolve{Resolve: &pb.Resolve{TargetSeat: 40}}}, engine.CodeBadSeat},
+	} {
+		_, err := Game{}.DecodeAction(c.msg)
+		var v *engine.Violation
+		if !errors.As(err, &v) || v.Code != c.code || v.Kind != engine.Malformed {
+			t.Errorf("%v: got %v, want Malformed %s", c.msg, err, c.code)
+		}
+	}
+	a := Throw(2, Joker, 12, 3, 1)
+	back, err := Game{}.DecodeAction(Game{}.EncodeAction(a))
+	if err != nil || back != a {
+		t.Fatalf("round trip %+v → %+v (%v)", a, back, err)
 	}
 }
