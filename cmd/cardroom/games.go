@@ -4,6 +4,7 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/sabaisabai"
 	"cardroom.dev/services/saboteur"
+	"cardroom.dev/services/sapotagem"
 	"cardroom.dev/services/sponsio"
 )
 
@@ -12,6 +13,7 @@ func engines() []engine.Engine {
 	return []engine.Engine{
 		sabaisabai.Engine(),
 		saboteur.Engine(),
+		sapotagem.Engine(),
 		sponsio.Engine(),
 	}
 }

@@ -7,6 +7,7 @@ require (
 	cardroom.dev/services/kit v0.0.0
 	cardroom.dev/services/sabaisabai v0.0.0
 	cardroom.dev/services/saboteur v0.0.0
+	cardroom.dev/services/sapotagem v0.0.0
 	cardroom.dev/services/sponsio v0.0.0
 	google.golang.org/grpc v1.85.0
 )
@@ -66,5 +67,6 @@ replace (
 	cardroom.dev/services/kit => ../../services/kit
 	cardroom.dev/services/sabaisabai => ../../services/sabaisabai
 	cardroom.dev/services/saboteur => ../../services/saboteur
+	cardroom.dev/services/sapotagem => ../../services/sapotagem
 	cardroom.dev/services/sponsio => ../../services/sponsio
 )

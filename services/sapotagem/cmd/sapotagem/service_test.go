@@ -28,7 +28,7 @@ func TestService(t *testing.T) {
 
 func play(t *testing.T, st store.Store) {
 	h := rulestest.Start(t, sapotagem.Engine(), st)
-	for i, n := range []int{3, 4, 6} {
+	for i, n := range []int{4, 6} {
 		log := h.PlayToEnd(t, fmt.Sprint("game", i), rulestest.Config("sapotagem", n, uint64(i+1), nil), 20000)
 		if len(log.GetTable().GetOutcome().GetResults()) != n {
 			t.Fatalf("%d players: outcome %v", n, log.GetTable().GetOutcome())
