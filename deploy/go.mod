@@ -1,0 +1,3 @@
+module cardroom.dev/deploy
+
+go 1.26.7
