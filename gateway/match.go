@@ -319,7 +319,7 @@ func (s *Server) seatMatch(ctx context.Context, m lobby.Match) {
 	}
 	t := lobby.Table{ID: m.TableID, Game: first.Game, State: lobby.TablePlaying, Capacity: m.Seats, Players: players,
 		Seats: shuffled(players), Options: first.Options, PerAction: first.PerAction, CreatedAt: s.now()}
-	err := s.lobby.CreateTable(ctx, t)
+	err := s.lobby.CreateTable(ctx, t, playingTableTTL)
 	if err == nil {
 		t.Version = 1
 		err = s.deal(ctx, &t)

@@ -3,7 +3,6 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	mrand "math/rand/v2"
 	"slices"
@@ -123,7 +122,7 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 			Players: []lobby.Player{{ID: sess.Player, Name: sess.Name}}, InviteCode: newCode(),
 			Options: opts, PerAction: perAction, CreatedAt: s.now(),
 		}
-		err := s.lobby.CreateTable(ctx, t)
+		err := s.lobby.CreateTable(ctx, t, openTableTTL)
 		if errors.Is(err, lobby.ErrExists) {
 			continue // an invite code collision: draw again
 		}
@@ -325,7 +324,6 @@ func shuffled(players []lobby.Player) []lobby.Player {
 	r := mrand.New(mrand.NewChaCha8(seed))
 	out := slices.Clone(players)
 	r.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
-	_ = binary.LittleEndian
 	return out
 }
 
@@ -362,7 +360,7 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 		}
 		t.Seats = shuffled(t.Players)
 		t.State = lobby.TablePlaying
-		return 0, nil
+		return playingTableTTL, nil
 	})
 	if err != nil {
 		return nil, err
@@ -371,7 +369,7 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 		// Back to the lobby: the table was not dealt.
 		_, _ = s.updateTable(context.WithoutCancel(ctx), id, func(t *lobby.Table) (time.Duration, error) {
 			t.State, t.Seats = lobby.TableOpen, nil
-			return 0, nil
+			return openTableTTL, nil
 		})
 		return nil, err
 	}
@@ -470,3 +468,11 @@ func (s *Server) finish(ctx context.Context, id string) {
 }
 
 var errAlready = errors.New("already done")
+
+// Lobby records expire: an open table a day after its last change, a table in play after a week
+// (a game left without time limits and without players ends there), a finished one after the
+// retention, like its log.
+const (
+	openTableTTL    = 24 * time.Hour
+	playingTableTTL = 7 * 24 * time.Hour
+)

@@ -109,8 +109,9 @@ type Match struct {
 
 // Store is the lobby store.
 type Store interface {
-	// CreateTable writes a new table and its invite code (if any). ErrExists if the id or code is taken.
-	CreateTable(ctx context.Context, t Table) error
+	// CreateTable writes a new table and its invite code (if any), expiring after ttl (0: never).
+	// ErrExists if the id or code is taken.
+	CreateTable(ctx context.Context, t Table, ttl time.Duration) error
 	LoadTable(ctx context.Context, id string) (Table, error)
 	// TableByCode is the id of the table with that invite code.
 	TableByCode(ctx context.Context, code string) (string, error)

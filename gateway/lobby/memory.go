@@ -46,7 +46,7 @@ func (m *Memory) live(r memRecord, ok bool) bool {
 	return ok && (r.expires.IsZero() || m.now().Before(r.expires))
 }
 
-func (m *Memory) CreateTable(_ context.Context, t Table) error {
+func (m *Memory) CreateTable(_ context.Context, t Table, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if r, ok := m.tables[t.ID]; m.live(r, ok) {
@@ -64,7 +64,11 @@ func (m *Memory) CreateTable(_ context.Context, t Table) error {
 	if err != nil {
 		return err
 	}
-	m.tables[t.ID] = memRecord{data: data, version: 1}
+	r := memRecord{data: data, version: 1}
+	if ttl > 0 {
+		r.expires = m.now().Add(ttl)
+	}
+	m.tables[t.ID] = r
 	return nil
 }
 

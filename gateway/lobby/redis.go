@@ -44,9 +44,13 @@ if ARGV[2] ~= '' then
   if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
 end
 redis.call('HSET', KEYS[1], 'd', ARGV[1], 'v', 1)
+if tonumber(ARGV[3]) > 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+end
 return 1`)
 
-func (r *Redis) CreateTable(ctx context.Context, t Table) error {
+func (r *Redis) CreateTable(ctx context.Context, t Table, ttl time.Duration) error {
 	data, err := json.Marshal(t)
 	if err != nil {
 		return err
@@ -55,7 +59,7 @@ func (r *Redis) CreateTable(ctx context.Context, t Table) error {
 	if t.InviteCode != "" {
 		code = t.ID
 	}
-	n, err := createTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode)}, data, code).Int()
+	n, err := createTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode)}, data, code, ttl.Milliseconds()).Int()
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}

@@ -23,6 +23,7 @@ func Run(t *testing.T, newStore func(t *testing.T) lobby.Store) {
 	}{
 		{"Tables", testTables},
 		{"TableConcurrentJoins", testConcurrentJoins},
+		{"TableExpiry", testTableExpiry},
 		{"Tickets", testTickets},
 		{"MatchFull", testMatchFull},
 		{"MatchAfterWait", testMatchAfterWait},
@@ -52,15 +53,15 @@ func testTables(t *testing.T, s lobby.Store) {
 	}
 	tb := lobby.Table{ID: id, Game: "g", Owner: "p1", State: lobby.TableOpen, Capacity: 4, InviteCode: code,
 		Players: []lobby.Player{{ID: "p1", Name: "Ann"}}, Options: []byte{1, 2}, PerAction: time.Second, CreatedAt: t0}
-	if err := s.CreateTable(ctx, tb); err != nil {
+	if err := s.CreateTable(ctx, tb, 0); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CreateTable(ctx, tb); !errors.Is(err, lobby.ErrExists) {
+	if err := s.CreateTable(ctx, tb, 0); !errors.Is(err, lobby.ErrExists) {
 		t.Fatalf("create twice: %v", err)
 	}
 	other := tb
 	other.ID = "t" + uid()
-	if err := s.CreateTable(ctx, other); !errors.Is(err, lobby.ErrExists) {
+	if err := s.CreateTable(ctx, other, 0); !errors.Is(err, lobby.ErrExists) {
 		t.Fatalf("code reused: %v", err)
 	}
 	if got, err := s.TableByCode(ctx, code); err != nil || got != id {
@@ -95,7 +96,7 @@ func testTables(t *testing.T, s lobby.Store) {
 func testConcurrentJoins(t *testing.T, s lobby.Store) {
 	ctx := t.Context()
 	id := "t" + uid()
-	if err := s.CreateTable(ctx, lobby.Table{ID: id, Game: "g", State: lobby.TableOpen, Capacity: 32}); err != nil {
+	if err := s.CreateTable(ctx, lobby.Table{ID: id, Game: "g", State: lobby.TableOpen, Capacity: 32}, 0); err != nil {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
@@ -356,4 +357,44 @@ func testDrive(t *testing.T, s lobby.Store) {
 	if got, _ := s.ClaimDrive(ctx, "r3", later.Add(time.Hour), time.Second, 1000); slices.Contains(got, a) || !slices.Contains(got, b) {
 		t.Fatalf("after drop: %v", got)
 	}
+}
+
+// waitFor polls cond until it holds or the deadline passes (expiry has no event to wait on).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 5s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func testTableExpiry(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	id, code := "t"+uid(), "C"+uid()
+	if err := s.CreateTable(ctx, lobby.Table{ID: id, Game: "g", State: lobby.TableOpen, InviteCode: code}, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the table expires", func() bool {
+		_, err := s.LoadTable(ctx, id)
+		return errors.Is(err, lobby.ErrNotFound)
+	})
+	if _, err := s.TableByCode(ctx, code); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("code of an expired table: %v", err)
+	}
+	// UpdateTable sets a new expiry.
+	id2 := "t" + uid()
+	if err := s.CreateTable(ctx, lobby.Table{ID: id2, Game: "g"}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	tb, _ := s.LoadTable(ctx, id2)
+	if err := s.UpdateTable(ctx, tb, 100*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the updated table expires", func() bool {
+		_, err := s.LoadTable(ctx, id2)
+		return errors.Is(err, lobby.ErrNotFound)
+	})
 }
