@@ -175,7 +175,14 @@ func (h *Harness) PlayToEnd(t testing.TB, tableID string, cfg *gamev1.TableConfi
 			t.Fatalf("step %d: version %d after %d", step, resp.GetVersion(), version)
 		}
 	}
-	logResp, err := h.Client.GetLog(ctx, &rulesv1.GetLogRequest{TableId: tableID})
+	return h.Log(t, tableID)
+}
+
+// Log returns a table's log after checking it: versions 1, 2, 3… and event sequences 1, 2, 3…
+// with neither gap nor repeat, and no action id twice.
+func (h *Harness) Log(t testing.TB, tableID string) *rulesv1.GetLogResponse {
+	t.Helper()
+	logResp, err := h.Client.GetLog(context.Background(), &rulesv1.GetLogRequest{TableId: tableID})
 	if err != nil {
 		t.Fatalf("log: %v", err)
 	}
@@ -185,6 +192,18 @@ func (h *Harness) PlayToEnd(t testing.TB, tableID string, cfg *gamev1.TableConfi
 			if seq++; e.GetSequence() != seq {
 				t.Fatalf("event sequence %d where %d was due", e.GetSequence(), seq)
 			}
+		}
+	}
+	ids := map[string]bool{}
+	for i, e := range logResp.GetEntries() {
+		if e.GetVersion() != uint64(i+1) {
+			t.Fatalf("log entry %d has version %d", i, e.GetVersion())
+		}
+		if id := e.GetActionId(); id != "" {
+			if ids[id] {
+				t.Fatalf("action id %q applied twice", id)
+			}
+			ids[id] = true
 		}
 	}
 	return logResp
