@@ -25,7 +25,8 @@ import (
 //	g:<game>          hash of the game's counters (see GameCounters)
 //	t:<table>         string: the table record (JSON)
 //	done              sorted set: done tables by finish ms (for forgetting them)
-//	p:<player>        hash: game → PlayerGameRecord (protobuf)
+//	pgames            set of game ids with player records
+//	pg:<game>         hash: player → PlayerGameRecord (protobuf)
 //	r:<player>        list: RecentGame (protobuf), newest first
 //	lb:<game>         sorted set: player → displayed rating
 //	live              hash: game → tables in play
@@ -60,23 +61,36 @@ local i = 6
 local n = #ARGV
 while i <= n do
   local op = ARGV[i]
-  if op == 'I' then
-    redis.call('HINCRBY', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]); i = i + 4
-  elseif op == 'C' then
-    if redis.call('HINCRBY', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]) <= 0 then
-      redis.call('HDEL', p .. ARGV[i+1], ARGV[i+2])
-    end
-    i = i + 4
-  elseif op == 'm' or op == 'M' then
+  if op == 'H' then
+    local cnt = tonumber(ARGV[i+2])
+    redis.call('HSET', p .. ARGV[i+1], unpack(ARGV, i+3, i+2+2*cnt))
+    i = i + 3 + 2*cnt
+  elseif op == 'N' then
+    -- Counter hash: one read and one write for many fields. Modes: + add, 0 add and delete at
+    -- zero or below, < keep the smaller, > keep the larger.
     local k = p .. ARGV[i+1]
-    local cur = redis.call('HGET', k, ARGV[i+2])
-    local v = tonumber(ARGV[i+3])
-    if not cur or (op == 'm' and v < tonumber(cur)) or (op == 'M' and v > tonumber(cur)) then
-      redis.call('HSET', k, ARGV[i+2], ARGV[i+3])
+    local cnt = tonumber(ARGV[i+2])
+    local fields = {}
+    for j = 0, cnt - 1 do fields[j+1] = ARGV[i+4+3*j] end
+    local cur = redis.call('HMGET', k, unpack(fields))
+    local set, del = {}, {}
+    for j = 0, cnt - 1 do
+      local mode, f, v = ARGV[i+3+3*j], ARGV[i+4+3*j], tonumber(ARGV[i+5+3*j])
+      local c = cur[j+1] and tonumber(cur[j+1])
+      local nv
+      if mode == '+' or mode == '0' then nv = (c or 0) + v
+      elseif mode == '<' then if c and c <= v then nv = nil else nv = v end
+      else if c and c >= v then nv = nil else nv = v end end
+      if mode == '0' and nv <= 0 then
+        del[#del+1] = f
+      elseif nv then
+        set[#set+1] = f
+        set[#set+1] = string.format('%.0f', nv)
+      end
     end
-    i = i + 4
-  elseif op == 'H' then
-    redis.call('HSET', p .. ARGV[i+1], ARGV[i+2], ARGV[i+3]); i = i + 4
+    if #set > 0 then redis.call('HSET', k, unpack(set)) end
+    if #del > 0 then redis.call('HDEL', k, unpack(del)) end
+    i = i + 3 + 3*cnt
   elseif op == 'S' then
     local cnt = tonumber(ARGV[i+1])
     local kv = {}
@@ -128,6 +142,20 @@ func grouped(args []any, op, key string, pairs []string) []any {
 	return args
 }
 
+// counters appends counter-hash operations (mode, field, value triples) in chunks.
+func counters(args []any, key string, triples []string) []any {
+	const chunk = 3 * 1000
+	for len(triples) > 0 {
+		n := min(len(triples), chunk)
+		args = append(args, "N", key, strconv.Itoa(n/3))
+		for _, v := range triples[:n] {
+			args = append(args, v)
+		}
+		triples = triples[n:]
+	}
+	return args
+}
+
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
 
 func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
@@ -135,21 +163,24 @@ func ftoa(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 func (r *Redis) Apply(ctx context.Context, d *Delta) error {
 	args := make([]any, 0, 64)
 	args = append(args, r.prefix, strconv.FormatUint(d.From, 10), strconv.FormatUint(d.To, 10), itoa(d.HighWater), itoa(d.PruneBefore))
+	var ingest []string
 	for k, v := range d.Ingest {
-		args = append(args, "I", "ingest", k, itoa(v))
+		ingest = append(ingest, "+", k, itoa(v))
 	}
+	args = counters(args, "ingest", ingest)
 	for g, gd := range d.Games {
-		key := "g:" + g
 		args = append(args, "A", "games", g)
+		var c []string
 		for f, v := range gd.Incr {
-			args = append(args, "I", key, f, itoa(v))
+			c = append(c, "+", f, itoa(v))
 		}
 		for f, v := range gd.Min {
-			args = append(args, "m", key, f, itoa(v))
+			c = append(c, "<", f, itoa(v))
 		}
 		for f, v := range gd.Max {
-			args = append(args, "M", key, f, itoa(v))
+			c = append(c, ">", f, itoa(v))
 		}
+		args = counters(args, "g:"+g, c)
 	}
 	// Commands with many arguments are grouped (chunks keep Lua's unpack within its stack).
 	var tables, done []string
@@ -165,12 +196,17 @@ func (r *Redis) Apply(ctx context.Context, d *Delta) error {
 	}
 	args = grouped(args, "S", "", tables)
 	args = grouped(args, "Z", "done", done)
+	records := map[string][]string{}
 	for k, rec := range d.Players {
 		b, err := deterministic.Marshal(rec)
 		if err != nil {
 			return fmt.Errorf("encode player record: %w", err)
 		}
-		args = append(args, "H", "p:"+k.Player, k.Game, string(b))
+		records[k.Game] = append(records[k.Game], k.Player, string(b))
+	}
+	for g, pairs := range records {
+		args = append(args, "A", "pgames", g)
+		args = grouped(args, "H", "pg:"+g, pairs)
 	}
 	// One push per player: LPUSH of several values pushes them in order, as one push each would.
 	limit := strconv.Itoa(max(d.RecentLimit, 1))
@@ -199,12 +235,16 @@ func (r *Redis) Apply(ctx context.Context, d *Delta) error {
 	for g, pairs := range boards {
 		args = grouped(args, "Z", "lb:"+g, pairs)
 	}
+	live := map[string][]string{}
 	for k, v := range d.Live {
 		if k.Player == "" {
-			args = append(args, "C", "live", k.Game, itoa(v))
+			live["live"] = append(live["live"], "0", k.Game, itoa(v))
 		} else {
-			args = append(args, "C", "on:"+k.Game, k.Player, itoa(v))
+			live["on:"+k.Game] = append(live["on:"+k.Game], "0", k.Player, itoa(v))
 		}
+	}
+	for key, c := range live {
+		args = counters(args, key, c)
 	}
 	res, err := applyScript.Run(ctx, r.rdb, nil, args...).Int()
 	if err != nil {
@@ -227,13 +267,13 @@ func (r *Redis) Load(ctx context.Context, keys Keys) (*State, error) {
 		}
 		tables = pipe.MGet(ctx, ks...)
 	}
-	byPlayer := map[string][]string{}
+	byGame := map[string][]string{}
 	for _, k := range keys.Players {
-		byPlayer[k.Player] = append(byPlayer[k.Player], k.Game)
+		byGame[k.Game] = append(byGame[k.Game], k.Player)
 	}
-	players := make(map[string]*redis.SliceCmd, len(byPlayer))
-	for p, games := range byPlayer {
-		players[p] = pipe.HMGet(ctx, r.prefix+"p:"+p, games...)
+	players := make(map[string]*redis.SliceCmd, len(byGame))
+	for g, ps := range byGame {
+		players[g] = pipe.HMGet(ctx, r.prefix+"pg:"+g, ps...)
 	}
 	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("load aggregates: %w", err)
@@ -256,7 +296,7 @@ func (r *Redis) Load(ctx context.Context, keys Keys) (*State, error) {
 			st.Tables[keys.Tables[i]] = t
 		}
 	}
-	for p, c := range players {
+	for g, c := range players {
 		for i, v := range c.Val() {
 			s, ok := v.(string)
 			if !ok {
@@ -266,7 +306,7 @@ func (r *Redis) Load(ctx context.Context, keys Keys) (*State, error) {
 			if err := proto.Unmarshal([]byte(s), rec); err != nil {
 				return nil, fmt.Errorf("decode player record: %w", err)
 			}
-			st.Players[PlayerKey{Player: p, Game: byPlayer[p][i]}] = rec
+			st.Players[PlayerKey{Player: byGame[g][i], Game: g}] = rec
 		}
 	}
 	return st, nil
@@ -331,20 +371,40 @@ func (r *Redis) Ingest(ctx context.Context) (map[string]int64, error) {
 	return r.counters(ctx, "ingest")
 }
 
-func (r *Redis) PlayerRecords(ctx context.Context, player string) ([]*statsv1.PlayerGameRecord, error) {
-	h, err := r.rdb.HGetAll(ctx, r.prefix+"p:"+player).Result()
+// recordGames lists the games with player records, sorted.
+func (r *Redis) recordGames(ctx context.Context) ([]string, error) {
+	gs, err := r.rdb.SMembers(ctx, r.prefix+"pgames").Result()
 	if err != nil {
+		return nil, fmt.Errorf("games: %w", err)
+	}
+	sort.Strings(gs)
+	return gs, nil
+}
+
+func (r *Redis) PlayerRecords(ctx context.Context, player string) ([]*statsv1.PlayerGameRecord, error) {
+	games, err := r.recordGames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pipe := r.rdb.Pipeline()
+	cmds := make([]*redis.StringCmd, len(games))
+	for i, g := range games {
+		cmds[i] = pipe.HGet(ctx, r.prefix+"pg:"+g, player)
+	}
+	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("player records: %w", err)
 	}
-	games := make([]string, 0, len(h))
-	for g := range h {
-		games = append(games, g)
-	}
-	sort.Strings(games)
-	out := make([]*statsv1.PlayerGameRecord, 0, len(games))
-	for _, g := range games {
+	var out []*statsv1.PlayerGameRecord
+	for _, c := range cmds {
+		b, err := c.Bytes()
+		if errors.Is(err, redis.Nil) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("player records: %w", err)
+		}
 		rec := &statsv1.PlayerGameRecord{}
-		if err := proto.Unmarshal([]byte(h[g]), rec); err != nil {
+		if err := proto.Unmarshal(b, rec); err != nil {
 			return nil, fmt.Errorf("decode player record: %w", err)
 		}
 		out = append(out, rec)
@@ -489,25 +549,30 @@ func (r *Redis) Snapshot(ctx context.Context) (*Snapshot, error) {
 		}
 		s.Tables[strings.TrimPrefix(k, "t:")] = t
 	}
-	pks, err := r.scan(ctx, "p:*")
+	pgames, err := r.recordGames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	for _, pk := range pks {
-		p := strings.TrimPrefix(pk, "p:")
-		h, err := r.rdb.HGetAll(ctx, r.prefix+"p:"+p).Result()
+	for _, g := range pgames {
+		h, err := r.rdb.HGetAll(ctx, r.prefix+"pg:"+g).Result()
 		if err != nil {
 			return nil, err
 		}
-		for g, b := range h {
+		for p, b := range h {
 			s.Players[PlayerKey{Player: p, Game: g}] = b
 		}
-		l, err := r.rdb.LRange(ctx, r.prefix+"r:"+p, 0, -1).Result()
+	}
+	rks, err := r.scan(ctx, "r:*")
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range rks {
+		l, err := r.rdb.LRange(ctx, r.prefix+k, 0, -1).Result()
 		if err != nil {
 			return nil, err
 		}
 		if len(l) > 0 {
-			s.Recent[p] = l
+			s.Recent[strings.TrimPrefix(k, "r:")] = l
 		}
 	}
 	lbs, err := r.scan(ctx, "lb:*")
