@@ -184,6 +184,13 @@ func (s *Server) playFor(ctx context.Context, t *lobby.Table, c rulesv1.RulesSer
 			TableId: t.ID, Seat: uint32(i), Action: sug.GetAction(),
 			ActionId: fmt.Sprintf("%s%d:%d", botActionPrefix, v, i), ExpectedVersion: &v,
 		})
+		if err == nil {
+			opt := forBot
+			if !p.Bot {
+				opt = forAbsent
+			}
+			s.metrics.botMoves.Add(ctx, 1, opt)
+		}
 		if err != nil && !errors.Is(err, context.Canceled) && status.Code(err) != codes.Aborted && status.Code(err) != codes.FailedPrecondition {
 			s.log.WarnContext(ctx, "a bot move failed", "table", t.ID, "seat", i, "error", err)
 		}

@@ -126,6 +126,7 @@ type Server struct {
 	hubs     *hubs
 	started  sync.Map // table id → *lobby.Table, for tables whose seats are fixed
 	kick     chan struct{}
+	metrics  *metrics
 
 	gamesMu sync.Mutex
 	games   map[string]*rulesv1.DescribeGameResponse
@@ -147,6 +148,7 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 		sessions: &sessions{key: opt.SessionKey, ttl: opt.SessionTTL, now: opt.Now},
 		limits:   newLimiter(opt.RateLimit, opt.RateBurst, opt.Now),
 		kick:     make(chan struct{}, 1),
+		metrics:  newMetrics(),
 		games:    map[string]*rulesv1.DescribeGameResponse{},
 	}
 	for g, cc := range conns {
@@ -179,12 +181,15 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) begin(ctx context.Context, req proto.Message) (Session, error) {
 	sess, err := s.sessions.fromContext(ctx)
 	if err != nil {
+		s.metrics.refusals.Add(ctx, 1, reasonUnauthenticated)
 		return Session{}, err
 	}
 	if !s.limits.allow(sess.Player) {
+		s.metrics.refusals.Add(ctx, 1, reasonRateLimited)
 		return Session{}, refusal(codes.ResourceExhausted, CodeRateLimited, "too many requests; slow down")
 	}
 	if req != nil && proto.Size(req) > s.opt.MaxRequestBytes {
+		s.metrics.refusals.Add(ctx, 1, reasonTooLarge)
 		return Session{}, invalid("", CodeTooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
 	}
 	return sess, nil

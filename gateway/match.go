@@ -334,7 +334,9 @@ func (s *Server) seatMatch(ctx context.Context, m lobby.Match) {
 		}
 		return
 	}
+	s.metrics.matches.Add(ctx, 1)
 	for _, tk := range tickets {
+		s.metrics.queueWait.Record(ctx, s.now().Sub(tk.QueuedAt).Seconds())
 		// Matched tickets stay readable for a while, then expire.
 		if _, err := s.updateTicket(ctx, tk.ID, func(*lobby.Ticket) (time.Duration, error) { return ticketRetention, nil }); err != nil {
 			s.log.WarnContext(ctx, "setting a matched ticket's expiry failed", "ticket", tk.ID, "error", err)

@@ -40,6 +40,7 @@ type hub struct {
 	err   error
 	refs  int // guarded by hubs.mu
 
+	base   context.Context // the starting call's values, never canceled
 	cancel context.CancelFunc
 	stop   func()
 
@@ -81,6 +82,9 @@ func (hs *hubs) acquire(ctx context.Context, t *lobby.Table) (*hub, func(), erro
 	hs.mu.Unlock()
 	h.err = h.start(ctx)
 	close(h.ready)
+	if h.err == nil {
+		hs.s.metrics.hubs.Add(ctx, 1)
+	}
 	if h.err != nil {
 		hs.release(h)
 		return nil, nil, h.err
@@ -97,6 +101,9 @@ func (hs *hubs) release(h *hub) {
 	}
 	hs.mu.Unlock()
 	if last {
+		if h.err == nil {
+			hs.s.metrics.hubs.Add(h.base, -1)
+		}
 		if h.cancel != nil {
 			h.cancel()
 		}
@@ -112,7 +119,8 @@ func (h *hub) start(ctx context.Context) error {
 		return err
 	}
 	// The hub outlives the call that started it; it ends with its last release.
-	hctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.base = context.WithoutCancel(ctx)
+	hctx, cancel := context.WithCancel(h.base)
 	h.cancel = cancel
 	// Subscribe first, then read the log: every event committed after the read is published after
 	// it, so it is on the stream after last.
@@ -169,6 +177,7 @@ func (h *hub) repair(ctx context.Context) {
 		gap := !h.gapSince.IsZero() && time.Since(h.gapSince) >= gapRepairAfter
 		h.mu.Unlock()
 		if gap {
+			h.s.metrics.gapRepairs.Add(ctx, 1)
 			if err := h.fill(ctx); err != nil && ctx.Err() == nil {
 				h.s.log.WarnContext(ctx, "repairing a gap in a table's events failed", "table", h.table, "error", err)
 			}
@@ -265,6 +274,8 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 		return err
 	}
 	defer release()
+	s.metrics.watchStreams.Add(ctx, 1)
+	defer s.metrics.watchStreams.Add(context.WithoutCancel(ctx), -1)
 	if seat >= 0 {
 		go s.present(ctx, t.ID, seat)
 	}
