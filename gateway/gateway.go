@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"cardroom.dev/gateway/lobby"
@@ -116,17 +117,18 @@ func (o *Options) defaults() {
 type Server struct {
 	gatewayv1.UnimplementedGatewayServiceServer
 
-	opt      Options
-	log      *slog.Logger
-	lobby    lobby.Store
-	bus      *bus.Bus
-	rules    map[string]rulesv1.RulesServiceClient
-	sessions *sessions
-	limits   *limiter
-	hubs     *hubs
-	started  sync.Map // table id → *lobby.Table, for tables whose seats are fixed
-	kick     chan struct{}
-	metrics  *metrics
+	opt        Options
+	log        *slog.Logger
+	lobby      lobby.Store
+	bus        *bus.Bus
+	rules      map[string]rulesv1.RulesServiceClient
+	sessions   *sessions
+	limits     *limiter
+	hubs       *hubs
+	started    sync.Map // table id → *lobby.Table, for tables whose seats are fixed
+	remembered atomic.Int64
+	kick       chan struct{}
+	metrics    *metrics
 
 	gamesMu sync.Mutex
 	games   map[string]*rulesv1.DescribeGameResponse

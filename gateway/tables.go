@@ -408,7 +408,7 @@ func (s *Server) deal(ctx context.Context, t *lobby.Table) error {
 	if err := s.lobby.AddDrive(ctx, t.ID); err != nil {
 		return err
 	}
-	s.started.Store(t.ID, t)
+	s.remember(t)
 	return nil
 }
 
@@ -448,8 +448,21 @@ func (s *Server) table(ctx context.Context, id string) (*lobby.Table, error) {
 	if t.State != lobby.TablePlaying && t.State != lobby.TableFinished {
 		return nil, refusal(codes.FailedPrecondition, CodeTableNotStarted, "the table has not started")
 	}
-	s.started.Store(id, &t)
+	s.remember(&t)
 	return &t, nil
+}
+
+// maxRemembered bounds the cache of started tables; past it the cache starts over.
+const maxRemembered = 100_000
+
+func (s *Server) remember(t *lobby.Table) {
+	if _, loaded := s.started.LoadOrStore(t.ID, t); loaded {
+		return
+	}
+	if s.remembered.Add(1) > maxRemembered {
+		s.started.Clear()
+		s.remembered.Store(0)
+	}
 }
 
 // finish records that a table is over: the lobby record expires with the retention, bots stop.

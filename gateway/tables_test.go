@@ -140,7 +140,7 @@ func TestPrivateTableLobby(t *testing.T) {
 // TestResumeWatch: a client drops its stream mid-game and resumes after the last sequence it saw;
 // over both streams it receives every event it may see exactly once, in order.
 func TestResumeWatch(t *testing.T) {
-	e := newEnv(t, envOptions{redis: true})
+	e := newEnv(t, envOptions{redis: true, gateways: 2})
 	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
 	tb := privateTable(t, ann, []*client{bob}, 1, rounds(6), 0)
 	id := tb.GetTableId()
@@ -177,9 +177,10 @@ func TestResumeWatch(t *testing.T) {
 	for ev := range w.ch { // what was already in flight counts as received
 		bob.events = append(bob.events, ev)
 	}
-	// While Bob is away, Ann must wait for his turn: the table moves on only when it is Bob's turn
-	// and he acts. Resume now after the last sequence he saw.
+	// Bob resumes on the other gateway replica, which has not followed this table yet: what he
+	// missed comes from the table's log, the rest from the bus.
 	last := bob.events[len(bob.events)-1].GetSequence()
+	bob.c, bob.gw = e.dial(1), 1
 	w2 := bob.watch(id, last)
 	defer w2.cancel()
 	if f := bob.play(id, w2, first); f == nil {
