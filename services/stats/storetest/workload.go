@@ -58,6 +58,9 @@ type WorkloadOptions struct {
 	// Faults adds malformed and unknown events, duplicated (republished) events and a TableCreated
 	// arriving after its TableFinished.
 	Faults bool
+	// GameEvents adds about that many public game events per table (a real game publishes one or more
+	// per action), which the consumer reads and skips.
+	GameEvents int
 }
 
 type gameSpec struct {
@@ -161,6 +164,11 @@ func NewWorkload(seed uint64, opts WorkloadOptions) *Workload {
 		ip := open[i]
 		// A few public game events and a private one.
 		for range r.IntN(3) {
+			ip.seq++
+			w.event(ip.t, ip.seq, clock, &anypb.Any{TypeUrl: "type.googleapis.com/cardroom." + ip.t.Game + ".v1.CardPlayed"}, -1)
+			w.Ignored++
+		}
+		for range opts.GameEvents {
 			ip.seq++
 			w.event(ip.t, ip.seq, clock, &anypb.Any{TypeUrl: "type.googleapis.com/cardroom." + ip.t.Game + ".v1.CardPlayed"}, -1)
 			w.Ignored++
