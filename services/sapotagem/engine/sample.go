@@ -11,12 +11,14 @@ import (
 // Sample deals a full state consistent with what a seat's view shows: the cards the seat has not
 // seen are dealt at random to the other hands and the face-down pile. Bots use it to play out
 // possible futures. It supports the tables whose trump comes from the trump pile (the base game
-// and variants that do not change where cards lie); ok is false for the others.
+// and variants that do not change where cards lie) or is fixed for the game (Under Arrest, Frogs on
+// Duty, Costly Absence); ok is false for the others.
 func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 	vars := variantsOf(v.GetOptions())
 	s = &State{}
 	s.Variants = vars
-	if !s.pileScheme() || s.on(vFugitiveFrogs) || s.planting() || v.GetViewer() < 0 || v.GetPhase() != pb.Phase_PHASE_PLAY {
+	fixed := s.on(vUnderArrest) || s.on(vFrogsOnDuty) || s.on(vCostlyAbsence)
+	if !(s.pileScheme() || fixed) || s.on(vFugitiveFrogs) || v.GetViewer() < 0 || v.GetPhase() != pb.Phase_PHASE_PLAY {
 		return nil, false
 	}
 	n := int8(len(v.GetSeats()))
@@ -27,6 +29,9 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 	s.Acted = (s.Turn - s.Starter + n) % n
 	s.Lead, s.TrumpColour = int8(v.GetLead())-1, int8(v.GetTrump())-1
 	s.TrumpCard, s.GameColour, s.Winner, s.Chooser, s.NextColour = CardID(v.GetTrumpCard()), -1, -1, -1, -1
+	if fixed {
+		s.GameColour = s.TrumpColour // these variants keep one trump colour all game
+	}
 	seen := uint64(0)
 	add := func(cs []*pb.Card) uint64 {
 		var m uint64
@@ -63,7 +68,9 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 		s.NPlayed++
 	}
 	var pile []int8
-	if s.on(vOpenInformation) {
+	if s.on(vUnderArrest) {
+		s.OpenPile = add(v.GetOpenPile())
+	} else if s.on(vOpenInformation) {
 		for _, c := range v.GetOpenPile() {
 			pile = append(pile, CardID(c))
 			seen |= bit(CardID(c))
