@@ -18,6 +18,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/natsembed"
 	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/store"
@@ -42,6 +43,7 @@ type envOptions struct {
 	gateways int
 	rules    int
 	opt      gateway.Options
+	games    []engine.Engine // default: the test game
 }
 
 // env is a whole cardroom in the test process: an embedded NATS, the stores, rules replicas of the
@@ -106,23 +108,32 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Cleanup(gs.Stop)
 		return lis.Addr().String()
 	}
-	var addrs []string
-	for i := range o.rules {
-		srv := rules.New(highcard.Engine(game), e.tables, connectBus(fmt.Sprint("rules-", i)), rules.Options{SweepInterval: 20 * time.Millisecond})
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = srv.Run(ctx) }()
-		addrs = append(addrs, serve(func(gs *grpc.Server) { rulesv1.RegisterRulesServiceServer(gs, srv) }))
+	engines := o.games
+	if len(engines) == 0 {
+		engines = []engine.Engine{highcard.Engine(game)}
 	}
-	// One target naming every replica (as DNS would): the gateway balances round-robin over them.
-	scheme := fmt.Sprintf("rules%d", schemes.Add(1))
-	rb := manual.NewBuilderWithScheme(scheme)
-	var state resolver.State
-	for _, a := range addrs {
-		state.Addresses = append(state.Addresses, resolver.Address{Addr: a})
+	targets := map[string]string{}
+	for _, eng := range engines {
+		name := eng.Info().Name
+		var addrs []string
+		for i := range o.rules {
+			srv := rules.New(eng, e.tables, connectBus(fmt.Sprint("rules-", name, i)), rules.Options{SweepInterval: 20 * time.Millisecond})
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = srv.Run(ctx) }()
+			addrs = append(addrs, serve(func(gs *grpc.Server) { rulesv1.RegisterRulesServiceServer(gs, srv) }))
+		}
+		// One target naming every replica (as DNS would): the gateway balances round-robin over them.
+		scheme := fmt.Sprintf("rules%d", schemes.Add(1))
+		rb := manual.NewBuilderWithScheme(scheme)
+		var state resolver.State
+		for _, a := range addrs {
+			state.Addresses = append(state.Addresses, resolver.Address{Addr: a})
+		}
+		rb.InitialState(state)
+		resolver.Register(rb)
+		targets[name] = scheme + ":///" + name
 	}
-	rb.InitialState(state)
-	resolver.Register(rb)
-	conns, closeConns, err := gateway.Dial(map[string]string{game: scheme + ":///" + game})
+	conns, closeConns, err := gateway.Dial(targets)
 	if err != nil {
 		t.Fatal(err)
 	}

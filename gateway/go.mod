@@ -14,6 +14,10 @@ require (
 )
 
 require (
+	cardroom.dev/services/sabaisabai v0.0.0
+	cardroom.dev/services/saboteur v0.0.0
+	cardroom.dev/services/sapotagem v0.0.0
+	cardroom.dev/services/sponsio v0.0.0
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -37,12 +41,12 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/redis/go-redis/extra/rediscmd/v9 v9.23.0 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
-	go.opentelemetry.io/otel v1.47.0 // indirect
+	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/prometheus v0.69.0 // indirect
 	go.opentelemetry.io/otel/log v1.47.0 // indirect
-	go.opentelemetry.io/otel/metric v1.47.0 // indirect
+	go.opentelemetry.io/otel/metric v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0 // indirect
 	go.opentelemetry.io/otel/sdk/metric v1.47.0 // indirect
 	go.opentelemetry.io/otel/trace v1.47.0 // indirect
@@ -60,4 +64,9 @@ require (
 replace (
 	cardroom.dev/proto => ../proto
 	cardroom.dev/services/kit => ../services/kit
+	cardroom.dev/services/sabaisabai => ../services/sabaisabai
+	cardroom.dev/services/saboteur => ../services/saboteur
+	cardroom.dev/services/sapotagem => ../services/sapotagem
+	cardroom.dev/services/sponsio => ../services/sponsio
 )
+

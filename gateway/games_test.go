@@ -1,0 +1,63 @@
+package gateway_test
+
+import (
+	"testing"
+	"time"
+
+	"cardroom.dev/gateway"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/sabaisabai"
+	"cardroom.dev/services/saboteur"
+	"cardroom.dev/services/sapotagem"
+	"cardroom.dev/services/sponsio"
+)
+
+// TestRealGames plays a whole table of each game through the gateway: its owner adds bots, starts,
+// and stays away, so after the grace period bots play every seat. A spectator watches to the end
+// and receives public events only; the owner's seat was played from its own view (SuggestAction).
+func TestRealGames(t *testing.T) {
+	games := []engine.Engine{sapotagem.Engine(), sponsio.Engine(), saboteur.Engine(), sabaisabai.Engine()}
+	e := newEnv(t, envOptions{games: games, opt: gateway.Options{AbsenceGrace: 100 * time.Millisecond}})
+	owner, spy := e.signIn(0, "Owner"), e.signIn(0, "Spectator")
+	list, err := owner.c.ListGames(owner.ctx(), &gatewayv1.ListGamesRequest{})
+	if err != nil || len(list.GetGames()) != len(games) {
+		t.Fatalf("games %v %v", list, err)
+	}
+	for _, g := range list.GetGames() {
+		t.Run(g.GetGame(), func(t *testing.T) {
+			cr, err := owner.c.CreateTable(owner.ctx(), &gatewayv1.CreateTableRequest{Game: g.GetGame(), Seats: g.GetMinSeats()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := cr.GetTableId()
+			if _, err := owner.c.AddBots(owner.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: g.GetMinSeats() - 1}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := owner.c.StartTable(owner.ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
+				t.Fatal(err)
+			}
+			w := spy.watch(id, 0)
+			defer w.cancel()
+			spy.events = nil
+			deadline := time.After(2 * time.Minute)
+			for done := false; !done; {
+				select {
+				case ev, ok := <-w.ch:
+					if !ok {
+						t.Fatalf("watch ended before the end: %v", <-w.done)
+					}
+					spy.events = append(spy.events, ev)
+					done = isFinished(ev)
+				case <-deadline:
+					t.Fatalf("%s did not finish; %d events", g.GetGame(), len(spy.events))
+				}
+			}
+			replay, err := owner.c.GetReplay(owner.ctx(), &gatewayv1.GetReplayRequest{TableId: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkStream(t, spy, replayEvents(replay), nil)
+		})
+	}
+}
