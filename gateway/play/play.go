@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -360,6 +361,18 @@ func (p *player) show(e *eventsv1.Event) bool {
 	return false
 }
 
+// colours paints the colour names games use in their enums (COLOUR_RED …) in their colour.
+var colours = regexp.MustCompile(`\bCOLOUR_(RED|GREEN|YELLOW|BLUE|BLACK|WHITE|PURPLE|ORANGE)\b`)
+
+var ansi = map[string]string{"RED": "31", "GREEN": "32", "YELLOW": "33", "BLUE": "34", "BLACK": "90", "WHITE": "97", "PURPLE": "35", "ORANGE": "38;5;208"}
+
+func paint(s string) string {
+	return colours.ReplaceAllStringFunc(s, func(m string) string {
+		name := strings.TrimPrefix(m, "COLOUR_")
+		return "\x1b[" + ansi[name] + "m" + strings.ToLower(name) + "\x1b[0m"
+	})
+}
+
 // render is a message on one line: its text form when its type is linked in, else its type name.
 func render(a *anypb.Any) string {
 	m, err := a.UnmarshalNew()
@@ -370,7 +383,7 @@ func render(a *anypb.Any) string {
 	if s == "" {
 		return string(m.ProtoReflect().Descriptor().Name())
 	}
-	return string(m.ProtoReflect().Descriptor().Name()) + " " + s
+	return string(m.ProtoReflect().Descriptor().Name()) + " " + paint(s)
 }
 
 func renderLong(a *anypb.Any) string {
@@ -378,5 +391,5 @@ func renderLong(a *anypb.Any) string {
 	if err != nil {
 		return string(a.MessageName())
 	}
-	return prototext.MarshalOptions{Multiline: true, Indent: "  "}.Format(m)
+	return paint(prototext.MarshalOptions{Multiline: true, Indent: "  "}.Format(m))
 }
