@@ -107,6 +107,14 @@ type Bot[A any] interface {
 	Choose(view proto.Message, legal []A, r *rand.Rand) A
 }
 
+// Waiter is a bot that may prefer to do nothing now. In real-time games a seat can nearly always act
+// (throw a card, make a call), and a bot that always acted would flood the table; such a bot says
+// whether it wants to act and with what. The harness asks a Waiter instead of calling Choose, and
+// reports "nothing to do" when it declines.
+type Waiter[A any] interface {
+	Wants(view proto.Message, legal []A) (A, bool)
+}
+
 // RandomBot plays a uniformly random legal action.
 type RandomBot[A any] struct{}
 
@@ -131,7 +139,8 @@ type State interface {
 	Legal(seat int) []proto.Message
 	View(viewer int) proto.Message
 	Outcome() (*gamev1.Outcome, bool)
-	// Suggest asks the game's bot for seat's move; false when the seat has nothing to do.
+	// Suggest asks the game's bot for seat's move; false when the seat has nothing to do or its bot
+	// would rather wait (see Waiter).
 	Suggest(seat int, r *rand.Rand) (proto.Message, bool)
 	Encode() ([]byte, error)
 }
@@ -200,5 +209,13 @@ func (b *bound[S, A]) Suggest(seat int, r *rand.Rand) (proto.Message, bool) {
 	if len(legal) == 0 {
 		return nil, false
 	}
-	return b.g.EncodeAction(b.bot.Choose(b.g.View(b.s, seat), legal, r)), true
+	view := b.g.View(b.s, seat)
+	if w, ok := b.bot.(Waiter[A]); ok {
+		a, want := w.Wants(view, legal)
+		if !want {
+			return nil, false
+		}
+		return b.g.EncodeAction(a), true
+	}
+	return b.g.EncodeAction(b.bot.Choose(view, legal, r)), true
 }

@@ -88,26 +88,38 @@ func (p *Playout[S, A]) Run(cfg engine.Config, r *rand.Rand) (Result[S, A], erro
 		}
 		deadline, waits := g.Deadline(s)
 		st := Step[A]{Seat: -1}
+		acting := len(actors) > 0 && !(waits && (r.Float64() < p.TimeoutChance || !now.Before(deadline)))
+		if acting {
+			// A random seat acts; if its bot would rather wait (engine.Waiter), the others are asked
+			// in seat order; if all wait, the deadline passes, or with none the first seat must act.
+			first := r.IntN(len(actors))
+			acting = false
+			for k := range actors {
+				seat := actors[(first+k)%len(actors)]
+				if a, ok := p.decide(s, seat, bufs[seat], r); ok {
+					st.Seat, st.Action, acting = seat, a, true
+					break
+				}
+			}
+			if !acting && !waits {
+				st.Seat = actors[first]
+				legal = bufs[st.Seat]
+				st.Action, acting = legal[r.IntN(len(legal))], true
+			}
+		}
 		switch {
-		case waits && (len(actors) == 0 || r.Float64() < p.TimeoutChance || !now.Before(deadline)):
-			if deadline.After(now) {
-				now = deadline
-			}
-			st.Timeout, st.At = true, now
-			st.Events, err = g.Timeout(s, now)
-		case len(actors) > 0:
-			st.Seat = actors[r.IntN(len(actors))]
-			legal = bufs[st.Seat]
-			if st.Seat < len(p.Bots) && p.Bots[st.Seat] != nil {
-				st.Action = p.Bots[st.Seat].Choose(g.View(s, st.Seat), legal, r)
-			} else {
-				st.Action = legal[r.IntN(len(legal))]
-			}
+		case acting:
 			if next := now.Add(tick); !waits || next.Before(deadline) {
 				now = next
 			}
 			st.At = now
 			st.Events, err = g.Apply(s, engine.Move[A]{Seat: st.Seat, Action: st.Action, At: now})
+		case waits:
+			if deadline.After(now) {
+				now = deadline
+			}
+			st.Timeout, st.At = true, now
+			st.Events, err = g.Timeout(s, now)
 		default:
 			return res, ErrStuck
 		}
@@ -125,6 +137,19 @@ func (p *Playout[S, A]) Run(cfg engine.Config, r *rand.Rand) (Result[S, A], erro
 		}
 	}
 	return res, fmt.Errorf("game not over after %d steps", maxSteps)
+}
+
+// decide asks seat's bot for a move: a random legal one without a bot, the bot's choice, or for a
+// Waiter its wish (false: it would rather wait).
+func (p *Playout[S, A]) decide(s S, seat int, legal []A, r *rand.Rand) (A, bool) {
+	if seat >= len(p.Bots) || p.Bots[seat] == nil {
+		return legal[r.IntN(len(legal))], true
+	}
+	view := p.Game.View(s, seat)
+	if w, ok := p.Bots[seat].(engine.Waiter[A]); ok {
+		return w.Wants(view, legal)
+	}
+	return p.Bots[seat].Choose(view, legal, r), true
 }
 
 // Replay deals cfg again and re-applies recorded steps through the proto encoding of each action,

@@ -101,8 +101,8 @@ func Config(game string, n int, seed uint64, options proto.Message) *gamev1.Tabl
 	return cfg
 }
 
-// PlayToEnd creates a table and plays it to its end through gRPC: at each step a random seat among
-// those with legal actions plays the move its bot suggests (SuggestAction), checked to be among
+// PlayToEnd creates a table and plays it to its end through gRPC: at each step a seat among those
+// with legal actions plays the move its bot suggests (SuggestAction), checked to be among
 // ListLegalActions; when no seat can act the clock passes the deadline and the timeout fires. It
 // checks that each action moves the version by one, and returns the game's log (the replay).
 func (h *Harness) PlayToEnd(t testing.TB, tableID string, cfg *gamev1.TableConfig, maxSteps int) *rulesv1.GetLogResponse {
@@ -150,20 +150,30 @@ func (h *Harness) PlayToEnd(t testing.TB, tableID string, cfg *gamev1.TableConfi
 			}
 			continue
 		}
-		seat := actors[r.IntN(len(actors))]
-		sug, err := h.Client.SuggestAction(ctx, &rulesv1.SuggestActionRequest{TableId: tableID, Seat: seat})
-		if err != nil {
-			t.Fatalf("suggest for seat %d: %v", seat, err)
-		}
-		found := false
-		for _, a := range legal[seat] {
-			found = found || proto.Equal(a, sug.GetAction())
-		}
-		if !found {
-			t.Fatalf("step %d: the bot suggested %v, not among seat %d's legal actions", step, sug.GetAction(), seat)
+		// Ask the seats' bots in random order; a bot may decline to act out of turn (a Waiter). If
+		// every bot declines, a random seat plays a random legal action.
+		r.Shuffle(len(actors), func(i, j int) { actors[i], actors[j] = actors[j], actors[i] })
+		seat, action := actors[0], legal[actors[0]][r.IntN(len(legal[actors[0]]))]
+		for _, s := range actors {
+			sug, err := h.Client.SuggestAction(ctx, &rulesv1.SuggestActionRequest{TableId: tableID, Seat: s})
+			if status.Code(err) == codes.FailedPrecondition {
+				continue
+			}
+			if err != nil {
+				t.Fatalf("suggest for seat %d: %v", s, err)
+			}
+			found := false
+			for _, a := range legal[s] {
+				found = found || proto.Equal(a, sug.GetAction())
+			}
+			if !found {
+				t.Fatalf("step %d: the bot suggested %v, not among seat %d's legal actions", step, sug.GetAction(), s)
+			}
+			seat, action = s, sug.GetAction()
+			break
 		}
 		h.Advance(time.Second)
-		resp, err := h.Client.Act(ctx, &rulesv1.ActRequest{TableId: tableID, Seat: seat, Action: sug.GetAction(),
+		resp, err := h.Client.Act(ctx, &rulesv1.ActRequest{TableId: tableID, Seat: seat, Action: action,
 			ActionId: fmt.Sprint("step-", step), ExpectedVersion: proto.Uint64(version)})
 		if err != nil {
 			if status.Code(err) == codes.Aborted {
