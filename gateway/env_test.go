@@ -69,7 +69,6 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	t.Cleanup(func() { cancel(); wg.Wait() })
 	ns, err := natsembed.Start(0, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +96,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	} else {
 		e.tables, e.lobby = store.NewMemory(), lobby.NewMemory()
 	}
+	// Registered after the stores' clients: cleanups run last-in first-out, so the background
+	// loops stop before the clients close.
+	t.Cleanup(func() { cancel(); wg.Wait() })
 	serve := func(register func(*grpc.Server)) string {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
