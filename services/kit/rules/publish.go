@@ -15,12 +15,18 @@ import (
 
 // messages turns committed events into bus messages: each on its table's public or seat subject,
 // TableFinished also on the game's finished subject. Message ids make republication idempotent.
-func messages(evs []*eventsv1.Event) ([]bus.Message, error) {
+// raw, when given, holds the events already encoded.
+func messages(evs []*eventsv1.Event, raw [][]byte) ([]bus.Message, error) {
 	out := make([]bus.Message, 0, len(evs)+1)
-	for _, e := range evs {
-		data, err := proto.Marshal(e)
-		if err != nil {
-			return nil, err
+	for i, e := range evs {
+		var data []byte
+		if raw != nil {
+			data = raw[i]
+		} else {
+			var err error
+			if data, err = proto.Marshal(e); err != nil {
+				return nil, err
+			}
 		}
 		subject := bus.PublicSubject(e.GetTableId())
 		if a, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok {
@@ -50,11 +56,11 @@ func uitoa(v uint64) string {
 
 // publish puts committed events on the bus. A failure does not undo the commit: the table stays in
 // the outbox and the sweeper republishes it (ids make that idempotent).
-func (s *Server) publish(ctx context.Context, table string, evs []*eventsv1.Event) {
+func (s *Server) publish(ctx context.Context, table string, evs []*eventsv1.Event, raw [][]byte) {
 	if len(evs) == 0 || s.pub == nil {
 		return
 	}
-	msgs, err := messages(evs)
+	msgs, err := messages(evs, raw)
 	if err == nil {
 		ctx, span := s.tracer.Start(ctx, "bus.publish")
 		err = s.pub.Publish(ctx, msgs)
@@ -207,7 +213,7 @@ func (s *Server) Republish(ctx context.Context, before time.Time) int {
 				}
 			}
 		}
-		msgs, err := messages(evs)
+		msgs, err := messages(evs, nil)
 		if err != nil || s.pub.Publish(ctx, msgs) != nil {
 			continue
 		}

@@ -26,6 +26,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -228,10 +229,9 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	if err != nil {
 		return nil, err
 	}
-	entry := &rulesv1.LogEntry{Version: 0, Time: timestamppb.New(now), Events: envs}
-	data, err := proto.Marshal(entry)
+	data, raw, err := encodeEntry(&rulesv1.LogEntry{Version: 0, Time: timestamppb.New(now)}, envs)
 	if err != nil {
-		return nil, fmt.Errorf("encode log entry: %w", err)
+		return nil, err
 	}
 	dl, _ := st.Deadline()
 	t := store.Table{ID: id, Config: cfgBytes, State: state, Sequence: uint64(len(envs)), Deadline: dl, CreatedAt: now}
@@ -239,7 +239,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 		return nil, err
 	}
 	s.metrics.tablesCreated.Add(ctx, 1)
-	s.publish(ctx, id, envs)
+	s.publish(ctx, id, envs, raw)
 	return &rulesv1.CreateTableResponse{Table: s.summary(t, cfg, nil)}, nil
 }
 
@@ -290,6 +290,33 @@ func visibility(to int) *eventsv1.Visibility {
 		return seatVisibility[to]
 	}
 	return &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: uint32(to)}}
+}
+
+// eventsField is LogEntry.events.
+var eventsField = (&rulesv1.LogEntry{}).ProtoReflect().Descriptor().Fields().ByName("events").Number()
+
+// encodeEntry encodes a log entry with its events, marshalling each event once: the log and the bus
+// carry the same bytes (raw, one per event). Events go last on the wire, which parsers accept.
+func encodeEntry(entry *rulesv1.LogEntry, envs []*eventsv1.Event) (data []byte, raw [][]byte, err error) {
+	entry.Events = nil
+	raw = make([][]byte, len(envs))
+	size := proto.Size(entry)
+	for i, e := range envs {
+		if raw[i], err = proto.Marshal(e); err != nil {
+			return nil, nil, fmt.Errorf("encode event: %w", err)
+		}
+		size += protowire.SizeTag(eventsField) + protowire.SizeBytes(len(raw[i]))
+	}
+	// The entry's size was just computed: reuse it.
+	if data, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(make([]byte, 0, size), entry); err != nil {
+		return nil, nil, fmt.Errorf("encode log entry: %w", err)
+	}
+	for _, b := range raw {
+		data = protowire.AppendTag(data, eventsField, protowire.BytesType)
+		data = protowire.AppendBytes(data, b)
+	}
+	entry.Events = envs
+	return data, raw, nil
 }
 
 // loaded is a table read from the store and decoded.
@@ -460,10 +487,10 @@ func (s *Server) write(ctx context.Context, l *loaded, entry *rulesv1.LogEntry, 
 	if err != nil {
 		return nil, false, err
 	}
-	entry.Version, entry.Time, entry.Events = version, timestamppb.New(now), envs
-	data, err := proto.Marshal(entry)
+	entry.Version, entry.Time = version, timestamppb.New(now)
+	data, raw, err := encodeEntry(entry, envs)
 	if err != nil {
-		return nil, false, fmt.Errorf("encode log entry: %w", err)
+		return nil, false, err
 	}
 	state, err := l.state.Encode()
 	if err != nil {
@@ -485,7 +512,7 @@ func (s *Server) write(ctx context.Context, l *loaded, entry *rulesv1.LogEntry, 
 	if finished {
 		s.metrics.tablesFinished.Add(ctx, 1)
 	}
-	s.publish(ctx, l.t.ID, envs)
+	s.publish(ctx, l.t.ID, envs, raw)
 	return envs, finished, nil
 }
 
