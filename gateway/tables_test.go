@@ -100,11 +100,28 @@ func TestPrivateTableLobby(t *testing.T) {
 	}
 	_, err = bob.c.Act(bob.ctx(), &gatewayv1.ActRequest{TableId: id, Action: action("pass"), ActionId: "x"})
 	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableNotStarted)
+	// Bob watches before the start: the stream waits for the deal. A stranger may not wait so.
+	early := bob.watch(id, 0)
+	defer early.cancel()
+	stranger := cid.watch(id, 0)
+	if _, ok := <-stranger.ch; ok {
+		t.Fatal("a stranger received an event of an open table")
+	}
+	wantCode(t, <-stranger.done, codes.FailedPrecondition, gateway.CodeTableNotStarted)
 	sr, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tb := sr.GetTable()
+	select {
+	case ev := <-early.ch:
+		if ev.GetSequence() != 1 {
+			t.Fatalf("first event after the start: %v", ev)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the early watcher got nothing at the start")
+	}
+	early.cancel()
 	if tb.GetState() != gatewayv1.TableState_TABLE_STATE_PLAYING || len(tb.GetSeats()) != 3 || tb.YourSeat == nil {
 		t.Fatalf("started table %v", tb)
 	}

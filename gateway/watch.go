@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,6 +14,8 @@ import (
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -265,6 +269,10 @@ func (s *Server) Watch(req *gatewayv1.WatchRequest, stream grpc.ServerStreamingS
 
 func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRequest, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {
 	t, err := s.table(ctx, req.GetTableId())
+	if status.Code(err) == codes.FailedPrecondition {
+		// A player at an open table waits on the stream for the deal.
+		t, err = s.awaitStart(ctx, sess, req.GetTableId())
+	}
 	if err != nil {
 		return err
 	}
@@ -301,6 +309,49 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 		case <-changed:
 		case <-ctx.Done():
 			return ctx.Err()
+		}
+	}
+}
+
+// awaitStart waits until the open table id, where the caller has a place, is dealt.
+func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobby.Table, error) {
+	wake, stop, err := s.subscribe(tableSubject(id))
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	for {
+		t, err := s.lobby.LoadTable(ctx, id)
+		if errors.Is(err, lobby.ErrNotFound) {
+			return nil, tableNotFound()
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch t.State {
+		case lobby.TablePlaying, lobby.TableFinished:
+			// The lobby says playing a moment before the rules service has dealt: wait for that too.
+			c, err := s.rulesOf(t.Game)
+			if err != nil {
+				return nil, err
+			}
+			_, err = c.GetView(ctx, &rulesv1.GetViewRequest{TableId: id, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
+			if err == nil {
+				return s.table(ctx, id)
+			}
+			if status.Code(err) != codes.NotFound {
+				return nil, err
+			}
+		case lobby.TableClosed:
+			return nil, refusal(codes.FailedPrecondition, CodeTableStarted, "the table was closed before the start")
+		}
+		if !slices.ContainsFunc(t.Players, func(p lobby.Player) bool { return p.ID == sess.Player }) {
+			return nil, refusal(codes.FailedPrecondition, CodeTableNotStarted, "the table has not started")
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-wake:
 		}
 	}
 }

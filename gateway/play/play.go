@@ -176,7 +176,7 @@ func (p *player) host(ctx context.Context, seats uint32) (string, error) {
 	}
 }
 
-// join takes a place and waits for the owner to start (asking the table's state every second).
+// join takes a place; the Watch stream then waits for the owner to start.
 func (p *player) join(ctx context.Context, code string) (string, error) {
 	r, err := p.c.JoinTable(p.ctx(ctx), &gatewayv1.JoinTableRequest{InviteCode: code})
 	if err != nil {
@@ -184,25 +184,7 @@ func (p *player) join(ctx context.Context, code string) (string, error) {
 	}
 	id := r.GetTable().GetTableId()
 	fmt.Fprintf(p.out, "joined table %s; waiting for its owner to start\n", id)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-	for {
-		g, err := p.c.GetTable(p.ctx(ctx), &gatewayv1.GetTableRequest{TableId: id})
-		if err != nil {
-			return "", err
-		}
-		switch g.GetTable().GetState() {
-		case gatewayv1.TableState_TABLE_STATE_PLAYING, gatewayv1.TableState_TABLE_STATE_FINISHED:
-			return id, nil
-		case gatewayv1.TableState_TABLE_STATE_CLOSED:
-			return "", errors.New("the owner closed the table")
-		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-tick.C:
-		}
-	}
+	return id, nil
 }
 
 func (p *player) queue(ctx context.Context, seats uint32, wait time.Duration) (string, error) {
@@ -254,6 +236,23 @@ func (p *player) play(ctx context.Context, table string) error {
 			events <- r.GetEvent()
 		}
 	}()
+	// The first event (the deal) comes once the table has started.
+	select {
+	case e, ok := <-events:
+		if !ok {
+			select {
+			case err := <-errc:
+				return err
+			default:
+				return nil
+			}
+		}
+		if p.show(e) {
+			return nil
+		}
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	if err := p.showView(ctx, table); err != nil {
 		return err
 	}
