@@ -93,6 +93,7 @@ type GatewayServiceClient interface {
 	ListLegalActions(ctx context.Context, in *ListLegalActionsRequest, opts ...grpc.CallOption) (*ListLegalActionsResponse, error)
 	// Watch streams a table's public events and the caller's private ones in sequence order,
 	// resuming after after_sequence with no gap and no duplicate. Spectators get public events only.
+	// A player at an open private table may watch before the start: the stream waits for the deal.
 	// While a seated player watches, the seat is theirs; after a grace period without a watch, a bot
 	// plays it until they come back.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
@@ -349,6 +350,7 @@ type GatewayServiceServer interface {
 	ListLegalActions(context.Context, *ListLegalActionsRequest) (*ListLegalActionsResponse, error)
 	// Watch streams a table's public events and the caller's private ones in sequence order,
 	// resuming after after_sequence with no gap and no duplicate. Spectators get public events only.
+	// A player at an open private table may watch before the start: the stream waits for the deal.
 	// While a seated player watches, the seat is theirs; after a grace period without a watch, a bot
 	// plays it until they come back.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
