@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+
+	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // applier applies batches of messages to a store: decode, load the records they touch, fold,
@@ -50,13 +54,7 @@ func (a *applier) apply(ctx context.Context, msgs []Message) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		// Logged once: after the commit, which happens once per sequence.
-		for _, e := range todo {
-			if e.kind == kindRejected {
-				a.log.WarnContext(ctx, "event rejected", slog.Uint64("stream_seq", e.seq), slog.String("subject", e.subject),
-					slog.String("reason", e.reason), slog.Any("error", e.err))
-			}
-		}
+		a.logRejections(ctx, todo)
 		return to, nil
 	}
 	return 0, fmt.Errorf("apply batch: %w", ErrConflict)
@@ -70,4 +68,96 @@ func ApplyBatch(ctx context.Context, st Store, agg Aggregator, msgs []Message, l
 	}
 	a := applier{store: st, agg: agg, log: log}
 	return a.apply(ctx, msgs)
+}
+
+// cache holds, for one consumer session, the records the session has touched as they are after
+// the last delta it computed. It lets the next batch be folded while the previous one is still
+// being applied: records it holds may be ahead of the store, records it lacks are untouched by
+// anything in flight, so reading them from the store is safe. Deltas still carry their From
+// position, so a cache that went wrong can only cause a refused Apply, never a wrong aggregate.
+type cache struct {
+	pos       uint64
+	highWater int64
+	tables    map[string]*TableRecord
+	players   map[PlayerKey]*statsv1.PlayerGameRecord
+}
+
+// cacheLimit bounds the records a session keeps; past it the cache is emptied between batches
+// (once nothing is in flight).
+const cacheLimit = 200_000
+
+func newCache(st *State) *cache {
+	return &cache{pos: st.Position, highWater: st.HighWater, tables: map[string]*TableRecord{}, players: map[PlayerKey]*statsv1.PlayerGameRecord{}}
+}
+
+func (c *cache) size() int { return len(c.tables) + len(c.players) }
+
+// foldCached decodes msgs and folds those after the cache's position into a delta, reading from
+// the store only the records the cache lacks. It returns nil when nothing is after the position.
+func (a *applier) foldCached(ctx context.Context, c *cache, msgs []Message) (*Delta, []*event, error) {
+	var evs []*event
+	for _, m := range msgs {
+		if m.Seq > c.pos {
+			evs = append(evs, decode(m))
+		}
+	}
+	if len(evs) == 0 {
+		return nil, nil, nil
+	}
+	keys := a.agg.keys(evs)
+	var missing Keys
+	for _, id := range keys.Tables {
+		if c.tables[id] == nil {
+			missing.Tables = append(missing.Tables, id)
+		}
+	}
+	for _, k := range keys.Players {
+		if c.players[k] == nil {
+			missing.Players = append(missing.Players, k)
+		}
+	}
+	st := &State{Position: c.pos, HighWater: c.highWater, Tables: map[string]*TableRecord{}, Players: map[PlayerKey]*statsv1.PlayerGameRecord{}}
+	if len(missing.Tables)+len(missing.Players) > 0 {
+		loaded, err := a.store.Load(ctx, missing)
+		if err != nil {
+			return nil, nil, err
+		}
+		maps.Copy(st.Tables, loaded.Tables)
+		maps.Copy(st.Players, loaded.Players)
+	}
+	for _, id := range keys.Tables {
+		if t := c.tables[id]; t != nil {
+			st.Tables[id] = t // never changed in place: the fold replaces table records
+		}
+	}
+	for _, k := range keys.Players {
+		if r := c.players[k]; r != nil {
+			st.Players[k] = proto.CloneOf(r) // the fold changes player records in place
+		}
+	}
+	d := a.agg.fold(st, evs, evs[len(evs)-1].seq)
+	// Only records the fold has (in the delta, or loaded unchanged) are cached: a key the cache
+	// lacks is read from the store next time.
+	for _, id := range keys.Tables {
+		if t := st.Tables[id]; t != nil {
+			c.tables[id] = t
+		}
+	}
+	for _, k := range keys.Players {
+		if r := st.Players[k]; r != nil {
+			c.players[k] = r
+		}
+	}
+	c.pos, c.highWater = d.To, d.HighWater
+	return d, evs, nil
+}
+
+// logRejections logs the rejected events of a committed batch: once, since a sequence commits once.
+func (a *applier) logRejections(ctx context.Context, evs []*event) {
+	for _, e := range evs {
+		if e.kind == kindRejected {
+			a.log.WarnContext(ctx, "event rejected", slog.Uint64("stream_seq", e.seq), slog.String("subject", e.subject),
+				slog.String("reason", e.reason), slog.Any("error", e.err))
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"cardroom.dev/services/kit/bus"
@@ -133,8 +134,29 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uin
 		return fmt.Errorf("consume: %w", err)
 	}
 	defer cc.Stop()
+	// Batches are folded here and applied by a committer goroutine, so the next batch is decoded
+	// and folded while the previous one is being written: the store's CPU and ours overlap.
+	st, err := c.ap.store.Load(ctx, Keys{})
+	if err != nil {
+		return err
+	}
+	if st.Position != pos {
+		return fmt.Errorf("%w: store at %d, session started at %d", ErrConflict, st.Position, pos)
+	}
+	cc2 := newCache(st)
+	work := make(chan *pending, 1)
+	failed := make(chan error, 1)
+	done := make(chan struct{})
+	var inflight sync.WaitGroup
+	go func() {
+		defer close(done)
+		c.commit(ctx, work, failed, &inflight)
+	}()
+	defer func() {
+		close(work)
+		<-done // nothing in flight when the next session reads the position
+	}()
 	nextConsumerSeq := uint64(1)
-	batch := make([]Message, 0, c.opt.Batch)
 	for {
 		var first jetstream.Msg
 		select {
@@ -142,9 +164,11 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uin
 			return ctx.Err()
 		case err := <-errc:
 			return err
+		case err := <-failed:
+			return err
 		case first = <-msgs:
 		}
-		batch = batch[:0]
+		batch := make([]Message, 0, c.opt.Batch)
 		last := first
 		m := first
 		for {
@@ -176,20 +200,63 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uin
 				break
 			}
 		}
-		applied, err := c.ap.apply(ctx, batch)
+		if cc2.size() > cacheLimit {
+			inflight.Wait() // nothing in flight: the store holds everything the cache does
+			cc2 = newCache(&State{Position: cc2.pos, HighWater: cc2.highWater})
+		}
+		d, evs, err := c.ap.foldCached(ctx, cc2, batch)
 		if err != nil {
 			return err
 		}
-		if applied != pos {
-			return fmt.Errorf("store at %d after applying up to %d", applied, pos)
-		}
-		if err := last.Ack(); err != nil {
-			c.opt.Logger.DebugContext(ctx, "ack failed", slog.Any("error", err))
-		}
-		if c.opt.AfterApply != nil {
-			if err := c.opt.AfterApply(ctx, pos); err != nil {
-				return err
-			}
+		inflight.Add(1)
+		select {
+		case work <- &pending{delta: d, events: evs, last: last, pos: pos}:
+		case <-ctx.Done():
+			inflight.Done()
+			return ctx.Err()
+		case err := <-failed:
+			inflight.Done()
+			return err
 		}
 	}
+}
+
+// pending is a folded batch on its way to the store.
+type pending struct {
+	delta  *Delta // nil: nothing after the position (acknowledge only)
+	events []*event
+	last   jetstream.Msg
+	pos    uint64
+}
+
+// commit applies pending batches in order, acknowledges them and logs their rejections, until work
+// is closed. At the first failure it reports on failed and applies nothing more (the session ends).
+func (c *Consumer) commit(ctx context.Context, work <-chan *pending, failed chan<- error, inflight *sync.WaitGroup) {
+	var err error
+	for p := range work {
+		if err == nil {
+			if err = c.commitOne(ctx, p); err != nil {
+				failed <- err
+			}
+		}
+		inflight.Done()
+	}
+}
+
+func (c *Consumer) commitOne(ctx context.Context, p *pending) error {
+	if p.delta != nil {
+		if err := c.ap.store.Apply(ctx, p.delta); err != nil {
+			return err
+		}
+		c.ap.logRejections(ctx, p.events)
+	}
+	if c.opt.AfterApply != nil {
+		if err := c.opt.AfterApply(ctx, p.pos); err != nil {
+			return err
+		}
+	}
+	if err := p.last.Ack(); err != nil {
+		c.opt.Logger.DebugContext(ctx, "ack failed", slog.Any("error", err))
+	}
+	return nil
 }

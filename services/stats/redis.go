@@ -27,7 +27,7 @@ import (
 //	done              sorted set: done tables by finish ms (for forgetting them)
 //	pgames            set of game ids with player records
 //	pg:<game>         hash: player → PlayerGameRecord (protobuf)
-//	r:<player>        list: RecentGame (protobuf), newest first
+//	rc                hash: player → recent games, newest first ("<length>:<RecentGame protobuf>" frames)
 //	lb:<game>         sorted set: player → displayed rating
 //	live              hash: game → tables in play
 //	on:<game>         hash: player → tables in play of that game
@@ -106,12 +106,30 @@ while i <= n do
     local cnt = tonumber(ARGV[i+2])
     redis.call('ZADD', p .. ARGV[i+1], unpack(ARGV, i+3, i+2+2*cnt))
     i = i + 3 + 2*cnt
-  elseif op == 'L' then
+  elseif op == 'R' then
+    -- Recent games: per player one string of "<length>:<bytes>" frames, newest first. The new
+    -- frames go in front of the first (limit - new) old ones: one read and one write for all.
     local k = p .. ARGV[i+1]
+    local limit = tonumber(ARGV[i+2])
     local cnt = tonumber(ARGV[i+3])
-    redis.call('LPUSH', k, unpack(ARGV, i+4, i+3+cnt))
-    redis.call('LTRIM', k, 0, tonumber(ARGV[i+2]) - 1)
-    i = i + 4 + cnt
+    local players = {}
+    for j = 0, cnt - 1 do players[j+1] = ARGV[i+4+3*j] end
+    local cur = redis.call('HMGET', k, unpack(players))
+    local set = {}
+    for j = 0, cnt - 1 do
+      local old = cur[j+1] or ''
+      local keep = limit - tonumber(ARGV[i+5+3*j])
+      local pos = 1
+      while keep > 0 and pos <= #old do
+        local c = string.find(old, ':', pos, true)
+        pos = c + 1 + tonumber(string.sub(old, pos, c - 1))
+        keep = keep - 1
+      end
+      set[#set+1] = players[j+1]
+      set[#set+1] = ARGV[i+6+3*j] .. string.sub(old, 1, pos - 1)
+    end
+    redis.call('HSET', k, unpack(set))
+    i = i + 4 + 3*cnt
   else
     return redis.error_reply('unknown op ' .. op)
   end
@@ -208,8 +226,7 @@ func (r *Redis) Apply(ctx context.Context, d *Delta) error {
 		args = append(args, "A", "pgames", g)
 		args = grouped(args, "H", "pg:"+g, pairs)
 	}
-	// One push per player: LPUSH of several values pushes them in order, as one push each would.
-	limit := strconv.Itoa(max(d.RecentLimit, 1))
+	limit := max(d.RecentLimit, 1)
 	pushes := map[string][]string{}
 	var order []string
 	for _, p := range d.Recent {
@@ -222,11 +239,26 @@ func (r *Redis) Apply(ctx context.Context, d *Delta) error {
 		}
 		pushes[p.Player] = append(pushes[p.Player], string(b))
 	}
+	var recent []string
 	for _, p := range order {
-		args = append(args, "L", "r:"+p, limit, strconv.Itoa(len(pushes[p])))
-		for _, v := range pushes[p] {
+		l := pushes[p]
+		var sb strings.Builder
+		n := 0
+		for i := len(l) - 1; i >= 0 && n < limit; i-- {
+			sb.WriteString(strconv.Itoa(len(l[i])))
+			sb.WriteByte(':')
+			sb.WriteString(l[i])
+			n++
+		}
+		recent = append(recent, p, strconv.Itoa(n), sb.String())
+	}
+	for len(recent) > 0 {
+		n := min(len(recent), 3*1000)
+		args = append(args, "R", "rc", strconv.Itoa(limit), strconv.Itoa(n/3))
+		for _, v := range recent[:n] {
 			args = append(args, v)
 		}
+		recent = recent[n:]
 	}
 	boards := map[string][]string{}
 	for k, v := range d.Board {
@@ -416,10 +448,18 @@ func (r *Redis) Recent(ctx context.Context, player string, n int) ([]*statsv1.Re
 	if n <= 0 {
 		return nil, nil
 	}
-	l, err := r.rdb.LRange(ctx, r.prefix+"r:"+player, 0, int64(n-1)).Result()
+	v, err := r.rdb.HGet(ctx, r.prefix+"rc", player).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("recent games: %w", err)
 	}
+	l, err := frames(v)
+	if err != nil {
+		return nil, err
+	}
+	l = l[:min(n, len(l))]
 	out := make([]*statsv1.RecentGame, 0, len(l))
 	for _, s := range l {
 		g := &statsv1.RecentGame{}
@@ -427,6 +467,24 @@ func (r *Redis) Recent(ctx context.Context, player string, n int) ([]*statsv1.Re
 			return nil, fmt.Errorf("decode recent game: %w", err)
 		}
 		out = append(out, g)
+	}
+	return out, nil
+}
+
+// frames splits "<length>:<bytes>" frames.
+func frames(s string) ([]string, error) {
+	var out []string
+	for len(s) > 0 {
+		c := strings.IndexByte(s, ':')
+		if c < 0 {
+			return nil, errors.New("recent games: bad frame")
+		}
+		n, err := strconv.Atoi(s[:c])
+		if err != nil || n < 0 || c+1+n > len(s) {
+			return nil, errors.New("recent games: bad frame")
+		}
+		out = append(out, s[c+1:c+1+n])
+		s = s[c+1+n:]
 	}
 	return out, nil
 }
@@ -562,17 +620,17 @@ func (r *Redis) Snapshot(ctx context.Context) (*Snapshot, error) {
 			s.Players[PlayerKey{Player: p, Game: g}] = b
 		}
 	}
-	rks, err := r.scan(ctx, "r:*")
+	rc, err := r.rdb.HGetAll(ctx, r.prefix+"rc").Result()
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range rks {
-		l, err := r.rdb.LRange(ctx, r.prefix+k, 0, -1).Result()
+	for p, v := range rc {
+		l, err := frames(v)
 		if err != nil {
 			return nil, err
 		}
 		if len(l) > 0 {
-			s.Recent[strings.TrimPrefix(k, "r:")] = l
+			s.Recent[p] = l
 		}
 	}
 	lbs, err := r.scan(ctx, "lb:*")
