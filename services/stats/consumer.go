@@ -26,6 +26,8 @@ type ConsumerOptions struct {
 	// Aggregator is the aggregation (default DefaultAggregator).
 	Aggregator *Aggregator
 	Logger     *slog.Logger
+	// CacheLimit bounds the records a session keeps in memory (default 200,000).
+	CacheLimit int
 	// AfterApply, when set, is called after each batch is applied (tests inject failures here).
 	AfterApply func(ctx context.Context, position uint64) error
 }
@@ -51,6 +53,9 @@ func NewConsumer(b *bus.Bus, st Store, opt ConsumerOptions) *Consumer {
 	}
 	if opt.Batch <= 0 {
 		opt.Batch = 1000
+	}
+	if opt.CacheLimit <= 0 {
+		opt.CacheLimit = cacheLimit
 	}
 	agg := DefaultAggregator
 	if opt.Aggregator != nil {
@@ -200,7 +205,7 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uin
 				break
 			}
 		}
-		if cc2.size() > cacheLimit {
+		if cc2.size() > c.opt.CacheLimit {
 			inflight.Wait() // nothing in flight: the store holds everything the cache does
 			cc2 = newCache(&State{Position: cc2.pos, HighWater: cc2.highWater})
 		}

@@ -217,7 +217,7 @@ func TestConsumerKillAndRestart(t *testing.T) {
 			p := newProgress()
 			var calls atomic.Int64
 			ctx, kill := context.WithCancel(context.Background())
-			c1 := stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: log, Batch: 50, AfterApply: func(ctx context.Context, pos uint64) error {
+			c1 := stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: log, Batch: 50, CacheLimit: 300, AfterApply: func(ctx context.Context, pos uint64) error {
 				_ = p.hook(ctx, pos)
 				switch calls.Add(1) {
 				case 3, 7:
@@ -245,7 +245,7 @@ func TestConsumerKillAndRestart(t *testing.T) {
 
 			publish(t, b, w.Msgs[half:])
 			p2 := newProgress()
-			stop := runConsumer(t, stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: log, AfterApply: p2.hook}))
+			stop := runConsumer(t, stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: log, CacheLimit: 1000, AfterApply: p2.hook}))
 			p2.wait(t, w.LastPublicSeq(), time.Minute)
 			stop()
 			storetest.Check(t, t.Context(), st, w)
