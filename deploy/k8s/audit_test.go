@@ -1,0 +1,511 @@
+package k8s_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// games are the rules services the gateway must route to.
+var games = []string{"sapotagem", "sponsio", "sabaisabai", "saboteur"}
+
+// healthService is the gRPC health service name each component's readiness probe asks for.
+var healthService = map[string]string{
+	"gateway": "cardroom.gateway.v1.GatewayService",
+	"rules":   "cardroom.rules.v1.RulesService",
+	"stats":   "cardroom.stats.v1.StatsService",
+}
+
+// externalSecrets are created out of band in an overlay, never rendered (they hold real keys).
+var externalSecrets = map[string][]string{"prod": {"gateway-session"}}
+
+// audit lists every way an overlay breaks the deployment rules; nothing means it is fine.
+func audit(o *objects) []string {
+	var p problems
+	p.overlay = o.overlay
+	for _, d := range o.deployments {
+		p.workload(o, "Deployment", d.Name, &d.Spec.Template)
+		p.deployment(o, d)
+	}
+	for _, s := range o.statefulSets {
+		p.workload(o, "StatefulSet", s.Name, &s.Spec.Template)
+	}
+	p.serviceAccounts(o)
+	p.services(o)
+	p.routes(o)
+	p.denyAll(o)
+	p.scaling(o)
+	switch o.overlay {
+	case "dev":
+		p.dev(o)
+	case "prod":
+		p.prod(o)
+	}
+	return p.list
+}
+
+type problems struct {
+	overlay string
+	list    []string
+}
+
+func (p *problems) add(format string, args ...any) {
+	p.list = append(p.list, fmt.Sprintf(format, args...))
+}
+
+// workload: resources, security and images of every pod template.
+func (p *problems) workload(o *objects, kind, name string, t *corev1.PodTemplateSpec) {
+	ps := t.Spec.SecurityContext
+	podNonRoot := ps != nil && ps.RunAsNonRoot != nil && *ps.RunAsNonRoot
+	if len(t.Spec.Containers) == 0 {
+		p.add("%s %s: no containers", kind, name)
+	}
+	for _, c := range append(slices.Clone(t.Spec.InitContainers), t.Spec.Containers...) {
+		where := fmt.Sprintf("%s %s container %s", kind, name, c.Name)
+		for _, r := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+			req, okReq := c.Resources.Requests[r]
+			lim, okLim := c.Resources.Limits[r]
+			switch {
+			case !okReq || req.IsZero():
+				p.add("%s: no %s request", where, r)
+			case !okLim || lim.IsZero():
+				p.add("%s: no %s limit", where, r)
+			case lim.Cmp(req) < 0:
+				p.add("%s: %s limit %s below request %s", where, r, lim.String(), req.String())
+			}
+		}
+		sc := c.SecurityContext
+		nonRoot := podNonRoot
+		if sc != nil && sc.RunAsNonRoot != nil {
+			nonRoot = *sc.RunAsNonRoot
+		}
+		if !nonRoot {
+			p.add("%s: not runAsNonRoot", where)
+		}
+		if sc == nil || sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem {
+			p.add("%s: root filesystem not read-only", where)
+		}
+		if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation {
+			p.add("%s: privilege escalation allowed", where)
+		}
+		if sc == nil || sc.Capabilities == nil || !slices.Contains(sc.Capabilities.Drop, "ALL") || len(sc.Capabilities.Add) > 0 {
+			p.add("%s: capabilities not all dropped", where)
+		}
+		if !tagged(c.Image) {
+			p.add("%s: image %q has no fixed tag", where, c.Image)
+		}
+		p.references(o, where, c)
+	}
+}
+
+// tagged: a digest, or a tag that is not "latest".
+func tagged(image string) bool {
+	if strings.Contains(image, "@sha256:") {
+		return true
+	}
+	slash := strings.LastIndex(image, "/")
+	colon := strings.LastIndex(image, ":")
+	if colon < slash+1 {
+		return false
+	}
+	tag := image[colon+1:]
+	return tag != "" && tag != "latest"
+}
+
+// references: every ConfigMap and Secret a container reads exists (or is an external Secret).
+func (p *problems) references(o *objects, where string, c corev1.Container) {
+	cm := func(name string) {
+		if !slices.ContainsFunc(o.configMaps, func(m *corev1.ConfigMap) bool { return m.Name == name }) {
+			p.add("%s: ConfigMap %s does not exist", where, name)
+		}
+	}
+	sec := func(name, key string) {
+		if slices.Contains(externalSecrets[o.overlay], name) {
+			return
+		}
+		i := slices.IndexFunc(o.secrets, func(s *corev1.Secret) bool { return s.Name == name })
+		if i < 0 {
+			p.add("%s: Secret %s does not exist", where, name)
+			return
+		}
+		_, inData := o.secrets[i].Data[key]
+		_, inString := o.secrets[i].StringData[key]
+		if key != "" && !inData && !inString {
+			p.add("%s: Secret %s has no key %s", where, name, key)
+		}
+	}
+	for _, e := range c.EnvFrom {
+		if e.ConfigMapRef != nil {
+			cm(e.ConfigMapRef.Name)
+		}
+		if e.SecretRef != nil {
+			sec(e.SecretRef.Name, "")
+		}
+	}
+	for _, e := range c.Env {
+		if e.ValueFrom == nil {
+			continue
+		}
+		if r := e.ValueFrom.ConfigMapKeyRef; r != nil {
+			cm(r.Name)
+		}
+		if r := e.ValueFrom.SecretKeyRef; r != nil {
+			sec(r.Name, r.Key)
+		}
+	}
+}
+
+// deployment: cardroom's own processes answer native gRPC probes on their gRPC port.
+func (p *problems) deployment(o *objects, d *appsv1.Deployment) {
+	component := d.Spec.Template.Labels["app.kubernetes.io/component"]
+	want, ok := healthService[component]
+	if !ok {
+		p.add("Deployment %s: unknown component %q", d.Name, component)
+	}
+	for _, c := range d.Spec.Template.Spec.Containers {
+		where := fmt.Sprintf("Deployment %s container %s", d.Name, c.Name)
+		grpcPort := int32(0)
+		for _, port := range c.Ports {
+			if port.Name == "grpc" {
+				grpcPort = port.ContainerPort
+			}
+		}
+		if grpcPort == 0 {
+			p.add("%s: no port named grpc", where)
+		}
+		for kind, pr := range map[string]*corev1.Probe{"readiness": c.ReadinessProbe, "liveness": c.LivenessProbe} {
+			switch {
+			case pr == nil:
+				p.add("%s: no %s probe", where, kind)
+			case pr.GRPC == nil || pr.HTTPGet != nil || pr.TCPSocket != nil || pr.Exec != nil:
+				p.add("%s: %s probe is not gRPC", where, kind)
+			case pr.GRPC.Port != grpcPort:
+				p.add("%s: %s probe on port %d, gRPC on %d", where, kind, pr.GRPC.Port, grpcPort)
+			}
+		}
+		if pr := c.ReadinessProbe; pr != nil && pr.GRPC != nil && (pr.GRPC.Service == nil || *pr.GRPC.Service != want) {
+			p.add("%s: readiness probe does not ask for %s", where, want)
+		}
+	}
+	if d.Spec.Template.Spec.AutomountServiceAccountToken == nil || *d.Spec.Template.Spec.AutomountServiceAccountToken {
+		p.add("Deployment %s: mounts a service account token it does not use", d.Name)
+	}
+}
+
+// serviceAccounts: one of its own per Deployment, and it exists.
+func (p *problems) serviceAccounts(o *objects) {
+	used := map[string]string{}
+	for _, d := range o.deployments {
+		sa := d.Spec.Template.Spec.ServiceAccountName
+		switch {
+		case sa == "" || sa == "default":
+			p.add("Deployment %s: no ServiceAccount of its own", d.Name)
+			continue
+		case used[sa] != "":
+			p.add("Deployment %s: shares ServiceAccount %s with %s", d.Name, sa, used[sa])
+		}
+		used[sa] = d.Name
+		if !slices.ContainsFunc(o.serviceAccounts, func(s *corev1.ServiceAccount) bool { return s.Name == sa }) {
+			p.add("Deployment %s: ServiceAccount %s does not exist", d.Name, sa)
+		}
+	}
+}
+
+// services: each selects pods of some workload, on a port they have.
+func (p *problems) services(o *objects) {
+	for _, s := range o.services {
+		if len(s.Spec.Selector) == 0 {
+			p.add("Service %s: no selector", s.Name)
+			continue
+		}
+		if len(selectedTemplates(o, s)) == 0 {
+			p.add("Service %s: selects no workload", s.Name)
+		}
+		for _, port := range s.Spec.Ports {
+			if !serves(o, s, port) {
+				p.add("Service %s: port %s reaches no container port", s.Name, port.Name)
+			}
+		}
+	}
+}
+
+func selectedTemplates(o *objects, s *corev1.Service) []*corev1.PodTemplateSpec {
+	sel := labels.SelectorFromSet(s.Spec.Selector)
+	var out []*corev1.PodTemplateSpec
+	for _, d := range o.deployments {
+		if sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+			out = append(out, &d.Spec.Template)
+		}
+	}
+	for _, st := range o.statefulSets {
+		if sel.Matches(labels.Set(st.Spec.Template.Labels)) {
+			out = append(out, &st.Spec.Template)
+		}
+	}
+	return out
+}
+
+func serves(o *objects, s *corev1.Service, port corev1.ServicePort) bool {
+	for _, t := range selectedTemplates(o, s) {
+		for _, c := range t.Spec.Containers {
+			for _, cp := range c.Ports {
+				if port.TargetPort.StrVal == cp.Name && cp.Name != "" || port.TargetPort.IntValue() == int(cp.ContainerPort) ||
+					port.TargetPort.IntValue() == 0 && port.TargetPort.StrVal == "" && port.Port == cp.ContainerPort {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// env is a container's effective variable (explicit env wins over envFrom ConfigMaps, as in a pod).
+func env(o *objects, c corev1.Container, name string) (string, bool) {
+	for _, e := range c.Env {
+		if e.Name == name && e.ValueFrom == nil {
+			return e.Value, true
+		}
+	}
+	val, found := "", false
+	for _, ef := range c.EnvFrom {
+		if ef.ConfigMapRef == nil {
+			continue
+		}
+		key, ok := strings.CutPrefix(name, ef.Prefix)
+		if !ok {
+			continue
+		}
+		for _, m := range o.configMaps {
+			if m.Name == ef.ConfigMapRef.Name {
+				if v, ok := m.Data[key]; ok {
+					val, found = v, true
+				}
+			}
+		}
+	}
+	return val, found
+}
+
+func deploymentNamed(o *objects, name string) *appsv1.Deployment {
+	for _, d := range o.deployments {
+		if d.Name == name {
+			return d
+		}
+	}
+	return nil
+}
+
+// routes: every rules service the gateway's CARDROOM_RULES_TARGETS names is a headless Service
+// in front of that game's rules pods, on their gRPC port, and every game is routed.
+func (p *problems) routes(o *objects) {
+	gw := deploymentNamed(o, "gateway")
+	if gw == nil {
+		p.add("no gateway Deployment")
+		return
+	}
+	raw, ok := env(o, gw.Spec.Template.Spec.Containers[0], "CARDROOM_RULES_TARGETS")
+	if !ok || raw == "" {
+		p.add("gateway: CARDROOM_RULES_TARGETS not set")
+		return
+	}
+	routed := map[string]bool{}
+	for pair := range strings.SplitSeq(raw, ",") {
+		game, target, ok := strings.Cut(strings.TrimSpace(pair), "=")
+		if !ok {
+			p.add("gateway: rules target %q is not game=target", pair)
+			continue
+		}
+		routed[game] = true
+		hostPort, ok := strings.CutPrefix(target, "dns:///")
+		if !ok {
+			p.add("gateway: %s target %q is not dns:/// (no client-side balancing over replicas)", game, target)
+			continue
+		}
+		host, port, _ := strings.Cut(hostPort, ":")
+		name, _, _ := strings.Cut(host, ".")
+		i := slices.IndexFunc(o.services, func(s *corev1.Service) bool { return s.Name == name })
+		if i < 0 {
+			p.add("gateway: %s routes to %s, no such Service", game, name)
+			continue
+		}
+		s := o.services[i]
+		if s.Spec.ClusterIP != corev1.ClusterIPNone {
+			p.add("gateway: %s routes to Service %s, which is not headless", game, name)
+		}
+		portOK := false
+		for _, sp := range s.Spec.Ports {
+			if fmt.Sprint(sp.Port) == port && serves(o, s, sp) {
+				portOK = true
+			}
+		}
+		if !portOK {
+			p.add("gateway: %s routes to %s:%s, which reaches no pod port", game, name, port)
+		}
+		for _, t := range selectedTemplates(o, s) {
+			if t.Labels["app.kubernetes.io/component"] != "rules" {
+				p.add("gateway: %s routes to Service %s, which selects non-rules pods", game, name)
+			}
+		}
+	}
+	for _, g := range games {
+		if !routed[g] {
+			p.add("gateway: no route to the %s rules service", g)
+		}
+	}
+}
+
+// denyAll: a policy that selects every pod and allows nothing in either direction.
+func (p *problems) denyAll(o *objects) {
+	for _, np := range o.netpols {
+		s := np.Spec
+		if len(s.PodSelector.MatchLabels) == 0 && len(s.PodSelector.MatchExpressions) == 0 &&
+			len(s.Ingress) == 0 && len(s.Egress) == 0 &&
+			slices.Contains(s.PolicyTypes, "Ingress") && slices.Contains(s.PolicyTypes, "Egress") {
+			return
+		}
+	}
+	p.add("no deny-all NetworkPolicy")
+}
+
+// scaling: every Deployment has a disruption budget; every one but stats (a single consumer) has
+// an autoscaler.
+func (p *problems) scaling(o *objects) {
+	for _, d := range o.deployments {
+		pdb := false
+		for _, b := range o.pdbs {
+			if b.Spec.Selector != nil && labels.SelectorFromSet(b.Spec.Selector.MatchLabels).Matches(labels.Set(d.Spec.Template.Labels)) && len(b.Spec.Selector.MatchLabels) > 0 {
+				pdb = true
+			}
+		}
+		if !pdb {
+			p.add("Deployment %s: no PodDisruptionBudget", d.Name)
+		}
+		hpa := false
+		for _, h := range o.hpas {
+			if h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == d.Name {
+				hpa = true
+				if d.Spec.Replicas != nil && h.Spec.MinReplicas != nil && *h.Spec.MinReplicas > *d.Spec.Replicas {
+					p.add("HPA %s: minReplicas %d above the Deployment's %d", h.Name, *h.Spec.MinReplicas, *d.Spec.Replicas)
+				}
+			}
+		}
+		stats := d.Name == "stats"
+		if !hpa && !stats {
+			p.add("Deployment %s: no HorizontalPodAutoscaler", d.Name)
+		}
+		if hpa && stats {
+			p.add("Deployment stats: autoscaled, but runs one consumer")
+		}
+	}
+}
+
+func replicas(d *appsv1.Deployment) int32 {
+	if d.Spec.Replicas == nil {
+		return 1
+	}
+	return *d.Spec.Replicas
+}
+
+// dev: one replica of each, Redis and NATS with JetStream as StatefulSets from official images,
+// and the processes pointed at them.
+func (p *problems) dev(o *objects) {
+	for _, d := range o.deployments {
+		if replicas(d) != 1 {
+			p.add("dev: Deployment %s has %d replicas, want 1", d.Name, replicas(d))
+		}
+	}
+	dep := map[string]struct{ image, url string }{
+		"redis": {"redis:", "redis://redis:6379"},
+		"nats":  {"nats:", "nats://nats:4222"},
+	}
+	for name, want := range dep {
+		i := slices.IndexFunc(o.statefulSets, func(s *appsv1.StatefulSet) bool { return s.Name == name })
+		if i < 0 {
+			p.add("dev: no %s StatefulSet", name)
+			continue
+		}
+		st := o.statefulSets[i]
+		c := st.Spec.Template.Spec.Containers[0]
+		if !strings.HasPrefix(c.Image, want.image) {
+			p.add("dev: %s image %s is not the official one", name, c.Image)
+		}
+		if name == "nats" && !slices.Contains(c.Args, "--jetstream") && !slices.Contains(c.Args, "-js") {
+			p.add("dev: nats runs without JetStream")
+		}
+		if name == "redis" && !strings.Contains(strings.Join(c.Args, " "), "--appendonly yes") {
+			p.add("dev: redis runs without persistence")
+		}
+		if len(st.Spec.VolumeClaimTemplates) == 0 {
+			p.add("dev: %s keeps no data on a volume", name)
+		}
+		if !slices.ContainsFunc(o.services, func(s *corev1.Service) bool { return s.Name == name && len(selectedTemplates(o, s)) > 0 }) {
+			p.add("dev: no Service in front of %s", name)
+		}
+		for _, d := range o.deployments {
+			v, _ := env(o, d.Spec.Template.Spec.Containers[0], "CARDROOM_"+strings.ToUpper(name)+"_URL")
+			if !strings.HasPrefix(v, want.url) {
+				p.add("dev: Deployment %s reaches %s at %q, not the StatefulSet", d.Name, name, v)
+			}
+		}
+	}
+}
+
+// prod: three replicas of the gateway and each rules service, kept apart; external Redis and NATS.
+func (p *problems) prod(o *objects) {
+	for _, d := range o.deployments {
+		if d.Name == "stats" {
+			continue
+		}
+		if replicas(d) != 3 {
+			p.add("prod: Deployment %s has %d replicas, want 3", d.Name, replicas(d))
+		}
+		aa := d.Spec.Template.Spec.Affinity
+		if aa == nil || aa.PodAntiAffinity == nil {
+			p.add("prod: Deployment %s has no pod anti-affinity", d.Name)
+			continue
+		}
+		self := false
+		var terms []corev1.PodAffinityTerm
+		terms = append(terms, aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution...)
+		for _, w := range aa.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, w.PodAffinityTerm)
+		}
+		for _, t := range terms {
+			if t.TopologyKey == "kubernetes.io/hostname" && t.LabelSelector != nil && len(t.LabelSelector.MatchLabels) > 0 &&
+				labels.SelectorFromSet(t.LabelSelector.MatchLabels).Matches(labels.Set(d.Spec.Template.Labels)) {
+				self = true
+			}
+		}
+		if !self {
+			p.add("prod: Deployment %s's anti-affinity does not keep its own pods on different nodes", d.Name)
+		}
+	}
+	for _, h := range o.hpas {
+		if h.Spec.MinReplicas == nil || *h.Spec.MinReplicas < 3 {
+			p.add("prod: HPA %s may scale below 3", h.Name)
+		}
+	}
+	if len(o.statefulSets) > 0 {
+		p.add("prod: runs StatefulSets; Redis and NATS are external")
+	}
+	for _, d := range o.deployments {
+		for _, v := range []string{"CARDROOM_REDIS_URL", "CARDROOM_NATS_URL"} {
+			if u, _ := env(o, d.Spec.Template.Spec.Containers[0], v); u == "" && !fromSecret(d.Spec.Template.Spec.Containers[0], v) {
+				p.add("prod: Deployment %s has no %s (it would run on an embedded one)", d.Name, v)
+			}
+		}
+	}
+}
+
+func fromSecret(c corev1.Container, name string) bool {
+	for _, e := range c.Env {
+		if e.Name == name && e.ValueFrom != nil && e.ValueFrom.SecretKeyRef != nil {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,184 @@
+package k8s_test
+
+import (
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/utils/ptr"
+)
+
+func TestOverlaysMeetTheRules(t *testing.T) {
+	for _, overlay := range overlays {
+		t.Run(overlay, func(t *testing.T) {
+			o := load(t, overlay)
+			if len(o.deployments) != 6 {
+				t.Errorf("%d Deployments, want 6 (gateway, four rules services, stats)", len(o.deployments))
+			}
+			for _, p := range audit(o) {
+				t.Error(p)
+			}
+		})
+	}
+}
+
+// Each rule of audit catches a manifest that breaks it: every mutation below is one mistake,
+// and audit must name it.
+func TestAuditCatchesEachMistake(t *testing.T) {
+	dep := func(o *objects, name string) *appsv1.Deployment {
+		d := deploymentNamed(o, name)
+		if d == nil {
+			t.Fatalf("%s: no Deployment %s", o.overlay, name)
+		}
+		return d
+	}
+	ctr := func(o *objects, name string) *corev1.Container { return &dep(o, name).Spec.Template.Spec.Containers[0] }
+	cases := []struct {
+		name, overlay, want string
+		breakIt             func(o *objects)
+	}{
+		{"http readiness probe", "dev", "readiness probe is not gRPC", func(o *objects) {
+			c := ctr(o, "sponsio-rules")
+			c.ReadinessProbe.GRPC = nil
+			c.ReadinessProbe.HTTPGet = &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(9464)}
+		}},
+		{"no liveness probe", "prod", "no liveness probe", func(o *objects) { ctr(o, "gateway").LivenessProbe = nil }},
+		{"probe on another port", "dev", "readiness probe on port 9464", func(o *objects) { ctr(o, "stats").ReadinessProbe.GRPC.Port = 9464 }},
+		{"readiness asks for the wrong service", "dev", "does not ask for cardroom.rules.v1.RulesService", func(o *objects) {
+			ctr(o, "saboteur-rules").ReadinessProbe.GRPC.Service = ptr.To("")
+		}},
+		{"no memory limit", "prod", "no memory limit", func(o *objects) { delete(ctr(o, "stats").Resources.Limits, corev1.ResourceMemory) }},
+		{"no cpu request", "dev", "no cpu request", func(o *objects) { delete(ctr(o, "gateway").Resources.Requests, corev1.ResourceCPU) }},
+		{"root", "dev", "not runAsNonRoot", func(o *objects) {
+			dep(o, "gateway").Spec.Template.Spec.SecurityContext.RunAsNonRoot = ptr.To(false)
+		}},
+		{"root in a StatefulSet", "dev", "StatefulSet redis container redis: not runAsNonRoot", func(o *objects) {
+			o.statefulSets[0].Spec.Template.Spec.SecurityContext.RunAsNonRoot = nil
+			o.statefulSets[1].Spec.Template.Spec.SecurityContext.RunAsNonRoot = nil
+		}},
+		{"writable root", "prod", "root filesystem not read-only", func(o *objects) {
+			ctr(o, "sapotagem-rules").SecurityContext.ReadOnlyRootFilesystem = ptr.To(false)
+		}},
+		{"capability kept", "dev", "capabilities not all dropped", func(o *objects) {
+			ctr(o, "sabaisabai-rules").SecurityContext.Capabilities.Drop = []corev1.Capability{"NET_RAW"}
+		}},
+		{"capability added", "dev", "capabilities not all dropped", func(o *objects) {
+			ctr(o, "stats").SecurityContext.Capabilities.Add = []corev1.Capability{"NET_BIND_SERVICE"}
+		}},
+		{"default service account", "dev", "no ServiceAccount of its own", func(o *objects) {
+			dep(o, "stats").Spec.Template.Spec.ServiceAccountName = ""
+		}},
+		{"shared service account", "prod", "shares ServiceAccount gateway", func(o *objects) {
+			dep(o, "stats").Spec.Template.Spec.ServiceAccountName = "gateway"
+		}},
+		{"service account missing", "dev", "ServiceAccount sponsio-rules does not exist", func(o *objects) {
+			o.serviceAccounts = drop(o.serviceAccounts, func(s *corev1.ServiceAccount) bool { return s.Name == "sponsio-rules" })
+		}},
+		{"routed service missing", "prod", "routes to saboteur-rules, no such Service", func(o *objects) {
+			o.services = drop(o.services, func(s *corev1.Service) bool { return s.Name == "saboteur-rules" })
+		}},
+		{"routed service not headless", "dev", "not headless", func(o *objects) {
+			for _, s := range o.services {
+				if s.Name == "sponsio-rules" {
+					s.Spec.ClusterIP = ""
+				}
+			}
+		}},
+		{"a game not routed", "dev", "no route to the sabaisabai rules service", func(o *objects) {
+			for _, m := range o.configMaps {
+				if v, ok := m.Data["CARDROOM_RULES_TARGETS"]; ok {
+					m.Data["CARDROOM_RULES_TARGETS"] = strings.Replace(v, "sabaisabai=dns:///sabaisabai-rules:7070,", "", 1)
+				}
+			}
+		}},
+		{"route to a wrong port", "prod", "reaches no pod port", func(o *objects) {
+			for _, m := range o.configMaps {
+				if v, ok := m.Data["CARDROOM_RULES_TARGETS"]; ok {
+					m.Data["CARDROOM_RULES_TARGETS"] = strings.Replace(v, "sponsio-rules:7070", "sponsio-rules:7071", 1)
+				}
+			}
+		}},
+		{"latest image", "dev", "has no fixed tag", func(o *objects) { ctr(o, "gateway").Image = "cardroom/gateway:latest" }},
+		{"untagged image", "prod", "has no fixed tag", func(o *objects) { ctr(o, "stats").Image = "registry:5000/cardroom/stats" }},
+		{"untagged dependency image", "dev", "image \"nats\" has no fixed tag", func(o *objects) {
+			for _, s := range o.statefulSets {
+				s.Spec.Template.Spec.Containers[0].Image = s.Name
+			}
+		}},
+		{"missing config map", "dev", "ConfigMap", func(o *objects) { o.configMaps = nil }},
+		{"missing secret", "dev", "Secret gateway-session", func(o *objects) { o.secrets = nil }},
+		{"prod with two replicas", "prod", "has 2 replicas, want 3", func(o *objects) { dep(o, "sapotagem-rules").Spec.Replicas = ptr.To[int32](2) }},
+		{"prod without anti-affinity", "prod", "no pod anti-affinity", func(o *objects) { dep(o, "gateway").Spec.Template.Spec.Affinity = nil }},
+		{"prod anti-affinity on others", "prod", "does not keep its own pods", func(o *objects) {
+			a := dep(o, "sponsio-rules").Spec.Template.Spec.Affinity.PodAntiAffinity
+			for i := range a.PreferredDuringSchedulingIgnoredDuringExecution {
+				a.PreferredDuringSchedulingIgnoredDuringExecution[i].PodAffinityTerm.LabelSelector.MatchLabels = map[string]string{"app.kubernetes.io/name": "gateway"}
+			}
+		}},
+		{"prod HPA below 3", "prod", "may scale below 3", func(o *objects) { o.hpas[0].Spec.MinReplicas = ptr.To[int32](1) }},
+		{"prod on embedded NATS", "prod", "has no CARDROOM_NATS_URL", func(o *objects) {
+			for _, m := range o.configMaps {
+				delete(m.Data, "CARDROOM_NATS_URL")
+			}
+		}},
+		{"dev with two replicas", "dev", "has 2 replicas, want 1", func(o *objects) { dep(o, "stats").Spec.Replicas = ptr.To[int32](2) }},
+		{"dev without redis", "dev", "no redis StatefulSet", func(o *objects) {
+			o.statefulSets = drop(o.statefulSets, func(s *appsv1.StatefulSet) bool { return s.Name == "redis" })
+		}},
+		{"dev nats without jetstream", "dev", "without JetStream", func(o *objects) {
+			for _, s := range o.statefulSets {
+				if s.Name == "nats" {
+					s.Spec.Template.Spec.Containers[0].Args = nil
+				}
+			}
+		}},
+		{"dev pointed elsewhere", "dev", "reaches redis at", func(o *objects) {
+			for _, m := range o.configMaps {
+				if _, ok := m.Data["CARDROOM_REDIS_URL"]; ok {
+					m.Data["CARDROOM_REDIS_URL"] = "redis://127.0.0.1:6379/0"
+				}
+			}
+		}},
+		{"no deny-all", "prod", "no deny-all NetworkPolicy", func(o *objects) {
+			o.netpols = drop(o.netpols, func(n *networkingv1.NetworkPolicy) bool { return n.Name == "deny-all" })
+		}},
+		{"deny-all that denies only ingress", "dev", "no deny-all NetworkPolicy", func(o *objects) {
+			for _, n := range o.netpols {
+				if n.Name == "deny-all" {
+					n.Spec.PolicyTypes = n.Spec.PolicyTypes[:1]
+				}
+			}
+		}},
+		{"no disruption budget", "prod", "no PodDisruptionBudget", func(o *objects) { o.pdbs = o.pdbs[1:] }},
+		{"no autoscaler", "dev", "no HorizontalPodAutoscaler", func(o *objects) { o.hpas = o.hpas[1:] }},
+		{"service selecting nothing", "dev", "selects no workload", func(o *objects) {
+			o.services[0].Spec.Selector = map[string]string{"app.kubernetes.io/name": "nobody"}
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := load(t, tc.overlay)
+			tc.breakIt(o)
+			got := audit(o)
+			for _, p := range got {
+				if strings.Contains(p, tc.want) {
+					return
+				}
+			}
+			t.Errorf("audit missed %q; it reported %q", tc.want, got)
+		})
+	}
+}
+
+func drop[T any](list []*T, match func(*T) bool) []*T {
+	var out []*T
+	for _, v := range list {
+		if !match(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
