@@ -216,3 +216,35 @@ func TestTicketParty(t *testing.T) {
 	}
 	wantCode(t, err, codes.NotFound, gateway.CodeTicketNotFound)
 }
+
+// TestOrphanedMatch: tickets claimed by a matcher that died before dealing the table go back to
+// the queue and are matched again.
+func TestOrphanedMatch(t *testing.T) {
+	e := newEnv(t, envOptions{opt: gateway.Options{OrphanAfter: 200 * time.Millisecond, MatchInterval: time.Hour}})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	r, err := ann.c.EnqueueTicket(ann.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 2, MaxSeats: 2, MaxWait: durationpb.New(time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Bob queues through another (dying) replica, which claims the match and stops.
+	other := tk
+	other.ID, other.Players = "k-other", []lobby.Player{{ID: bob.id, Name: "Bob"}}
+	other.QueuedAt = other.QueuedAt.Add(time.Millisecond)
+	if err := e.lobby.CreateTicket(t.Context(), other); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := e.lobby.ClaimMatch(t.Context(), tk.Pool, "t-never-dealt", time.Now()); !ok || err != nil {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	done := make(chan *gatewayv1.WatchTicketResponse, 1)
+	go func() { done <- bob.waitMatched(other.ID) }()
+	m := ann.waitMatched(r.GetTicketId())
+	mb := <-done
+	if m.GetTableId() == "t-never-dealt" || m.Seat == nil || mb.GetTableId() != m.GetTableId() {
+		t.Fatalf("matched %v and %v", m, mb)
+	}
+}

@@ -55,6 +55,9 @@ type Options struct {
 	MatchInterval time.Duration
 	DriveInterval time.Duration
 	DriveLease    time.Duration
+	// OrphanAfter is how long a ticket may stay matched to a table that was never dealt (its
+	// matcher died in between) before it goes back to the queue (default 30s).
+	OrphanAfter time.Duration
 	// Replica names this replica in drive leases (default: random).
 	Replica string
 	Now     func() time.Time
@@ -93,6 +96,7 @@ func (o *Options) defaults() {
 	def(&o.MatchInterval, 200*time.Millisecond)
 	def(&o.DriveInterval, 250*time.Millisecond)
 	def(&o.DriveLease, 10*time.Second)
+	def(&o.OrphanAfter, 30*time.Second)
 	if o.RateLimit == 0 {
 		o.RateLimit = 50
 	}

@@ -203,6 +203,7 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 	progress := time.NewTicker(time.Second)
 	defer progress.Stop()
 	var last *gatewayv1.WatchTicketResponse
+	var orphanSince time.Time
 	for {
 		t, err := s.lobby.LoadTicket(ctx, id)
 		if errors.Is(err, lobby.ErrNotFound) || err == nil && !onTicket(&t, sess.Player) {
@@ -237,8 +238,15 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 					msg.Seat = proto.Uint32(uint32(i))
 				}
 			} else {
-				// Matched, the table being dealt: say queued until it is.
+				// Matched, the table being dealt: say queued until it is. A table never dealt
+				// (its matcher died) sends the ticket back to the queue.
 				msg.State = gatewayv1.TicketState_TICKET_STATE_QUEUED
+				if orphanSince.IsZero() {
+					orphanSince = s.now()
+				} else if s.now().Sub(orphanSince) >= s.opt.OrphanAfter {
+					s.requeue(ctx, t.ID, t.TableID)
+					orphanSince = time.Time{}
+				}
 			}
 		}
 		if last == nil || !proto.Equal(last, msg) {
@@ -257,6 +265,22 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 		case <-progress.C:
 		}
 	}
+}
+
+// requeue puts a ticket matched to table back in the queue, where it keeps its place.
+func (s *Server) requeue(ctx context.Context, id, table string) {
+	_, err := s.updateTicket(ctx, id, func(tk *lobby.Ticket) (time.Duration, error) {
+		if tk.State != lobby.TicketMatched || tk.TableID != table {
+			return 0, errAlready
+		}
+		tk.State, tk.TableID = lobby.TicketQueued, ""
+		return 0, nil
+	})
+	if err != nil && !errors.Is(err, errAlready) {
+		s.log.WarnContext(ctx, "putting a ticket back in the queue failed", "ticket", id, "error", err)
+		return
+	}
+	s.kickMatcher()
 }
 
 // runMatcher matches every pool's queue, at each interval and when a ticket enters a queue.
@@ -327,10 +351,7 @@ func (s *Server) seatMatch(ctx context.Context, m lobby.Match) {
 	if err != nil {
 		s.log.WarnContext(ctx, "dealing a matched table failed; the tickets go back to the queue", "table", t.ID, "error", err)
 		for _, tk := range tickets {
-			_, _ = s.updateTicket(ctx, tk.ID, func(tk *lobby.Ticket) (time.Duration, error) {
-				tk.State, tk.TableID = lobby.TicketQueued, ""
-				return 0, nil
-			})
+			s.requeue(ctx, tk.ID, t.ID)
 		}
 		return
 	}
