@@ -144,6 +144,12 @@ func TestRateLimit(t *testing.T) {
 	}
 	_, err := ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: "t-x"})
 	wantCode(t, err, codes.ResourceExhausted, gateway.CodeRateLimited)
+	// Sign-ins are limited per address: Ann and Bob used two of this address's three.
+	if _, err := ann.c.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: "Cid"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ann.c.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: "Dan"})
+	wantCode(t, err, codes.ResourceExhausted, gateway.CodeRateLimited)
 	// Others are not affected.
 	_, err = bob.c.GetTable(bob.ctx(), &gatewayv1.GetTableRequest{TableId: "t-x"})
 	wantCode(t, err, codes.NotFound, gateway.CodeTableNotFound)

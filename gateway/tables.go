@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"errors"
 	mrand "math/rand/v2"
+	"net"
 	"slices"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -22,6 +24,17 @@ import (
 func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gatewayv1.SignInResponse, error) {
 	if proto.Size(req) > s.opt.MaxRequestBytes {
 		return nil, invalid("", CodeTooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
+	}
+	// Before a session there is no player: sign-ins are limited per client address.
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		host, _, err := net.SplitHostPort(p.Addr.String())
+		if err != nil {
+			host = p.Addr.String()
+		}
+		if !s.limits.allow("addr:" + host) {
+			s.metrics.refusals.Add(ctx, 1, reasonRateLimited)
+			return nil, refusal(codes.ResourceExhausted, CodeRateLimited, "too many sign-ins; slow down")
+		}
 	}
 	if err := checkDisplayName(req.GetDisplayName()); err != nil {
 		return nil, err
