@@ -38,3 +38,7 @@ vet:
 
 bench: ## the benchmarks behind docs/performance.md
 	@set -e; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...); done
+
+.PHONY: run-distributed
+run-distributed: ## every service its own process on loopback: 2 gateways, 2 replicas per rules service, stats, Redis, NATS
+	scripts/run-distributed $(ARGS)
