@@ -12,6 +12,9 @@ import (
 
 var benchBatch = 1000
 
+// consumeBatch is the consumer's default.
+var consumeBatch = 0
+
 // benchWorkload is a stream of finished games; b.N games are fed per run.
 func benchWorkload(b *testing.B) *storetest.Workload {
 	return storetest.NewWorkload(1, storetest.WorkloadOptions{Games: max(b.N, 100)})
@@ -65,7 +68,7 @@ func BenchmarkConsume(b *testing.B) {
 			msgs := w.Public()
 			st := redisStore(b)
 			p := newProgress()
-			c := stats.NewConsumer(bs, st, stats.ConsumerOptions{Logger: quiet, AfterApply: p.hook})
+			c := stats.NewConsumer(bs, st, stats.ConsumerOptions{Logger: quiet, Batch: consumeBatch, AfterApply: p.hook})
 			b.ResetTimer()
 			start := time.Now()
 			ctx, cancel := context.WithCancel(context.Background())

@@ -52,7 +52,7 @@ func NewConsumer(b *bus.Bus, st Store, opt ConsumerOptions) *Consumer {
 		opt.Durable = "stats"
 	}
 	if opt.Batch <= 0 {
-		opt.Batch = 1000
+		opt.Batch = 2000
 	}
 	if opt.CacheLimit <= 0 {
 		opt.CacheLimit = cacheLimit
