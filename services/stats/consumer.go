@@ -43,7 +43,6 @@ type Consumer struct {
 	bus   *bus.Bus
 	ap    applier
 	opt   ConsumerOptions
-	state chan struct{}
 }
 
 // NewConsumer returns a consumer of b's stream into st.

@@ -668,3 +668,23 @@ func (r *Redis) Snapshot(ctx context.Context) (*Snapshot, error) {
 	}
 	return s, nil
 }
+
+// Clear deletes every key under the store's prefix: the aggregates and their position. Stop the
+// consumer first; `cardroom stats rebuild` uses it to rebuild in place.
+func (r *Redis) Clear(ctx context.Context) error {
+	keys, err := r.scan(ctx, "*")
+	if err != nil {
+		return err
+	}
+	for i := 0; i < len(keys); i += 500 {
+		batch := keys[i:min(i+500, len(keys))]
+		full := make([]string, len(batch))
+		for j, k := range batch {
+			full[j] = r.prefix + k
+		}
+		if err := r.rdb.Del(ctx, full...).Err(); err != nil {
+			return fmt.Errorf("clear aggregates: %w", err)
+		}
+	}
+	return nil
+}

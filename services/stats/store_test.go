@@ -22,3 +22,25 @@ func TestRedisStore(t *testing.T) {
 		return st
 	})
 }
+
+func TestRedisClear(t *testing.T) {
+	rdb := testenv.Redis(t)
+	prefix := testenv.Prefix(t, rdb)
+	st, err := stats.NewRedis(t.Context(), rdb, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := storetest.NewWorkload(5, storetest.WorkloadOptions{Games: 200})
+	if _, err := stats.ApplyBatch(t.Context(), st, stats.DefaultAggregator, w.Public(), quiet); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Clear(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rdb.Keys(t.Context(), prefix+"*").Result(); err != nil || len(n) != 0 {
+		t.Fatalf("keys left: %v (%v)", n, err)
+	}
+	if p, _ := st.Position(t.Context()); p != 0 {
+		t.Fatalf("position %d after Clear", p)
+	}
+}
