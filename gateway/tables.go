@@ -444,6 +444,16 @@ func (s *Server) GetTable(ctx context.Context, req *gatewayv1.GetTableRequest) (
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
+	if t.State == lobby.TablePlaying {
+		// The lobby learns of the end just after the players do: ask the game.
+		if c, err := s.rulesOf(t.Game); err == nil {
+			v, err := c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
+			if err == nil && v.GetTable().GetFinished() {
+				s.finish(ctx, t.ID)
+				t.State = lobby.TableFinished
+			}
+		}
+	}
 	return &gatewayv1.GetTableResponse{Table: tableProto(&t, sess.Player)}, nil
 }
 
