@@ -40,9 +40,9 @@ type ConsumerOptions struct {
 // acknowledging, a redelivery, or a lost message (detected as a gap in the consumer sequence)
 // therefore never applies an event twice or skips one: the session restarts from the store.
 type Consumer struct {
-	bus   *bus.Bus
-	ap    applier
-	opt   ConsumerOptions
+	bus *bus.Bus
+	ap  applier
+	opt ConsumerOptions
 }
 
 // NewConsumer returns a consumer of b's stream into st.
