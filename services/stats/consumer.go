@@ -40,9 +40,10 @@ type ConsumerOptions struct {
 // acknowledging, a redelivery, or a lost message (detected as a gap in the consumer sequence)
 // therefore never applies an event twice or skips one: the session restarts from the store.
 type Consumer struct {
-	bus *bus.Bus
-	ap  applier
-	opt ConsumerOptions
+	bus     *bus.Bus
+	ap      applier
+	opt     ConsumerOptions
+	metrics *metrics
 }
 
 // NewConsumer returns a consumer of b's stream into st.
@@ -63,7 +64,7 @@ func NewConsumer(b *bus.Bus, st Store, opt ConsumerOptions) *Consumer {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	return &Consumer{bus: b, ap: applier{store: st, agg: agg, log: opt.Logger}, opt: opt}
+	return &Consumer{bus: b, ap: applier{store: st, agg: agg, log: opt.Logger}, opt: opt, metrics: newMetrics()}
 }
 
 var errGap = errors.New("gap in the consumer sequence")
@@ -77,6 +78,7 @@ func (c *Consumer) Run(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return nil
 		}
+		c.metrics.restarts.Add(ctx, 1)
 		c.opt.Logger.WarnContext(ctx, "stats consumer restarting", slog.Any("error", err), slog.Duration("after", backoff))
 		select {
 		case <-ctx.Done():
@@ -249,9 +251,11 @@ func (c *Consumer) commit(ctx context.Context, work <-chan *pending, failed chan
 
 func (c *Consumer) commitOne(ctx context.Context, p *pending) error {
 	if p.delta != nil {
+		start := time.Now()
 		if err := c.ap.store.Apply(ctx, p.delta); err != nil {
 			return err
 		}
+		c.metrics.committed(ctx, p.events, time.Since(start), p.pos)
 		c.ap.logRejections(ctx, p.events)
 	}
 	if c.opt.AfterApply != nil {
