@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	mrand "math/rand/v2"
 	"strings"
+	"sync"
 	"time"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
@@ -256,19 +257,36 @@ func (s *Server) summary(t store.Table, cfg *gamev1.TableConfig, outcome *gamev1
 
 // envelopes wraps engine events for the bus, numbering them from after seq.
 func (s *Server) envelopes(table string, seq, version uint64, at time.Time, evs []engine.Event) ([]*eventsv1.Event, error) {
+	// One allocation for the envelopes and one for their payloads, rather than two per event.
 	out := make([]*eventsv1.Event, len(evs))
+	envs := make([]eventsv1.Event, len(evs))
+	payloads := make([]anypb.Any, len(evs))
 	ts := timestamppb.New(at)
 	for i, e := range evs {
-		payload, err := anypb.New(e.Payload)
+		value, err := proto.Marshal(e.Payload)
 		if err != nil {
 			return nil, fmt.Errorf("wrap event: %w", err)
 		}
-		out[i] = &eventsv1.Event{
-			TableId: table, Game: s.info.Name, Sequence: seq + uint64(i) + 1, Version: version,
-			Visibility: visibility(e.To), Time: ts, Payload: payload,
-		}
+		payloads[i].TypeUrl, payloads[i].Value = typeURL(e.Payload), value
+		env := &envs[i]
+		env.TableId, env.Game, env.Sequence, env.Version = table, s.info.Name, seq+uint64(i)+1, version
+		env.Visibility, env.Time, env.Payload = visibility(e.To), ts, &payloads[i]
+		out[i] = env
 	}
 	return out, nil
+}
+
+// typeURLs caches google.protobuf.Any type URLs by message name.
+var typeURLs sync.Map
+
+func typeURL(m proto.Message) string {
+	name := m.ProtoReflect().Descriptor().FullName()
+	if u, ok := typeURLs.Load(name); ok {
+		return u.(string)
+	}
+	u := "type.googleapis.com/" + string(name)
+	typeURLs.Store(name, u)
+	return u
 }
 
 // Visibilities are immutable once built, so the common ones are shared by every envelope.
