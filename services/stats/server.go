@@ -34,8 +34,14 @@ func (s *Server) internal(ctx context.Context, method string, err error) error {
 	return status.Error(codes.Internal, "internal error")
 }
 
-func invalid(field, msg string) error {
-	st, err := status.New(codes.InvalidArgument, msg).WithDetails(&gamev1.RuleViolation{Code: "INVALID_FIELD", Message: msg, Field: field})
+// Violation codes of malformed requests, as the rules service uses them.
+const (
+	codeMissingField = "MISSING_FIELD"
+	codeInvalidField = "INVALID_FIELD"
+)
+
+func invalid(field, code, msg string) error {
+	st, err := status.New(codes.InvalidArgument, msg).WithDetails(&gamev1.RuleViolation{Code: code, Message: msg, Field: field})
 	if err != nil {
 		return status.Error(codes.InvalidArgument, msg)
 	}
@@ -60,7 +66,7 @@ func (s *Server) ListGames(ctx context.Context, _ *statsv1.ListGamesRequest) (*s
 
 func (s *Server) GetGameStats(ctx context.Context, req *statsv1.GetGameStatsRequest) (*statsv1.GetGameStatsResponse, error) {
 	if req.GetGame() == "" {
-		return nil, invalid("game", "game is required")
+		return nil, invalid("game", codeMissingField, "game is required")
 	}
 	c, err := s.store.GameCounters(ctx, req.GetGame())
 	if err != nil {
@@ -136,10 +142,10 @@ const (
 
 func (s *Server) GetPlayerStats(ctx context.Context, req *statsv1.GetPlayerStatsRequest) (*statsv1.GetPlayerStatsResponse, error) {
 	if req.GetPlayerId() == "" {
-		return nil, invalid("player_id", "player_id is required")
+		return nil, invalid("player_id", codeMissingField, "player_id is required")
 	}
 	if req.GetRecentLimit() > maxRecent {
-		return nil, invalid("recent_limit", "recent_limit is at most 50")
+		return nil, invalid("recent_limit", codeInvalidField, "recent_limit is at most 50")
 	}
 	recs, err := s.store.PlayerRecords(ctx, req.GetPlayerId())
 	if err != nil {
@@ -172,10 +178,10 @@ func (s *Server) GetPlayerStats(ctx context.Context, req *statsv1.GetPlayerStats
 
 func (s *Server) GetLeaderboard(ctx context.Context, req *statsv1.GetLeaderboardRequest) (*statsv1.GetLeaderboardResponse, error) {
 	if req.GetGame() == "" {
-		return nil, invalid("game", "game is required")
+		return nil, invalid("game", codeMissingField, "game is required")
 	}
 	if req.GetLimit() > maxPage {
-		return nil, invalid("limit", "limit is at most 100")
+		return nil, invalid("limit", codeInvalidField, "limit is at most 100")
 	}
 	limit := int(req.GetLimit())
 	if limit == 0 {

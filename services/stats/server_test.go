@@ -36,6 +36,13 @@ func serve(t *testing.T, st stats.Store) statsv1.StatsServiceClient {
 
 func wantCode(t *testing.T, err error, code codes.Code, field string) {
 	t.Helper()
+	wantViolation(t, err, code, field, "")
+}
+
+// wantViolation checks the status code and, when field is set, a RuleViolation naming it (with
+// violation code vcode when set).
+func wantViolation(t *testing.T, err error, code codes.Code, field, vcode string) {
+	t.Helper()
 	st, _ := status.FromError(err)
 	if st.Code() != code {
 		t.Fatalf("status %v, want %v", err, code)
@@ -44,7 +51,7 @@ func wantCode(t *testing.T, err error, code codes.Code, field string) {
 		return
 	}
 	for _, d := range st.Details() {
-		if v, ok := d.(*gamev1.RuleViolation); ok && v.GetField() == field {
+		if v, ok := d.(*gamev1.RuleViolation); ok && v.GetField() == field && (vcode == "" || v.GetCode() == vcode) {
 			return
 		}
 	}
@@ -92,7 +99,16 @@ func TestStatsService(t *testing.T) {
 				return err
 			}, codes.NotFound, ""},
 		} {
-			t.Run(tc.name, func(t *testing.T) { wantCode(t, tc.call(), tc.code, tc.field) })
+			t.Run(tc.name, func(t *testing.T) {
+				vcode := ""
+				if tc.field != "" {
+					vcode = "MISSING_FIELD"
+					if tc.field == "limit" || tc.field == "recent_limit" {
+						vcode = "INVALID_FIELD"
+					}
+				}
+				wantViolation(t, tc.call(), tc.code, tc.field, vcode)
+			})
 		}
 	})
 
