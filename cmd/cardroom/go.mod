@@ -3,6 +3,7 @@ module cardroom.dev/cmd/cardroom
 go 1.26.7
 
 require (
+	cardroom.dev/gateway v0.0.0-00010101000000-000000000000
 	cardroom.dev/proto v0.0.0
 	cardroom.dev/services/kit v0.0.0
 	cardroom.dev/services/sabaisabai v0.0.0

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"cardroom.dev/gateway/play"
 	"cardroom.dev/services/kit/app"
 )
 
@@ -16,6 +17,7 @@ const usage = `cardroom — an online card room
 usage:
   cardroom serve [settings]   run every service in one process (embedded NATS, in-memory store
                               unless --redis-url / --nats-url are given)
+  cardroom play <game> [...]  play in the terminal against a running cardroom (see cardroom play -h)
   cardroom games              list the games this binary serves
 `
 
@@ -34,6 +36,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "serve":
 		return serve(ctx, args[1:], os.Getenv, stdout, stderr, nil)
+	case "play":
+		return play.Play(ctx, args[1:], os.Stdin, stdout)
 	case "games":
 		for _, e := range engines() {
 			i := e.Info()

@@ -8,13 +8,16 @@ import (
 	"net"
 	"strconv"
 
+	"google.golang.org/grpc"
+
+	"cardroom.dev/gateway"
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/config"
 )
 
-// serve runs every service in one process. The front address (--listen) serves health and
-// reflection; each game's RulesService listens on the following ports, in the order of `cardroom
-// games`. ready, when set, receives the addresses once everything listens (tests).
+// serve runs every service in one process. The front address (--listen) serves the gateway (the
+// public API), health and reflection; each game's RulesService listens on the following ports, in
+// the order of `cardroom games`, and the gateway reaches it in process. ready, when set, receives the addresses once everything listens (tests).
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- map[string]string) int {
 	cfg, err := config.Parse("cardroom serve", args, getenv)
 	if err != nil {
@@ -42,25 +45,29 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	if err != nil {
 		return err
 	}
-	if _, _, err := a.NewGRPCServer(cfg.Listen); err != nil {
+	gs, hs, err := a.NewGRPCServer(cfg.Listen)
+	if err != nil {
 		return err
 	}
 	addrs := map[string]string{"front": a.Addr(0)}
-	fmt.Fprintf(stdout, "cardroom listening on %s (gRPC health and reflection)\n", a.Addr(0))
+	fmt.Fprintf(stdout, "cardroom listening on %s (cardroom.gateway.v1.GatewayService, health, reflection)\n", a.Addr(0))
+	conns := map[string]grpc.ClientConnInterface{}
 	for i, eng := range engines() {
 		addr, err := nextAddr(cfg.Listen, i+1)
 		if err != nil {
 			return err
 		}
-		if _, err := a.AddRules(eng, st, b, addr); err != nil {
+		srv, err := a.AddRules(eng, st, b, addr)
+		if err != nil {
 			return err
 		}
 		name := eng.Info().Name
+		conns[name] = gateway.InProcess(srv)
 		addrs[name] = a.Addr(i + 1)
 		fmt.Fprintf(stdout, "  %-12s rules service on %s\n", name, a.Addr(i+1))
 	}
-	if len(engines()) == 0 {
-		fmt.Fprintln(stdout, "  (no games are built into this binary)")
+	if _, err := gateway.Host(ctx, a, gs, hs, b, conns); err != nil {
+		return err
 	}
 	if ready != nil {
 		ready <- addrs

@@ -8,10 +8,12 @@ import (
 	"testing"
 	"time"
 
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/metadata"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
 )
 
@@ -50,6 +52,19 @@ func TestServe(t *testing.T) {
 			t.Fatalf("%s reflection lists %v", name, services)
 		}
 		if name == "front" {
+			if !slices.Contains(services, "cardroom.gateway.v1.GatewayService") {
+				t.Fatalf("the front does not serve the gateway: %v", services)
+			}
+			gw := gatewayv1.NewGatewayServiceClient(cc)
+			in, err := gw.SignIn(ctx, &gatewayv1.SignInRequest{DisplayName: "Ada"})
+			if err != nil || in.GetSessionToken() == "" {
+				t.Fatalf("sign in: %v %v", err, in)
+			}
+			authed := metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+in.GetSessionToken())
+			games, err := gw.ListGames(authed, &gatewayv1.ListGamesRequest{})
+			if err != nil || len(games.GetGames()) != len(engines()) {
+				t.Fatalf("the gateway lists %v (%v) for %d games", games, err, len(engines()))
+			}
 			continue
 		}
 		d, err := rulesv1.NewRulesServiceClient(cc).DescribeGame(ctx, &rulesv1.DescribeGameRequest{})
