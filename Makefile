@@ -42,3 +42,7 @@ bench: ## the benchmarks behind docs/performance.md
 .PHONY: run-distributed
 run-distributed: ## every service its own process on loopback: 2 gateways, 2 replicas per rules service, stats, Redis, NATS
 	scripts/run-distributed $(ARGS)
+
+.PHONY: chaos
+chaos: ## faults during games in the distributed mode (rules and gateway replicas killed, Redis and NATS restarted)
+	scripts/chaos
