@@ -10,6 +10,7 @@ require (
 	cardroom.dev/services/saboteur v0.0.0
 	cardroom.dev/services/sapotagem v0.0.0
 	cardroom.dev/services/sponsio v0.0.0
+	cardroom.dev/services/stats v0.0.0
 	google.golang.org/grpc v1.85.0
 )
 
@@ -70,4 +71,5 @@ replace (
 	cardroom.dev/services/saboteur => ../../services/saboteur
 	cardroom.dev/services/sapotagem => ../../services/sapotagem
 	cardroom.dev/services/sponsio => ../../services/sponsio
+	cardroom.dev/services/stats => ../../services/stats
 )

@@ -18,6 +18,7 @@ usage:
   cardroom serve [settings]   run every service in one process (embedded NATS, in-memory store
                               unless --redis-url / --nats-url are given)
   cardroom play <game> [...]  play in the terminal against a running cardroom (see cardroom play -h)
+  cardroom stats rebuild      recompute the stats aggregates from the event stream
   cardroom games              list the games this binary serves
 `
 
@@ -38,6 +39,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return serve(ctx, args[1:], os.Getenv, stdout, stderr, nil)
 	case "play":
 		return play.Play(ctx, args[1:], os.Stdin, stdout)
+	case "stats":
+		return statsCommand(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "games":
 		for _, e := range engines() {
 			i := e.Info()

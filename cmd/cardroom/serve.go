@@ -13,6 +13,7 @@ import (
 	"cardroom.dev/gateway"
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/config"
+	"cardroom.dev/services/stats"
 )
 
 // serve runs every service in one process. The front address (--listen) serves the gateway (the
@@ -69,6 +70,19 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	if _, err := gateway.Host(ctx, a, gs, hs, b, conns); err != nil {
 		return err
 	}
+	statsStore, err := stats.OpenStore(ctx, a)
+	if err != nil {
+		return err
+	}
+	statsAddr, err := nextAddr(cfg.Listen, len(engines())+1)
+	if err != nil {
+		return err
+	}
+	if _, err := stats.AddStats(a, statsStore, b, statsAddr); err != nil {
+		return err
+	}
+	addrs["stats"] = a.Addr(len(engines()) + 1)
+	fmt.Fprintf(stdout, "  %-12s stats service on %s\n", "stats", addrs["stats"])
 	if ready != nil {
 		ready <- addrs
 	}

@@ -51,6 +51,12 @@ func TestServe(t *testing.T) {
 		if !slices.Contains(services, "grpc.health.v1.Health") {
 			t.Fatalf("%s reflection lists %v", name, services)
 		}
+		if name == "stats" {
+			if !slices.Contains(services, "cardroom.stats.v1.StatsService") {
+				t.Fatalf("the stats address serves %v", services)
+			}
+			continue
+		}
 		if name == "front" {
 			if !slices.Contains(services, "cardroom.gateway.v1.GatewayService") {
 				t.Fatalf("the front does not serve the gateway: %v", services)
@@ -72,7 +78,7 @@ func TestServe(t *testing.T) {
 			t.Fatalf("%s describes itself as %v (%v)", name, d, err)
 		}
 	}
-	if len(addrs) != len(engines())+1 {
+	if len(addrs) != len(engines())+2 {
 		t.Fatalf("serving %d addresses for %d games", len(addrs), len(engines()))
 	}
 	if !strings.Contains(out.String(), "cardroom listening on") {

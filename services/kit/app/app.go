@@ -201,11 +201,25 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	cancel()
 	loops.Wait()
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		if err := a.closers[i](stopCtx); err != nil {
-			a.Log.Warn("closing failed", slog.Any("error", err))
-		}
+	for _, err := range a.Close(stopCtx) {
+		a.Log.Warn("closing failed", slog.Any("error", err))
 	}
 	a.Log.Info("stopped")
 	return runErr
+}
+
+// Close runs the closers in reverse order of registration, once, and returns their errors. Run
+// calls it; a one-shot command that never runs calls it itself.
+func (a *App) Close(ctx context.Context) []error {
+	a.mu.Lock()
+	closers := a.closers
+	a.closers = nil
+	a.mu.Unlock()
+	var errs []error
+	for i := len(closers) - 1; i >= 0; i-- {
+		if err := closers[i](ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errs
 }
