@@ -312,6 +312,9 @@ func (p *problems) routes(o *objects) {
 		p.add("gateway: CARDROOM_RULES_TARGETS not set")
 		return
 	}
+	if !fromSecret(gw.Spec.Template.Spec.Containers[0], "CARDROOM_SESSION_KEY") {
+		p.add("gateway: CARDROOM_SESSION_KEY does not come from a Secret")
+	}
 	routed := map[string]bool{}
 	for pair := range strings.SplitSeq(raw, ",") {
 		game, target, ok := strings.Cut(strings.TrimSpace(pair), "=")
@@ -372,8 +375,13 @@ func (p *problems) denyAll(o *objects) {
 }
 
 // scaling: every Deployment has a disruption budget; every one but stats (a single consumer) has
-// an autoscaler.
+// an autoscaler; every autoscaler scales a Deployment that exists.
 func (p *problems) scaling(o *objects) {
+	for _, h := range o.hpas {
+		if h.Spec.ScaleTargetRef.Kind != "Deployment" || deploymentNamed(o, h.Spec.ScaleTargetRef.Name) == nil {
+			p.add("HPA %s: scales %s %s, which does not exist", h.Name, h.Spec.ScaleTargetRef.Kind, h.Spec.ScaleTargetRef.Name)
+		}
+	}
 	for _, d := range o.deployments {
 		pdb := false
 		for _, b := range o.pdbs {

@@ -108,6 +108,15 @@ func TestAuditCatchesEachMistake(t *testing.T) {
 				s.Spec.Template.Spec.Containers[0].Image = s.Name
 			}
 		}},
+		{"session key in plain text", "prod", "CARDROOM_SESSION_KEY does not come from a Secret", func(o *objects) {
+			c := ctr(o, "gateway")
+			for i := range c.Env {
+				if c.Env[i].Name == "CARDROOM_SESSION_KEY" {
+					c.Env[i].ValueFrom, c.Env[i].Value = nil, "hunter2"
+				}
+			}
+		}},
+		{"autoscaler of nothing", "dev", "which does not exist", func(o *objects) { o.hpas[0].Spec.ScaleTargetRef.Name = "gatewya" }},
 		{"missing config map", "dev", "ConfigMap", func(o *objects) { o.configMaps = nil }},
 		{"missing secret", "dev", "Secret gateway-session", func(o *objects) { o.secrets = nil }},
 		{"prod with two replicas", "prod", "has 2 replicas, want 3", func(o *objects) { dep(o, "sapotagem-rules").Spec.Replicas = ptr.To[int32](2) }},
