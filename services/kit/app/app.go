@@ -78,18 +78,19 @@ func (a *App) Go(fn func(context.Context) error) {
 }
 
 // NewGRPCServer returns a gRPC server with tracing, metrics, panic recovery, health and
-// reflection, listening on addr once Run starts. Register services on it before Run.
-func (a *App) NewGRPCServer(addr string) (*grpc.Server, *health.Server, error) {
+// reflection, listening on addr once Run starts; opts add to its options. Register services on it
+// before Run.
+func (a *App) NewGRPCServer(addr string, opts ...grpc.ServerOption) (*grpc.Server, *health.Server, error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen %s: %w", addr, err)
 	}
-	gs := grpc.NewServer(
+	gs := grpc.NewServer(append([]grpc.ServerOption{
 		grpc.StatsHandler(otelgrpc.NewServerHandler()),
 		grpc.ChainUnaryInterceptor(a.recoverUnary),
 		grpc.ChainStreamInterceptor(a.recoverStream),
-		grpc.MaxRecvMsgSize(1<<20),
-	)
+		grpc.MaxRecvMsgSize(1 << 20),
+	}, opts...)...)
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(gs, hs)
 	reflection.Register(gs)

@@ -5,18 +5,27 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/store"
+	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 )
 
 // AddRules serves eng's RulesService on its own gRPC server at addr, with its background work.
+//
+// Its connections are closed after a minute (gracefully): gRPC clients re-resolve DNS only when a
+// connection ends, so this is what lets callers balancing over a headless Service see replicas that
+// were added since they connected. Rules calls are short and idempotent, so nothing is lost.
 func (a *App) AddRules(eng engine.Engine, st store.Store, pub rules.Publisher, addr string) (*rules.Server, error) {
-	gs, hs, err := a.NewGRPCServer(addr)
+	gs, hs, err := a.NewGRPCServer(addr, grpc.KeepaliveParams(keepalive.ServerParameters{
+		MaxConnectionAge: time.Minute, MaxConnectionAgeGrace: 30 * time.Second,
+	}))
 	if err != nil {
 		return nil, err
 	}
