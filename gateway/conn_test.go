@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"cardroom.dev/gateway"
-	"cardroom.dev/gateway/internal/highcard"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/rules"
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/kit/store"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"cardroom.dev/gateway"
-	"cardroom.dev/gateway/internal/highcard"
 	"cardroom.dev/gateway/lobby"
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
@@ -21,6 +20,7 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/natsembed"
 	"cardroom.dev/services/kit/rules"
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/testenv"
 	"google.golang.org/grpc"

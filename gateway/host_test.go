@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"cardroom.dev/gateway"
-	"cardroom.dev/gateway/internal/highcard"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/rules"
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/kit/store"
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"

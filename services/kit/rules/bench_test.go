@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"context"
 	"fmt"
 	"sync/atomic"
@@ -10,7 +11,6 @@ import (
 
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
-	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/natsembed"
 	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/store"
@@ -103,7 +103,7 @@ func benchActions(b *testing.B, srv *rules.Server, tables int) {
 }
 
 func newServer(st store.Store, pub rules.Publisher) *rules.Server {
-	return rules.New(engine.Erase[*hcState, string](highCard{}, nil), st, pub, rules.Options{})
+	return rules.New(highcard.Engine("highcard"), st, pub, rules.Options{})
 }
 
 // BenchmarkAct measures one applied action through the harness (load, decode, validate, apply,

@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -13,14 +14,14 @@ import (
 // TestHighCardPlayouts drives the test game with the shared playout tools, as every game's tests
 // do: random games with timeouts, replay determinism, state round trips, refused moves unchanged.
 func TestHighCardPlayouts(t *testing.T) {
-	g := highCard{}
+	g := highcard.New()
 	cfg := func(i int) engine.Config {
 		return engine.Config{Seats: 2 + i%5, Seed: uint64(i), Options: wrapperspb.UInt32(uint32(1 + i%4)),
 			TurnTime: time.Duration(i%2) * time.Second, Start: time.UnixMilli(1_800_000_000_000)}
 	}
-	p := enginetest.Playout[*hcState, string]{Game: g, TimeoutChance: 0.2, Tick: 300 * time.Millisecond}
+	p := enginetest.Playout[*highcard.State, string]{Game: g, TimeoutChance: 0.2, Tick: 300 * time.Millisecond}
 	r := rand.New(rand.NewPCG(1, 2))
-	p.OnStep = func(s *hcState, st enginetest.Step[string]) error {
+	p.OnStep = func(s *highcard.State, st enginetest.Step[string]) error {
 		if err := enginetest.CheckStateRoundTrip(g, s); err != nil {
 			return err
 		}
@@ -36,5 +37,5 @@ func TestHighCardPlayouts(t *testing.T) {
 			t.Fatalf("game %d ended without an outcome", i)
 		}
 	}
-	enginetest.CheckDeterminism(t, enginetest.Playout[*hcState, string]{Game: g, TimeoutChance: 0.3}, 200, cfg)
+	enginetest.CheckDeterminism(t, enginetest.Playout[*highcard.State, string]{Game: g, TimeoutChance: 0.3}, 200, cfg)
 }

@@ -3,6 +3,7 @@ package rules_test
 import (
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"testing"
 	"time"
 
@@ -16,7 +17,7 @@ import (
 // TestRulesTestHarness plays the test game through the shared game-service harness, timeouts
 // included, and checks its refusal check.
 func TestRulesTestHarness(t *testing.T) {
-	h := rulestest.Start(t, engine.Erase[*hcState, string](highCard{}, nil), nil)
+	h := rulestest.Start(t, highcard.Engine("highcard"), nil)
 	cfg := rulestest.Config("highcard", 3, 5, wrapperspb.UInt32(4))
 	log := h.PlayToEnd(t, "whole", cfg, 100)
 	if len(log.GetEntries()) != 12 || log.GetTable().GetOutcome() == nil {

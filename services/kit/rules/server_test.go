@@ -1,6 +1,7 @@
 package rules_test
 
 import (
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"context"
 	"errors"
 	"fmt"
@@ -90,7 +91,7 @@ func newEnv(t testing.TB, st store.Store, b *bus.Bus) *env {
 	if b != nil {
 		pub = b
 	}
-	srv := rules.New(engine.Erase[*hcState, string](highCard{}, nil), st, pub, rules.Options{Now: c.Now, Retain: time.Hour})
+	srv := rules.New(highcard.Engine("highcard"), st, pub, rules.Options{Now: c.Now, Retain: time.Hour})
 	return &env{client: serve(t, srv), srv: srv, store: st, bus: b, clock: c}
 }
 
@@ -355,7 +356,7 @@ func TestDeadlinesFireOnce(t *testing.T) {
 		a := newEnv(t, st, nil)
 		b := newEnv(t, st, nil)
 		b.clock = a.clock
-		bsrv := rules.New(engine.Erase[*hcState, string](highCard{}, nil), st, nil, rules.Options{Now: a.clock.Now})
+		bsrv := rules.New(highcard.Engine("highcard"), st, nil, rules.Options{Now: a.clock.Now})
 		const tables = 20
 		for i := range tables {
 			a.create(t, fmt.Sprint("d", i), tableConfig(3, 1, time.Second))
@@ -411,7 +412,7 @@ func TestRepublish(t *testing.T) {
 		b := startNATS(t)
 		fb := &failingBus{b: b}
 		fb.fail.Store(2)
-		srv := rules.New(engine.Erase[*hcState, string](highCard{}, nil), st, fb, rules.Options{})
+		srv := rules.New(highcard.Engine("highcard"), st, fb, rules.Options{})
 		client := serve(t, srv)
 		events := collect(t, b, bus.TableSubjects("p1"))
 		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "p1", Config: tableConfig(2, 1, 0)}); err != nil {

@@ -1,5 +1,6 @@
-// Package highcard is the tiny game the gateway is tested with (the kit's test game): secret
-// cards, public reveals, per-seat private events, a deadline per action, a random bot.
+// Package highcard is the tiny game cardroom's own tests run the harness and the gateway with:
+// secret cards, public reveals, per-seat private events, a deadline per action, a random bot. It is
+// test support, like net/http/httptest: no binary links it.
 package highcard
 
 import (
@@ -20,16 +21,20 @@ import (
 
 // Engine returns the game, named name, type-erased with a random bot.
 func Engine(name string) engine.Engine {
-	return engine.Erase[*hcState, string](highCard{name: name}, nil)
+	return engine.Erase[*State, string](Game{name: name}, nil)
 }
 
-// highCard is the tiny game the harness is tested with. Each seat is dealt a secret card (1..13);
+// New returns the typed game, named "highcard".
+func New() Game { return Game{name: "highcard"} }
+
+// Game is the tiny game the harness is tested with. Each seat is dealt a secret card (1..13);
 // in seat order each one reveals it or passes; the highest revealed card wins the round. Options:
 // the number of rounds (UInt32Value, default 1, at most 1000). Actions are the strings "reveal" and
 // "pass"; a timeout passes for the seat on turn.
-type highCard struct{ name string }
+type Game struct{ name string }
 
-type hcState struct {
+// State is one table of high card.
+type State struct {
 	Seats    int
 	Rounds   int
 	Round    int
@@ -44,12 +49,12 @@ type hcState struct {
 	RNG      [2]uint64
 }
 
-func (g highCard) Info() engine.Info {
+func (g Game) Info() engine.Info {
 	return engine.Info{Name: g.name, MinSeats: 2, MaxSeats: 6,
 		Options: &wrapperspb.UInt32Value{}, Action: &wrapperspb.StringValue{}, View: &wrapperspb.StringValue{}}
 }
 
-func (g highCard) Setup(cfg engine.Config) (*hcState, []engine.Event, error) {
+func (g Game) Setup(cfg engine.Config) (*State, []engine.Event, error) {
 	rounds := int(cfg.Options.(*wrapperspb.UInt32Value).GetValue())
 	if rounds == 0 {
 		rounds = 1
@@ -57,12 +62,12 @@ func (g highCard) Setup(cfg engine.Config) (*hcState, []engine.Event, error) {
 	if rounds > 1000 {
 		return nil, nil, engine.Invalid("options", engine.CodeBadOptions, "at most 1000 rounds, not %d", rounds)
 	}
-	s := &hcState{Seats: cfg.Seats, Rounds: rounds, Score: make([]int, cfg.Seats),
+	s := &State{Seats: cfg.Seats, Rounds: rounds, Score: make([]int, cfg.Seats),
 		LastAt: cfg.Start.UnixMilli(), TurnMS: cfg.TurnTime.Milliseconds(), RNG: [2]uint64{cfg.Seed, 7}}
 	return s, g.deal(s), nil
 }
 
-func (highCard) deal(s *hcState) []engine.Event {
+func (Game) deal(s *State) []engine.Event {
 	pcg := rand.NewPCG(s.RNG[0], s.RNG[1])
 	deck := rand.New(pcg).Perm(13)
 	s.RNG[0], s.RNG[1] = pcg.Uint64(), pcg.Uint64()
@@ -77,7 +82,7 @@ func (highCard) deal(s *hcState) []engine.Event {
 	return evs
 }
 
-func (g highCard) Apply(s *hcState, m engine.Move[string]) ([]engine.Event, error) {
+func (g Game) Apply(s *State, m engine.Move[string]) ([]engine.Event, error) {
 	if s.Done {
 		return nil, engine.Refuse(engine.CodeGameOver, "the game is over")
 	}
@@ -95,7 +100,7 @@ func (g highCard) Apply(s *hcState, m engine.Move[string]) ([]engine.Event, erro
 	return g.advance(s, []engine.Event{{To: engine.Public, Payload: wrapperspb.String(ev)}}), nil
 }
 
-func (g highCard) advance(s *hcState, evs []engine.Event) []engine.Event {
+func (g Game) advance(s *State, evs []engine.Event) []engine.Event {
 	s.Acted++
 	s.Turn = (s.Turn + 1) % s.Seats
 	if s.Acted < s.Seats {
@@ -119,14 +124,14 @@ func (g highCard) advance(s *hcState, evs []engine.Event) []engine.Event {
 	return append(evs, g.deal(s)...)
 }
 
-func (highCard) Deadline(s *hcState) (time.Time, bool) {
+func (Game) Deadline(s *State) (time.Time, bool) {
 	if s.Done || s.TurnMS == 0 {
 		return time.Time{}, false
 	}
 	return time.UnixMilli(s.LastAt + s.TurnMS), true
 }
 
-func (g highCard) Timeout(s *hcState, at time.Time) ([]engine.Event, error) {
+func (g Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
 	if _, ok := g.Deadline(s); !ok {
 		return nil, engine.Refuse(engine.CodeNoDeadline, "nothing waits on time")
 	}
@@ -134,14 +139,14 @@ func (g highCard) Timeout(s *hcState, at time.Time) ([]engine.Event, error) {
 	return g.advance(s, []engine.Event{{To: engine.Public, Payload: wrapperspb.String(fmt.Sprintf("seat %d timed out", s.Turn))}}), nil
 }
 
-func (highCard) Legal(s *hcState, seat int, buf []string) []string {
+func (Game) Legal(s *State, seat int, buf []string) []string {
 	if s.Done || seat != s.Turn {
 		return buf
 	}
 	return append(buf, "reveal", "pass")
 }
 
-func (highCard) View(s *hcState, viewer int) proto.Message {
+func (Game) View(s *State, viewer int) proto.Message {
 	var b strings.Builder
 	for i, c := range s.Cards {
 		switch {
@@ -154,7 +159,7 @@ func (highCard) View(s *hcState, viewer int) proto.Message {
 	return wrapperspb.String(strings.TrimSpace(b.String()))
 }
 
-func (highCard) Outcome(s *hcState) (*gamev1.Outcome, bool) {
+func (Game) Outcome(s *State) (*gamev1.Outcome, bool) {
 	if !s.Done {
 		return nil, false
 	}
@@ -172,7 +177,7 @@ func (highCard) Outcome(s *hcState) (*gamev1.Outcome, bool) {
 	return out, true
 }
 
-func (highCard) Clone(s *hcState) *hcState {
+func (Game) Clone(s *State) *State {
 	c := *s
 	c.Cards, c.Revealed, c.Score = slices.Clone(s.Cards), slices.Clone(s.Revealed), slices.Clone(s.Score)
 	return &c
@@ -180,7 +185,7 @@ func (highCard) Clone(s *hcState) *hcState {
 
 // EncodeState writes the state as varints: seats, rounds, round, turn, acted, done, last, turn time,
 // rng, then per seat card, revealed, score.
-func (highCard) EncodeState(s *hcState) ([]byte, error) {
+func (Game) EncodeState(s *State) ([]byte, error) {
 	b := make([]byte, 0, 64)
 	for _, v := range []uint64{uint64(s.Seats), uint64(s.Rounds), uint64(s.Round), uint64(s.Turn), uint64(s.Acted),
 		b2u(s.Done), uint64(s.LastAt), uint64(s.TurnMS), s.RNG[0], s.RNG[1]} {
@@ -201,7 +206,7 @@ func b2u(v bool) uint64 {
 	return 0
 }
 
-func (highCard) DecodeState(b []byte) (*hcState, error) {
+func (Game) DecodeState(b []byte) (*State, error) {
 	next := func() uint64 {
 		v, n := binary.Uvarint(b)
 		if n <= 0 {
@@ -211,7 +216,7 @@ func (highCard) DecodeState(b []byte) (*hcState, error) {
 		b = b[n:]
 		return v
 	}
-	s := &hcState{Seats: int(next()), Rounds: int(next()), Round: int(next()), Turn: int(next()), Acted: int(next()),
+	s := &State{Seats: int(next()), Rounds: int(next()), Round: int(next()), Turn: int(next()), Acted: int(next()),
 		Done: next() == 1, LastAt: int64(next()), TurnMS: int64(next()), RNG: [2]uint64{next(), next()}}
 	if s.Seats > 6 {
 		return nil, errors.New("bad state")
@@ -226,9 +231,9 @@ func (highCard) DecodeState(b []byte) (*hcState, error) {
 	return s, nil
 }
 
-func (highCard) EncodeAction(a string) proto.Message { return wrapperspb.String(a) }
+func (Game) EncodeAction(a string) proto.Message { return wrapperspb.String(a) }
 
-func (highCard) DecodeAction(m proto.Message) (string, error) {
+func (Game) DecodeAction(m proto.Message) (string, error) {
 	a := m.(*wrapperspb.StringValue).GetValue()
 	if a != "reveal" && a != "pass" {
 		return "", engine.Invalid("action", engine.CodeUnknownAction, "unknown action %q: reveal or pass", a)
