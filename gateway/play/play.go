@@ -385,10 +385,15 @@ func render(a *anypb.Any) string {
 	return string(m.ProtoReflect().Descriptor().Name()) + " " + paint(s)
 }
 
+// renderLong is a view on several lines: the game's own drawing when it is known (viewRenderers),
+// else the message's text form.
 func renderLong(a *anypb.Any) string {
 	m, err := a.UnmarshalNew()
 	if err != nil {
 		return string(a.MessageName())
+	}
+	if draw, ok := viewRenderers[m.ProtoReflect().Descriptor().FullName()]; ok {
+		return paint(draw(m))
 	}
 	return paint(prototext.MarshalOptions{Multiline: true, Indent: "  "}.Format(m))
 }
