@@ -15,8 +15,30 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// roundRobin spreads calls over every address a target resolves to (dns:/// re-resolves them).
-const roundRobin = `{"loadBalancingConfig":[{"round_robin":{}}]}`
+// roundRobin spreads calls over every address a target resolves to (dns:/// re-resolves them), and
+// retries on another replica the calls that are safe to repeat when one was UNAVAILABLE (a replica
+// stopping or killed mid-call): reads, suggestions, and Act, which the rules service applies at most
+// once per action id. CreateTable and AbortTable are left to their callers.
+const roundRobin = `{
+  "loadBalancingConfig": [{"round_robin": {}}],
+  "methodConfig": [{
+    "name": [
+      {"service": "cardroom.rules.v1.RulesService", "method": "Act"},
+      {"service": "cardroom.rules.v1.RulesService", "method": "GetView"},
+      {"service": "cardroom.rules.v1.RulesService", "method": "ListLegalActions"},
+      {"service": "cardroom.rules.v1.RulesService", "method": "GetLog"},
+      {"service": "cardroom.rules.v1.RulesService", "method": "SuggestAction"},
+      {"service": "cardroom.rules.v1.RulesService", "method": "DescribeGame"}
+    ],
+    "retryPolicy": {
+      "maxAttempts": 4,
+      "initialBackoff": "0.05s",
+      "maxBackoff": "0.5s",
+      "backoffMultiplier": 2,
+      "retryableStatusCodes": ["UNAVAILABLE"]
+    }
+  }]
+}`
 
 // ParseTargets reads "game=target,game=target".
 func ParseTargets(s string) (map[string]string, error) {
