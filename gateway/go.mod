@@ -6,12 +6,13 @@ require (
 	cardroom.dev/proto v0.0.0
 	cardroom.dev/services/kit v0.0.0
 	github.com/nats-io/nats.go v1.55.0
-	github.com/redis/go-redis/extra/redisotel/v9 v9.23.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.72.0
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
 )
+
+require github.com/redis/go-redis/extra/redisotel/v9 v9.23.0 // indirect
 
 require (
 	cardroom.dev/services/sabaisabai v0.0.0
@@ -69,4 +70,3 @@ replace (
 	cardroom.dev/services/sapotagem => ../services/sapotagem
 	cardroom.dev/services/sponsio => ../services/sponsio
 )
-

@@ -10,8 +10,6 @@ import (
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
-	"github.com/redis/go-redis/extra/redisotel/v9"
-	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 )
@@ -44,23 +42,15 @@ func OpenLobby(ctx context.Context, a *app.App) (lobby.Store, error) {
 		a.Log.Info("lobby store: in memory (set CARDROOM_REDIS_URL for Redis)")
 		return lobby.NewMemory(), nil
 	}
-	opt, err := redis.ParseURL(a.Config.RedisURL)
+	rdb, err := a.Redis(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
-	}
-	rdb := redis.NewClient(opt)
-	if err := redisotel.InstrumentTracing(rdb); err != nil {
-		return nil, fmt.Errorf("redis tracing: %w", err)
-	}
-	a.OnClose(func(context.Context) error { return rdb.Close() })
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		return nil, fmt.Errorf("redis %s: %w", opt.Addr, err)
+		return nil, err
 	}
 	st, err := lobby.NewRedis(ctx, rdb, a.Config.RedisPrefix)
 	if err != nil {
 		return nil, err
 	}
-	a.Log.Info("lobby store: redis", slog.String("addr", opt.Addr))
+	a.Log.Info("lobby store: redis", slog.String("prefix", a.Config.RedisPrefix))
 	return st, nil
 }
 

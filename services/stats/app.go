@@ -16,8 +16,6 @@ import (
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
-	"github.com/redis/go-redis/extra/redisotel/v9"
-	"github.com/redis/go-redis/v9"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
@@ -25,29 +23,21 @@ import (
 const RedisPrefix = "stats:"
 
 // OpenStore opens the aggregate store the configuration names: Redis (keys under
-// <CARDROOM_REDIS_PREFIX>stats:) when a URL is set, else memory. The client closes with a.
+// <CARDROOM_REDIS_PREFIX>stats:) when a URL is set, else memory, on the app's Redis client.
 func OpenStore(ctx context.Context, a *app.App) (Store, error) {
 	if a.Config.RedisURL == "" {
 		a.Log.Info("stats store: in memory (set CARDROOM_REDIS_URL for Redis)")
 		return NewMemory(), nil
 	}
-	opt, err := redis.ParseURL(a.Config.RedisURL)
+	rdb, err := a.Redis(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
-	}
-	rdb := redis.NewClient(opt)
-	if err := redisotel.InstrumentTracing(rdb); err != nil {
-		return nil, fmt.Errorf("redis tracing: %w", err)
-	}
-	a.OnClose(func(context.Context) error { return rdb.Close() })
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		return nil, fmt.Errorf("redis %s: %w", opt.Addr, err)
+		return nil, err
 	}
 	st, err := NewRedis(ctx, rdb, a.Config.RedisPrefix+RedisPrefix)
 	if err != nil {
 		return nil, err
 	}
-	a.Log.Info("stats store: redis", slog.String("addr", opt.Addr), slog.String("prefix", a.Config.RedisPrefix+RedisPrefix))
+	a.Log.Info("stats store: redis", slog.String("prefix", a.Config.RedisPrefix+RedisPrefix))
 	return st, nil
 }
 

@@ -20,6 +20,7 @@ import (
 
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/telemetry"
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -37,6 +38,7 @@ type App struct {
 	tel    *telemetry.Telemetry
 
 	mu      sync.Mutex
+	rdb     *redis.Client
 	closers []func(context.Context) error
 	loops   []func(context.Context) error
 	servers []*server

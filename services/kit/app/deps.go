@@ -13,11 +13,14 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Store opens the table store the configuration names: Redis when a URL is set, else memory.
-func (a *App) Store(ctx context.Context) (store.Store, error) {
-	if a.Config.RedisURL == "" {
-		a.Log.Info("table store: in memory (set CARDROOM_REDIS_URL for Redis)")
-		return store.NewMemory(), nil
+// Redis returns the process's Redis client for the configured URL, opening it (traced, pinged,
+// closed with the app) on first use; every store of the process shares it. Call it only when
+// Config.RedisURL is set.
+func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.rdb != nil {
+		return a.rdb, nil
 	}
 	opt, err := redis.ParseURL(a.Config.RedisURL)
 	if err != nil {
@@ -25,18 +28,30 @@ func (a *App) Store(ctx context.Context) (store.Store, error) {
 	}
 	rdb := redis.NewClient(opt)
 	if err := redisotel.InstrumentTracing(rdb); err != nil {
+		_ = rdb.Close()
 		return nil, fmt.Errorf("redis tracing: %w", err)
 	}
-	a.OnClose(func(context.Context) error { return rdb.Close() })
 	if err := rdb.Ping(ctx).Err(); err != nil {
+		_ = rdb.Close()
 		return nil, fmt.Errorf("redis %s: %w", opt.Addr, err)
 	}
-	st, err := store.NewRedis(ctx, rdb, a.Config.RedisPrefix)
+	a.closers = append(a.closers, func(context.Context) error { return rdb.Close() })
+	a.rdb = rdb
+	a.Log.Info("redis connected", slog.String("addr", opt.Addr))
+	return rdb, nil
+}
+
+// Store opens the table store the configuration names: Redis when a URL is set, else memory.
+func (a *App) Store(ctx context.Context) (store.Store, error) {
+	if a.Config.RedisURL == "" {
+		a.Log.Info("table store: in memory (set CARDROOM_REDIS_URL for Redis)")
+		return store.NewMemory(), nil
+	}
+	rdb, err := a.Redis(ctx)
 	if err != nil {
 		return nil, err
 	}
-	a.Log.Info("table store: redis", slog.String("addr", opt.Addr))
-	return st, nil
+	return store.NewRedis(ctx, rdb, a.Config.RedisPrefix)
 }
 
 // Bus connects to the configured NATS, or starts an embedded one with JetStream.
