@@ -111,14 +111,11 @@ func stores(t *testing.T) []storeCase {
 	}
 }
 
-// TestConsumer10000Games feeds 10,000 finished games (2,500 under the race detector) (and malformed, unknown, duplicated and
+// TestConsumer10000Games feeds 10,000 finished games (and malformed, unknown, duplicated and
 // out-of-order events) through the real bus into both stores at once; the aggregates match the
 // direct computation, and a rebuild from the stream gives exactly the same aggregates.
 func TestConsumer10000Games(t *testing.T) {
 	games := 10000
-	if raceEnabled {
-		games = 2500
-	}
 	w := storetest.NewWorkload(42, storetest.WorkloadOptions{Games: games, Faults: true})
 	b := newBus(t)
 	type run struct {
