@@ -180,7 +180,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("otlp_endpoint", c.OTLPEndpoint),
 		slog.String("log_level", c.LogLevel),
 		slog.Duration("retention", c.Retention),
-		slog.String("shutdown_timeout", strconv.Quote(c.ShutdownTimeout.String())),
+		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
 		slog.String("rules_targets", c.RulesTargets),
 		slog.Bool("session_key_set", c.SessionKey != ""),
 		slog.Duration("session_ttl", c.SessionTTL),
