@@ -18,8 +18,8 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/natsembed"
 	"cardroom.dev/services/kit/rules"
+	"cardroom.dev/services/kit/rules/rulestest"
 	"cardroom.dev/services/kit/store"
-	"cardroom.dev/services/kit/testenv"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -95,19 +95,6 @@ func newEnv(t testing.TB, st store.Store, b *bus.Bus) *env {
 	return &env{client: serve(t, srv), srv: srv, store: st, bus: b, clock: c}
 }
 
-// stores runs fn against the memory store and the Redis store.
-func stores(t *testing.T, fn func(t *testing.T, st store.Store)) {
-	t.Run("memory", func(t *testing.T) { fn(t, store.NewMemory()) })
-	t.Run("redis", func(t *testing.T) {
-		rdb := testenv.Redis(t)
-		st, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
-		if err != nil {
-			t.Fatal(err)
-		}
-		fn(t, st)
-	})
-}
-
 func tableConfig(seats int, rounds uint32, turn time.Duration) *gamev1.TableConfig {
 	cfg := &gamev1.TableConfig{Game: "highcard", SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_FIXED, Seed: 42}
 	for i := range seats {
@@ -175,7 +162,7 @@ func collect(t *testing.T, b *bus.Bus, filter string) func(n int) []*eventsv1.Ev
 }
 
 func TestFullGame(t *testing.T) {
-	stores(t, func(t *testing.T, st store.Store) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
 		events := collect(t, e.bus, bus.TableSubjects("g1"))
 		finished := collect(t, e.bus, bus.FinishedSubject("highcard"))
@@ -230,7 +217,7 @@ func TestFullGame(t *testing.T) {
 }
 
 func TestBadInputChangesNothing(t *testing.T) {
-	stores(t, func(t *testing.T, st store.Store) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
 		e.create(t, "b1", tableConfig(2, 1, 0))
 		ctx := t.Context()
@@ -293,7 +280,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 }
 
 func TestIdempotentRetry(t *testing.T) {
-	stores(t, func(t *testing.T, st store.Store) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
 		e.create(t, "r1", tableConfig(2, 1, 0))
 		req := &rulesv1.ActRequest{TableId: "r1", Seat: 0, Action: act("reveal"), ActionId: "same"}
@@ -319,7 +306,7 @@ func TestIdempotentRetry(t *testing.T) {
 // TestRacingActions sends the same legal move for the seat on turn from 32 goroutines with distinct
 // action ids: exactly one lands; every other one lost the race, was re-validated and refused.
 func TestRacingActions(t *testing.T) {
-	stores(t, func(t *testing.T, st store.Store) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, nil)
 		e.create(t, "c1", tableConfig(4, 1, 0))
 		var ok, refused atomic.Int32
@@ -352,7 +339,7 @@ func TestRacingActions(t *testing.T) {
 
 // TestDeadlinesFireOnce has two replicas share a store; each due timeout is applied exactly once.
 func TestDeadlinesFireOnce(t *testing.T) {
-	stores(t, func(t *testing.T, st store.Store) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		a := newEnv(t, st, nil)
 		b := newEnv(t, st, nil)
 		b.clock = a.clock
@@ -408,7 +395,7 @@ func (f *failingBus) Publish(ctx context.Context, msgs []bus.Message) error {
 
 // TestRepublish: events committed while the bus was down are published later by the sweeper, once.
 func TestRepublish(t *testing.T) {
-	stores(t, func(t *testing.T, st store.Store) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		b := startNATS(t)
 		fb := &failingBus{b: b}
 		fb.fail.Store(2)
@@ -477,7 +464,7 @@ func TestSecrets(t *testing.T) {
 }
 
 func TestAbort(t *testing.T) {
-	stores(t, func(t *testing.T, st store.Store) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
 		finished := collect(t, e.bus, bus.FinishedSubject("highcard"))
 		e.create(t, "x1", tableConfig(2, 1, time.Second))

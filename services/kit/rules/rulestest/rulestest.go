@@ -19,6 +19,7 @@ import (
 	"cardroom.dev/services/kit/natsembed"
 	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/store"
+	"cardroom.dev/services/kit/testenv"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -294,4 +295,23 @@ func (h *Harness) OutOfTurn(t testing.TB, tableID string, seats int) (uint32, pr
 // CreateRequest is a CreateTable request for id and cfg.
 func CreateRequest(id string, cfg *gamev1.TableConfig) *rulesv1.CreateTableRequest {
 	return &rulesv1.CreateTableRequest{TableId: id, Config: cfg}
+}
+
+// Stores runs fn once against the memory store and once against a Redis store (RedisStore).
+func Stores(t *testing.T, fn func(t *testing.T, st store.Store)) {
+	t.Helper()
+	t.Run("memory", func(t *testing.T) { fn(t, store.NewMemory()) })
+	t.Run("redis", func(t *testing.T) { fn(t, RedisStore(t)) })
+}
+
+// RedisStore is a table store on the test Redis, with keys under a prefix of the test's own that is
+// cleared when it ends. A missing Redis skips the test, or fails it under CARDROOM_REQUIRE_SERVICES=1.
+func RedisStore(t testing.TB) store.Store {
+	t.Helper()
+	rdb := testenv.Redis(t)
+	st, err := store.NewRedis(context.Background(), rdb, testenv.Prefix(t, rdb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }

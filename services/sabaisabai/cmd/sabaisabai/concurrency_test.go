@@ -11,8 +11,6 @@ import (
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/rules/rulestest"
-	"cardroom.dev/services/kit/store"
-	"cardroom.dev/services/kit/testenv"
 	"cardroom.dev/services/sabaisabai"
 	rules "cardroom.dev/services/sabaisabai/engine"
 	"google.golang.org/grpc/codes"
@@ -25,11 +23,7 @@ import (
 // log is gap-free, no action id was applied twice, retries were answered from the log, and the
 // table still holds exactly the 61 cards.
 func TestConcurrentPlayers(t *testing.T) {
-	rdb := testenv.Redis(t)
-	st, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := rulestest.RedisStore(t)
 	h := rulestest.Start(t, sabaisabai.Engine(), st)
 	const seats = 4
 	if _, err := h.Client.CreateTable(t.Context(), rulestest.CreateRequest("race", rulestest.Config("sabaisabai", seats, 11, &sabaisabaiv1.Options{Rounds: 1}))); err != nil {

@@ -7,7 +7,6 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/rules/rulestest"
 	"cardroom.dev/services/kit/store"
-	"cardroom.dev/services/kit/testenv"
 	"cardroom.dev/services/sponsio"
 	"google.golang.org/grpc/codes"
 )
@@ -15,15 +14,7 @@ import (
 // TestService plays whole games through gRPC, on the memory store and on Redis, and checks that an
 // out-of-turn move is refused with FAILED_PRECONDITION and changes nothing.
 func TestService(t *testing.T) {
-	t.Run("memory", func(t *testing.T) { play(t, nil) })
-	t.Run("redis", func(t *testing.T) {
-		rdb := testenv.Redis(t)
-		st, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
-		if err != nil {
-			t.Fatal(err)
-		}
-		play(t, st)
-	})
+	rulestest.Stores(t, play)
 }
 
 func play(t *testing.T, st store.Store) {
