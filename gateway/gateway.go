@@ -211,8 +211,12 @@ func (s *Server) rulesOf(game string) (rulesv1.RulesServiceClient, error) {
 	return c, nil
 }
 
-// describe is a game's description, asked once of its rules service.
+// describe is a game's description, asked once of its rules service; a missing or unknown game is
+// INVALID_ARGUMENT naming the field.
 func (s *Server) describe(ctx context.Context, game string) (*rulesv1.DescribeGameResponse, error) {
+	if game == "" {
+		return nil, invalid("game", CodeMissingField, "game is required")
+	}
 	s.gamesMu.Lock()
 	d, ok := s.games[game]
 	s.gamesMu.Unlock()

@@ -32,12 +32,6 @@ func (s *Server) EnqueueTicket(ctx context.Context, req *gatewayv1.EnqueueTicket
 }
 
 func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.EnqueueTicketRequest) (*gatewayv1.EnqueueTicketResponse, error) {
-	if req.GetGame() == "" {
-		return nil, invalid("game", CodeMissingField, "game is required")
-	}
-	if _, err := s.rulesOf(req.GetGame()); err != nil {
-		return nil, err
-	}
 	d, err := s.describe(ctx, req.GetGame())
 	if err != nil {
 		return nil, err

@@ -104,12 +104,6 @@ func (s *Server) CreateTable(ctx context.Context, req *gatewayv1.CreateTableRequ
 }
 
 func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.CreateTableRequest) (*gatewayv1.CreateTableResponse, error) {
-	if req.GetGame() == "" {
-		return nil, invalid("game", CodeMissingField, "game is required")
-	}
-	if _, err := s.rulesOf(req.GetGame()); err != nil {
-		return nil, err
-	}
 	d, err := s.describe(ctx, req.GetGame())
 	if err != nil {
 		return nil, err
