@@ -55,10 +55,9 @@ func (m *Memory) Create(_ context.Context, t Table, created Entry) error {
 	if m.get(t.ID) != nil {
 		return ErrExists
 	}
+	// The store keeps the caller's byte slices (see Store.Create) and never changes them.
 	mt := &memTable{t: t, ids: map[string]uint64{}}
-	mt.t.State = slices.Clone(t.State)
-	mt.t.Config = slices.Clone(t.Config)
-	mt.log = []Entry{cloneEntry(created)}
+	mt.log = []Entry{created}
 	m.tables[t.ID] = mt
 	if !t.Deadline.IsZero() {
 		m.deadlines[t.ID] = t.Deadline
@@ -103,12 +102,13 @@ func (m *Memory) Commit(_ context.Context, c Commit) error {
 	if mt.t.Version != c.From {
 		return ErrConflict
 	}
+	// The store keeps the caller's byte slices (see Store.Commit) and never changes them.
 	mt.t.Version = c.From + 1
-	mt.t.State = slices.Clone(c.State)
+	mt.t.State = c.State
 	mt.t.Sequence = c.Sequence
 	mt.t.Deadline = c.Deadline
 	mt.t.Finished = c.Finished
-	e := cloneEntry(c.Entry)
+	e := c.Entry
 	e.Version = mt.t.Version
 	mt.log = append(mt.log, e)
 	if e.ActionID != "" {

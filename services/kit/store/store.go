@@ -67,13 +67,15 @@ type Commit struct {
 // Store is the table store.
 type Store interface {
 	// Create writes a new table with its creation entry (version 0). ErrExists if the id is taken.
+	// The store may keep t's and created's byte slices: the caller must not change them afterwards.
 	Create(ctx context.Context, t Table, created Entry) error
 	// Load reads a table. When actionID is not empty and that action was already applied, its log
 	// entry is returned too, so a retry is answered without a second read. The returned byte slices
 	// belong to the store: read them, never change them.
 	Load(ctx context.Context, id, actionID string) (Table, *Entry, error)
 	// Commit applies one action's write. ErrConflict when the version moved on; ErrDuplicate (with
-	// nothing written) when the action id was already applied; ErrNotFound.
+	// nothing written) when the action id was already applied; ErrNotFound. The store may keep c's
+	// byte slices (State, Entry.Data): the caller must not change them afterwards.
 	Commit(ctx context.Context, c Commit) error
 	// Log returns the entries from version from (0 includes the creation entry) on.
 	Log(ctx context.Context, id string, from uint64) ([]Entry, error)
