@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 
+	"cardroom.dev/gateway/loadgen"
 	"cardroom.dev/gateway/play"
 	"cardroom.dev/services/kit/app"
 )
@@ -18,6 +19,8 @@ usage:
   cardroom serve [settings]   run every service in one process (embedded NATS, in-memory store
                               unless --redis-url / --nats-url are given)
   cardroom play <game> [...]  play in the terminal against a running cardroom (see cardroom play -h)
+  cardroom bench [...]        load a running cardroom with bot tables and report actions/s,
+                              latency and CPU per action (see cardroom bench -h)
   cardroom stats rebuild      recompute the stats aggregates from the event stream
   cardroom games              list the games this binary serves
 `
@@ -39,6 +42,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return serve(ctx, args[1:], os.Getenv, stdout, stderr, nil)
 	case "play":
 		return play.Play(ctx, args[1:], os.Stdin, stdout)
+	case "bench":
+		return loadgen.Main(ctx, args[1:], stdout, stderr)
 	case "stats":
 		return statsCommand(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "games":

@@ -114,7 +114,7 @@ var settings = []setting{
 	{"session-key", "CARDROOM_SESSION_KEY", "", "gateway: HMAC key of session tokens (empty: random per process)", str(func(c *Config) *string { return &c.SessionKey })},
 	{"session-ttl", "CARDROOM_SESSION_TTL", "12h", "gateway: how long a session token is valid", dur(func(c *Config) *time.Duration { return &c.SessionTTL })},
 	{"absence-grace", "CARDROOM_ABSENCE_GRACE", "30s", "gateway: time without a Watch stream before a bot plays a seat", dur(func(c *Config) *time.Duration { return &c.AbsenceGrace })},
-	{"rate-limit", "CARDROOM_RATE_LIMIT", "50", "gateway: requests per second per player", float(func(c *Config) *float64 { return &c.RateLimit })},
+	{"rate-limit", "CARDROOM_RATE_LIMIT", "50", "gateway: requests per second per player (0: no limit)", float(func(c *Config) *float64 { return &c.RateLimit })},
 	{"rate-burst", "CARDROOM_RATE_BURST", "100", "gateway: burst of requests per player", num(func(c *Config) *int { return &c.RateBurst })},
 	{"max-request-bytes", "CARDROOM_MAX_REQUEST_BYTES", "65536", "gateway: largest request message", num(func(c *Config) *int { return &c.MaxRequestBytes })},
 	{"ticket-max-wait", "CARDROOM_TICKET_MAX_WAIT", "30s", "gateway: longest matchmaking wait of a ticket that names none", dur(func(c *Config) *time.Duration { return &c.TicketMaxWait })},
