@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"time"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
@@ -13,20 +14,15 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// messages turns committed events into bus messages: each on its table's public or seat subject,
-// TableFinished also on the game's finished subject. Message ids make republication idempotent.
-// raw, when given, holds the events already encoded.
-func messages(evs []*eventsv1.Event, raw [][]byte) ([]bus.Message, error) {
+// messages turns events read back from the log into bus messages: each on its table's public or
+// seat subject, TableFinished also on the game's finished subject. Message ids make republication
+// idempotent.
+func messages(evs []*eventsv1.Event) ([]bus.Message, error) {
 	out := make([]bus.Message, 0, len(evs)+1)
-	for i, e := range evs {
-		var data []byte
-		if raw != nil {
-			data = raw[i]
-		} else {
-			var err error
-			if data, err = proto.Marshal(e); err != nil {
-				return nil, err
-			}
+	for _, e := range evs {
+		data, err := proto.Marshal(e)
+		if err != nil {
+			return nil, err
 		}
 		subject := bus.PublicSubject(e.GetTableId())
 		if a, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok {
@@ -39,6 +35,70 @@ func messages(evs []*eventsv1.Event, raw [][]byte) ([]bus.Message, error) {
 		}
 	}
 	return out, nil
+}
+
+// committedMessages is messages for events just committed, whose envelopes are already encoded.
+// The subjects and ids are the same; the ids share one string.
+func committedMessages(table, game string, evs []encodedEvent) []bus.Message {
+	n, idLen := len(evs), 0
+	for i := range evs {
+		idLen += len(table) + 1 + uitoaLen(evs[i].seq)
+		if evs[i].finished {
+			n++
+			idLen += len(table) + 1 + uitoaLen(evs[i].seq) + len(":finished")
+		}
+	}
+	var ids strings.Builder
+	ids.Grow(idLen)
+	ends := make([]int, 0, n)
+	for i := range evs {
+		ids.WriteString(table)
+		ids.WriteByte(':')
+		ids.WriteString(uitoa(evs[i].seq))
+		ends = append(ends, ids.Len())
+		if evs[i].finished {
+			ids.WriteString(table)
+			ids.WriteByte(':')
+			ids.WriteString(uitoa(evs[i].seq))
+			ids.WriteString(":finished")
+			ends = append(ends, ids.Len())
+		}
+	}
+	all := ids.String()
+	out := make([]bus.Message, 0, n)
+	public := ""
+	start := 0
+	next := func() string {
+		id := all[start:ends[len(out)]]
+		start = ends[len(out)]
+		return id
+	}
+	for i := range evs {
+		e := &evs[i]
+		var subject string
+		if e.to < 0 {
+			if public == "" {
+				public = bus.PublicSubject(table)
+			}
+			subject = public
+		} else {
+			subject = bus.SeatSubject(table, e.to)
+		}
+		out = append(out, bus.Message{Subject: subject, ID: next(), Data: e.raw})
+		if e.finished {
+			out = append(out, bus.Message{Subject: bus.FinishedSubject(game), ID: next(), Data: e.raw})
+		}
+	}
+	return out
+}
+
+func uitoaLen(v uint64) int {
+	n := 1
+	for v >= 10 {
+		v /= 10
+		n++
+	}
+	return n
 }
 
 func uitoa(v uint64) string {
@@ -56,23 +116,21 @@ func uitoa(v uint64) string {
 
 // publish puts committed events on the bus. A failure does not undo the commit: the table stays in
 // the outbox and the sweeper republishes it (ids make that idempotent).
-func (s *Server) publish(ctx context.Context, table string, evs []*eventsv1.Event, raw [][]byte) {
+func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent) {
 	if len(evs) == 0 || s.pub == nil {
 		return
 	}
-	msgs, err := messages(evs, raw)
-	if err == nil {
-		ctx, span := s.tracer.Start(ctx, "bus.publish")
-		err = s.pub.Publish(ctx, msgs)
-		span.End()
-	}
+	msgs := committedMessages(table, s.info.Name, evs)
+	ctx, span := s.tracer.Start(ctx, "bus.publish")
+	err := s.pub.Publish(ctx, msgs)
+	span.End()
 	if err != nil {
 		s.metrics.publishFailures.Add(ctx, 1)
 		s.log.WarnContext(ctx, "publish failed; the outbox sweeper will retry", slog.String("table", table), slog.Any("error", err))
 		return
 	}
 	select {
-	case s.marks <- store.Mark{TableID: table, Sequence: evs[len(evs)-1].GetSequence()}:
+	case s.marks <- store.Mark{TableID: table, Sequence: evs[len(evs)-1].seq}:
 	default:
 		// Marks are an optimisation: an unmarked table is republished later, deduplicated.
 	}
@@ -213,7 +271,7 @@ func (s *Server) Republish(ctx context.Context, before time.Time) int {
 				}
 			}
 		}
-		msgs, err := messages(evs, nil)
+		msgs, err := messages(evs)
 		if err != nil || s.pub.Publish(ctx, msgs) != nil {
 			continue
 		}

@@ -27,7 +27,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
@@ -226,21 +225,17 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	public := proto.CloneOf(cfg)
 	public.Seed = 0 // the seed decides every hidden card: secret until the end
 	created := append([]engine.Event{{To: engine.Public, Payload: &eventsv1.TableCreated{Config: public}}}, evs...)
-	envs, err := s.envelopes(id, 0, 0, now, created)
-	if err != nil {
-		return nil, err
-	}
-	data, raw, err := encodeEntry(&rulesv1.LogEntry{Version: 0, Time: timestamppb.New(now)}, envs)
+	data, encs, err := encodeEntry(&entryHead{at: now}, id, s.info.Name, 0, created)
 	if err != nil {
 		return nil, err
 	}
 	dl, _ := st.Deadline()
-	t := store.Table{ID: id, Config: cfgBytes, State: state, Sequence: uint64(len(envs)), Deadline: dl, CreatedAt: now}
+	t := store.Table{ID: id, Config: cfgBytes, State: state, Sequence: uint64(len(encs)), Deadline: dl, CreatedAt: now}
 	if err := s.store.Create(ctx, t, store.Entry{Data: data}); err != nil {
 		return nil, err
 	}
 	s.metrics.tablesCreated.Add(ctx, 1)
-	s.publish(ctx, id, envs, raw)
+	s.publish(ctx, id, encs)
 	return &rulesv1.CreateTableResponse{Table: s.summary(t, cfg, nil)}, nil
 }
 
@@ -253,27 +248,6 @@ func (s *Server) summary(t store.Table, cfg *gamev1.TableConfig, outcome *gamev1
 		TableId: t.ID, Config: public, Version: t.Version, Finished: t.Finished,
 		CreatedAt: timestamppb.New(t.CreatedAt), Outcome: outcome,
 	}
-}
-
-// envelopes wraps engine events for the bus, numbering them from after seq.
-func (s *Server) envelopes(table string, seq, version uint64, at time.Time, evs []engine.Event) ([]*eventsv1.Event, error) {
-	// One allocation for the envelopes and one for their payloads, rather than two per event.
-	out := make([]*eventsv1.Event, len(evs))
-	envs := make([]eventsv1.Event, len(evs))
-	payloads := make([]anypb.Any, len(evs))
-	ts := timestamppb.New(at)
-	for i, e := range evs {
-		value, err := proto.Marshal(e.Payload)
-		if err != nil {
-			return nil, fmt.Errorf("wrap event: %w", err)
-		}
-		payloads[i].TypeUrl, payloads[i].Value = typeURL(e.Payload), value
-		env := &envs[i]
-		env.TableId, env.Game, env.Sequence, env.Version = table, s.info.Name, seq+uint64(i)+1, version
-		env.Visibility, env.Time, env.Payload = visibility(e.To), ts, &payloads[i]
-		out[i] = env
-	}
-	return out, nil
 }
 
 // typeURLs caches google.protobuf.Any type URLs by message name.
@@ -308,33 +282,6 @@ func visibility(to int) *eventsv1.Visibility {
 		return seatVisibility[to]
 	}
 	return &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: uint32(to)}}
-}
-
-// eventsField is LogEntry.events.
-var eventsField = (&rulesv1.LogEntry{}).ProtoReflect().Descriptor().Fields().ByName("events").Number()
-
-// encodeEntry encodes a log entry with its events, marshalling each event once: the log and the bus
-// carry the same bytes (raw, one per event). Events go last on the wire, which parsers accept.
-func encodeEntry(entry *rulesv1.LogEntry, envs []*eventsv1.Event) (data []byte, raw [][]byte, err error) {
-	entry.Events = nil
-	raw = make([][]byte, len(envs))
-	size := proto.Size(entry)
-	for i, e := range envs {
-		if raw[i], err = proto.Marshal(e); err != nil {
-			return nil, nil, fmt.Errorf("encode event: %w", err)
-		}
-		size += protowire.SizeTag(eventsField) + protowire.SizeBytes(len(raw[i]))
-	}
-	// The entry's size was just computed: reuse it.
-	if data, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(make([]byte, 0, size), entry); err != nil {
-		return nil, nil, fmt.Errorf("encode log entry: %w", err)
-	}
-	for _, b := range raw {
-		data = protowire.AppendTag(data, eventsField, protowire.BytesType)
-		data = protowire.AppendBytes(data, b)
-	}
-	entry.Events = envs
-	return data, raw, nil
 }
 
 // loaded is a table read from the store and decoded.
@@ -431,10 +378,8 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		if err != nil {
 			return nil, err
 		}
-		entry := &rulesv1.LogEntry{
-			By: &rulesv1.LogEntry_Seat{Seat: req.GetSeat()}, Action: req.GetAction(), ActionId: req.GetActionId(),
-		}
-		envs, finished, err := s.commit(ctx, l, entry, evs, now)
+		head := &entryHead{by: bySeat, seat: req.GetSeat(), action: req.GetAction(), actionID: req.GetActionId()}
+		encs, finished, err := s.commit(ctx, l, head, evs, now)
 		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrDuplicate) {
 			if req.ExpectedVersion != nil && errors.Is(err, store.ErrConflict) {
 				return nil, failed(codes.Aborted, CodeStaleVersion, "the table moved past version %d", req.GetExpectedVersion())
@@ -445,7 +390,10 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		if err != nil {
 			return nil, err
 		}
-		return &rulesv1.ActResponse{Version: l.t.Version + 1, Events: visibleTo(envs, int(req.GetSeat())), Finished: finished}, nil
+		version := l.t.Version + 1
+		return &rulesv1.ActResponse{
+			Version: version, Events: envelopes(l.t.ID, s.info.Name, version, now, encs, int(req.GetSeat())), Finished: finished,
+		}, nil
 	}
 }
 
@@ -484,12 +432,12 @@ func visibleTo(evs []*eventsv1.Event, seat int) []*eventsv1.Event {
 }
 
 // commit writes one log entry with its events after the state has changed, and publishes them.
-func (s *Server) commit(ctx context.Context, l *loaded, entry *rulesv1.LogEntry, evs []engine.Event, now time.Time) ([]*eventsv1.Event, bool, error) {
+func (s *Server) commit(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time) ([]encodedEvent, bool, error) {
 	outcome, finished := l.state.Outcome()
 	if finished {
 		evs = append(evs, engine.Event{To: engine.Public, Payload: s.finishedEvent(l, outcome, now)})
 	}
-	return s.write(ctx, l, entry, evs, now, finished)
+	return s.write(ctx, l, head, evs, now, finished)
 }
 
 func (s *Server) finishedEvent(l *loaded, outcome *gamev1.Outcome, now time.Time) *eventsv1.TableFinished {
@@ -499,14 +447,9 @@ func (s *Server) finishedEvent(l *loaded, outcome *gamev1.Outcome, now time.Time
 	}
 }
 
-func (s *Server) write(ctx context.Context, l *loaded, entry *rulesv1.LogEntry, evs []engine.Event, now time.Time, finished bool) ([]*eventsv1.Event, bool, error) {
-	version := l.t.Version + 1
-	envs, err := s.envelopes(l.t.ID, l.t.Sequence, version, now, evs)
-	if err != nil {
-		return nil, false, err
-	}
-	entry.Version, entry.Time = version, timestamppb.New(now)
-	data, raw, err := encodeEntry(entry, envs)
+func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time, finished bool) ([]encodedEvent, bool, error) {
+	head.version, head.at = l.t.Version+1, now
+	data, encs, err := encodeEntry(head, l.t.ID, s.info.Name, l.t.Sequence, evs)
 	if err != nil {
 		return nil, false, err
 	}
@@ -520,8 +463,8 @@ func (s *Server) write(ctx context.Context, l *loaded, entry *rulesv1.LogEntry, 
 	}
 	ctx2, span := s.tracer.Start(ctx, "store.commit", trace.WithAttributes(attribute.String("table", l.t.ID)))
 	err = s.store.Commit(ctx2, store.Commit{
-		TableID: l.t.ID, From: l.t.Version, State: state, Sequence: l.t.Sequence + uint64(len(envs)),
-		Entry: store.Entry{ActionID: entry.GetActionId(), Data: data}, Deadline: dl, Finished: finished, Retain: s.opt.Retain,
+		TableID: l.t.ID, From: l.t.Version, State: state, Sequence: l.t.Sequence + uint64(len(encs)),
+		Entry: store.Entry{ActionID: head.actionID, Data: data}, Deadline: dl, Finished: finished, Retain: s.opt.Retain,
 	})
 	span.End()
 	if err != nil {
@@ -530,8 +473,8 @@ func (s *Server) write(ctx context.Context, l *loaded, entry *rulesv1.LogEntry, 
 	if finished {
 		s.metrics.tablesFinished.Add(ctx, 1)
 	}
-	s.publish(ctx, l.t.ID, envs, raw)
-	return envs, finished, nil
+	s.publish(ctx, l.t.ID, encs)
+	return encs, finished, nil
 }
 
 // applyTimeout applies the engine's timeout to a loaded table and commits it.
@@ -540,7 +483,7 @@ func (s *Server) applyTimeout(ctx context.Context, l *loaded, now time.Time) err
 	if err != nil {
 		return err
 	}
-	_, _, err = s.commit(ctx, l, &rulesv1.LogEntry{By: &rulesv1.LogEntry_Timeout{Timeout: true}}, evs, now)
+	_, _, err = s.commit(ctx, l, &entryHead{by: byTimeout}, evs, now)
 	if err == nil {
 		s.metrics.timeouts.Add(ctx, 1)
 	}
@@ -699,7 +642,7 @@ func (s *Server) abort(ctx context.Context, req *rulesv1.AbortTableRequest) (*ru
 		}
 		outcome := &gamev1.Outcome{Aborted: true, Summary: summary}
 		evs := []engine.Event{{To: engine.Public, Payload: s.finishedEvent(l, outcome, now)}}
-		_, _, err = s.write(ctx, l, &rulesv1.LogEntry{By: &rulesv1.LogEntry_Abort{Abort: true}}, evs, now, true)
+		_, _, err = s.write(ctx, l, &entryHead{by: byAbort}, evs, now, true)
 		if errors.Is(err, store.ErrConflict) {
 			continue
 		}

@@ -1,0 +1,341 @@
+package rules
+
+import (
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	"cardroom.dev/services/kit/engine"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+// The log entry and its event envelopes are written straight to the wire format, in one buffer,
+// without building cardroom.rules.v1.LogEntry and cardroom.events.v1.Event messages to marshal
+// (only the payloads the game made go through proto.Marshal). The bytes are those proto.Marshal
+// writes for the same messages: fields in number order with the oneof last, zero scalars left out
+// (TestEncodeEntry).
+
+// Field numbers of cardroom.rules.v1.LogEntry.
+const (
+	entryVersion  protowire.Number = 1
+	entrySeat     protowire.Number = 2
+	entryTimeout  protowire.Number = 3
+	entryAction   protowire.Number = 4
+	entryActionID protowire.Number = 5
+	entryTime     protowire.Number = 6
+	entryEvents   protowire.Number = 7
+	entryAbort    protowire.Number = 8
+)
+
+// Field numbers of cardroom.events.v1.Event, its Visibility, google.protobuf.Any and Timestamp.
+const (
+	eventTableID    protowire.Number = 1
+	eventGame       protowire.Number = 2
+	eventSequence   protowire.Number = 3
+	eventVersion    protowire.Number = 4
+	eventVisibility protowire.Number = 5
+	eventTime       protowire.Number = 6
+	eventPayload    protowire.Number = 7
+
+	visibilityPublic protowire.Number = 1
+	visibilitySeat   protowire.Number = 2
+
+	anyTypeURL protowire.Number = 1
+	anyValue   protowire.Number = 2
+
+	timestampSeconds protowire.Number = 1
+	timestampNanos   protowire.Number = 2
+)
+
+// by says who made a log entry (LogEntry.by).
+type by uint8
+
+const (
+	byNone by = iota // the creation entry
+	bySeat
+	byTimeout
+	byAbort
+)
+
+// entryHead is a log entry without its events.
+type entryHead struct {
+	version  uint64
+	by       by
+	seat     uint32
+	action   *anypb.Any
+	actionID string
+	at       time.Time
+}
+
+// encodedEvent is one event as committed: its audience and sequence, and its envelope (a
+// cardroom.events.v1.Event) inside the log entry's bytes.
+type encodedEvent struct {
+	to       int
+	seq      uint64
+	finished bool // the payload is a TableFinished
+	typeURL  string
+	raw      []byte // the envelope
+	value    []byte // the payload's bytes, inside raw
+}
+
+var errInvalidUTF8 = errors.New("string field contains invalid UTF-8")
+
+func sizeString(n protowire.Number, s string) int {
+	if s == "" {
+		return 0
+	}
+	return protowire.SizeTag(n) + protowire.SizeBytes(len(s))
+}
+
+func sizeUint(n protowire.Number, v uint64) int {
+	if v == 0 {
+		return 0
+	}
+	return protowire.SizeTag(n) + protowire.SizeVarint(v)
+}
+
+func sizeMessage(n protowire.Number, size int) int {
+	return protowire.SizeTag(n) + protowire.SizeBytes(size)
+}
+
+func appendString(b []byte, n protowire.Number, s string) []byte {
+	if s == "" {
+		return b
+	}
+	b = protowire.AppendTag(b, n, protowire.BytesType)
+	return protowire.AppendString(b, s)
+}
+
+func appendUint(b []byte, n protowire.Number, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, n, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
+func appendMessageHead(b []byte, n protowire.Number, size int) []byte {
+	b = protowire.AppendTag(b, n, protowire.BytesType)
+	return protowire.AppendVarint(b, uint64(size))
+}
+
+// timestamp is a google.protobuf.Timestamp's fields.
+type timestamp struct {
+	seconds int64
+	nanos   int32
+}
+
+func timestampOf(t time.Time) timestamp { return timestamp{t.Unix(), int32(t.Nanosecond())} }
+
+func (ts timestamp) size() int {
+	return sizeUint(timestampSeconds, uint64(ts.seconds)) + sizeUint(timestampNanos, uint64(int64(ts.nanos)))
+}
+
+func (ts timestamp) append(b []byte) []byte {
+	b = appendUint(b, timestampSeconds, uint64(ts.seconds))
+	return appendUint(b, timestampNanos, uint64(int64(ts.nanos)))
+}
+
+func visibilitySize(to int) int {
+	if to < 0 {
+		return protowire.SizeTag(visibilityPublic) + 1
+	}
+	return protowire.SizeTag(visibilitySeat) + protowire.SizeVarint(uint64(uint32(to)))
+}
+
+func appendVisibility(b []byte, to int) []byte {
+	if to < 0 {
+		b = protowire.AppendTag(b, visibilityPublic, protowire.VarintType)
+		return protowire.AppendVarint(b, 1)
+	}
+	b = protowire.AppendTag(b, visibilitySeat, protowire.VarintType)
+	return protowire.AppendVarint(b, uint64(uint32(to)))
+}
+
+func anySize(typeURL string, valueSize int) int {
+	n := sizeString(anyTypeURL, typeURL)
+	if valueSize > 0 {
+		n += protowire.SizeTag(anyValue) + protowire.SizeBytes(valueSize)
+	}
+	return n
+}
+
+// plainAny reports whether a is only a type URL and a value (no unknown fields), so it can be
+// written field by field.
+func plainAny(a *anypb.Any) bool { return len(a.ProtoReflect().GetUnknown()) == 0 }
+
+// eventSizes is what encodeEntry computes of an event before writing it.
+type eventSizes struct {
+	payload, any, envelope int
+}
+
+// encodeEntry encodes a log entry with the envelopes of evs, numbered from after seq: the bytes to
+// store, and each event's envelope within them for the bus and the reply. Each payload is
+// marshalled once: the log and the bus carry the same bytes.
+func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event) ([]byte, []encodedEvent, error) {
+	if !utf8.ValidString(table) || !utf8.ValidString(game) || !utf8.ValidString(h.actionID) {
+		return nil, nil, fmt.Errorf("encode log entry: %w", errInvalidUTF8)
+	}
+	out := make([]encodedEvent, len(evs))
+	var small [8]eventSizes
+	sizes := small[:0]
+	if len(evs) > len(small) {
+		sizes = make([]eventSizes, 0, len(evs))
+	}
+	ts := timestampOf(h.at)
+	tsSize := ts.size()
+	// Everything an envelope has but its sequence, visibility and payload.
+	common := sizeString(eventTableID, table) + sizeString(eventGame, game) + sizeUint(eventVersion, h.version) +
+		sizeMessage(eventTime, tsSize)
+	size := sizeUint(entryVersion, h.version) + sizeString(entryActionID, h.actionID) + sizeMessage(entryTime, tsSize)
+	switch h.by {
+	case bySeat:
+		size += protowire.SizeTag(entrySeat) + protowire.SizeVarint(uint64(h.seat))
+	case byTimeout:
+		size += protowire.SizeTag(entryTimeout) + 1
+	case byAbort:
+		size += protowire.SizeTag(entryAbort) + 1
+	}
+	var action []byte
+	if h.action != nil {
+		if plainAny(h.action) {
+			if !utf8.ValidString(h.action.GetTypeUrl()) {
+				return nil, nil, fmt.Errorf("encode action: %w", errInvalidUTF8)
+			}
+			size += sizeMessage(entryAction, anySize(h.action.GetTypeUrl(), len(h.action.GetValue())))
+		} else {
+			var err error
+			if action, err = proto.Marshal(h.action); err != nil {
+				return nil, nil, fmt.Errorf("encode action: %w", err)
+			}
+			size += sizeMessage(entryAction, len(action))
+		}
+	}
+	for i, e := range evs {
+		var es eventSizes
+		es.payload = proto.Size(e.Payload)
+		u := typeURL(e.Payload)
+		es.any = anySize(u, es.payload)
+		es.envelope = common + sizeUint(eventSequence, seq+uint64(i)+1) + sizeMessage(eventVisibility, visibilitySize(e.To)) +
+			sizeMessage(eventPayload, es.any)
+		sizes = append(sizes, es)
+		size += sizeMessage(entryEvents, es.envelope)
+		_, finished := e.Payload.(*eventsv1.TableFinished)
+		out[i] = encodedEvent{to: e.To, seq: seq + uint64(i) + 1, finished: finished, typeURL: u}
+	}
+
+	b := make([]byte, 0, size)
+	b = appendUint(b, entryVersion, h.version)
+	if h.action != nil {
+		if action != nil {
+			b = appendMessageHead(b, entryAction, len(action))
+			b = append(b, action...)
+		} else {
+			b = appendMessageHead(b, entryAction, anySize(h.action.GetTypeUrl(), len(h.action.GetValue())))
+			b = appendString(b, anyTypeURL, h.action.GetTypeUrl())
+			if v := h.action.GetValue(); len(v) > 0 {
+				b = protowire.AppendTag(b, anyValue, protowire.BytesType)
+				b = protowire.AppendBytes(b, v)
+			}
+		}
+	}
+	b = appendString(b, entryActionID, h.actionID)
+	b = appendMessageHead(b, entryTime, tsSize)
+	b = ts.append(b)
+	for i, e := range evs {
+		es := sizes[i]
+		b = appendMessageHead(b, entryEvents, es.envelope)
+		start := len(b)
+		b = appendString(b, eventTableID, table)
+		b = appendString(b, eventGame, game)
+		b = appendUint(b, eventSequence, out[i].seq)
+		b = appendUint(b, eventVersion, h.version)
+		b = appendMessageHead(b, eventVisibility, visibilitySize(e.To))
+		b = appendVisibility(b, e.To)
+		b = appendMessageHead(b, eventTime, tsSize)
+		b = ts.append(b)
+		b = appendMessageHead(b, eventPayload, es.any)
+		b = appendString(b, anyTypeURL, out[i].typeURL)
+		if es.payload > 0 {
+			b = protowire.AppendTag(b, anyValue, protowire.BytesType)
+			b = protowire.AppendVarint(b, uint64(es.payload))
+			vstart := len(b)
+			var err error
+			// The size was just computed: reuse it.
+			if b, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(b, e.Payload); err != nil {
+				return nil, nil, fmt.Errorf("wrap event: %w", err)
+			}
+			if len(b)-vstart != es.payload {
+				return nil, nil, fmt.Errorf("wrap event: %s changed while it was encoded", typeNameOf(e.Payload))
+			}
+			out[i].value = b[vstart:len(b):len(b)]
+		}
+		if len(b)-start != es.envelope {
+			return nil, nil, errors.New("encode event: size mismatch")
+		}
+		out[i].raw = b[start:len(b):len(b)]
+	}
+	// The oneof goes last, as proto.Marshal writes it.
+	switch h.by {
+	case bySeat:
+		b = protowire.AppendTag(b, entrySeat, protowire.VarintType)
+		b = protowire.AppendVarint(b, uint64(h.seat))
+	case byTimeout:
+		b = protowire.AppendTag(b, entryTimeout, protowire.VarintType)
+		b = protowire.AppendVarint(b, 1)
+	case byAbort:
+		b = protowire.AppendTag(b, entryAbort, protowire.VarintType)
+		b = protowire.AppendVarint(b, 1)
+	}
+	if len(b) != size {
+		return nil, nil, errors.New("encode log entry: size mismatch")
+	}
+	return b, out, nil
+}
+
+func typeNameOf(m proto.Message) string { return string(m.ProtoReflect().Descriptor().FullName()) }
+
+// envelopes builds the messages of the events seat may see (Spectator: the public ones), for a
+// reply. Payload bytes are copied out of the log entry, which the store keeps.
+func envelopes(table, game string, version uint64, at time.Time, evs []encodedEvent, seat int) []*eventsv1.Event {
+	n, size := 0, 0
+	for i := range evs {
+		if visible(evs[i].to, seat) {
+			n++
+			size += len(evs[i].value)
+		}
+	}
+	// One allocation for each kind of thing rather than several per event.
+	out := make([]*eventsv1.Event, n)
+	envs := make([]eventsv1.Event, n)
+	payloads := make([]anypb.Any, n)
+	values := make([]byte, 0, size)
+	ts := timestamppb.New(at)
+	j := 0
+	for i := range evs {
+		e := &evs[i]
+		if !visible(e.to, seat) {
+			continue
+		}
+		p := &payloads[j]
+		p.TypeUrl = e.typeURL
+		if len(e.value) > 0 {
+			values = append(values, e.value...)
+			p.Value = values[len(values)-len(e.value) : len(values) : len(values)]
+		}
+		env := &envs[j]
+		env.TableId, env.Game, env.Sequence, env.Version = table, game, e.seq, version
+		env.Visibility, env.Time, env.Payload = visibility(e.to), ts, p
+		out[j] = env
+		j++
+	}
+	return out
+}
+
+// visible reports whether an event for audience to is visible to seat (Spectator: public only).
+func visible(to, seat int) bool { return to < 0 || to == seat }
