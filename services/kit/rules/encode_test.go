@@ -152,4 +152,3 @@ func TestEncodeEntryRefusesInvalidUTF8(t *testing.T) {
 		t.Fatal("invalid game name: no error")
 	}
 }
-
