@@ -132,6 +132,11 @@ func (s *Server) drive(ctx context.Context, id string) error {
 	absent := map[int]bool{}
 	tick := time.NewTicker(s.opt.DriveInterval)
 	defer tick.Stop()
+	// Presence is read from the lobby store at a tenth of the grace period (not at every tick): a
+	// replica driving hundreds of tables would otherwise read it thousands of times a second to
+	// learn, at most, that a player has been gone a little longer than the grace.
+	checkEvery := max(s.opt.DriveInterval, s.opt.AbsenceGrace/10)
+	var checked time.Time
 	for {
 		_, changed, finished := h.since(^uint64(0))
 		if finished {
@@ -144,10 +149,11 @@ func (s *Server) drive(ctx context.Context, id string) error {
 			return nil
 		case <-changed:
 		case <-tick.C:
-			if humans {
+			if now := s.now(); humans && now.Sub(checked) >= checkEvery {
 				if absent, err = s.absent(ctx, t); err != nil {
 					return err
 				}
+				checked = now
 			}
 		}
 	}

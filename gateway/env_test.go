@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/url"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -44,6 +46,7 @@ type envOptions struct {
 	rules    int
 	opt      gateway.Options
 	games    []engine.Engine // default: the test game
+	fileBus  bool            // the stream on disk, so that it survives restartNATS
 }
 
 // env is a whole cardroom in the test process: an embedded NATS, the stores, rules replicas of the
@@ -57,6 +60,8 @@ type env struct {
 	tables   store.Store
 	busURL   string
 	natsConn *bus.Bus
+	// restartNATS stops the embedded NATS and starts it again on the same port and directory.
+	restartNATS func()
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -69,14 +74,26 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	ns, err := natsembed.Start(0, t.TempDir())
+	natsDir := t.TempDir()
+	ns, err := natsembed.Start(0, natsDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(ns.Shutdown)
 	e := &env{t: t, busURL: ns.URL()}
+	t.Cleanup(func() { ns.Shutdown() })
+	e.restartNATS = func() {
+		u, err := url.Parse(ns.URL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, _ := strconv.Atoi(u.Port())
+		ns.Shutdown()
+		if ns, err = natsembed.Start(port, natsDir); err != nil {
+			t.Fatal(err)
+		}
+	}
 	connectBus := func(name string) *bus.Bus {
-		b, err := bus.Connect(ctx, ns.URL(), name, bus.Options{Memory: true})
+		b, err := bus.Connect(ctx, ns.URL(), name, bus.Options{Memory: !o.fileBus})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -172,13 +172,15 @@ func (s *Server) Register(gs *grpc.Server, hs *health.Server) {
 	}
 }
 
-// Run runs the replica's background work until ctx ends: matching the queues and playing the
-// seats of bots and absent players at the tables this replica holds.
+// Run runs the replica's background work until ctx ends: matching the queues, playing the seats
+// of bots and absent players at the tables this replica holds, and refilling the streamed tables'
+// events after an interruption of the bus.
 func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Add(2)
+	wg.Add(3)
 	go func() { defer wg.Done(); s.runMatcher(ctx) }()
 	go func() { defer wg.Done(); s.runDriver(ctx) }()
+	go func() { defer wg.Done(); s.hubs.watchFeed(ctx) }()
 	wg.Wait()
 	return nil
 }

@@ -54,7 +54,7 @@ func TestHubOrdersAndRepairs(t *testing.T) {
 	for s := uint64(1); s <= 6; s++ {
 		log.events = append(log.events, ev(s))
 	}
-	h := &hub{s: &Server{metrics: newMetrics()}, table: "t", rules: log, pending: map[uint64]*eventsv1.Event{}, changed: make(chan struct{})}
+	h := newHub(&Server{metrics: newMetrics()}, "t", log)
 	h.add(ev(2))
 	h.add(ev(1))
 	h.add(ev(1))

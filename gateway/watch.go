@@ -13,6 +13,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
+	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -23,18 +24,118 @@ import (
 // hub reads the table's log: out-of-order arrival from two rules replicas heals faster than this.
 const gapRepairAfter = 150 * time.Millisecond
 
-// hubs holds this replica's hub of each table it streams.
+// hubs holds this replica's hub of each table it streams, and the replica's one subscription to
+// every table's events (all audiences: the gateway is trusted and filters per client), which
+// hands each event to its table's hub, if any. One plain NATS subscription per replica costs the
+// bus nothing per table; what it may miss (while the connection is down, or a slow-consumer drop)
+// the hubs read from the rules services' logs, which are the record.
 type hubs struct {
 	s  *Server
 	mu sync.Mutex
 	m  map[string]*hub
+
+	sub *nats.Subscription // guarded by mu; nil until the first hub
 }
 
 func newHubs(s *Server) *hubs { return &hubs{s: s, m: map[string]*hub{}} }
 
+// feedPending bounds what the subscription may hold undelivered before NATS drops (and the hubs
+// repair from the logs).
+const (
+	feedPendingMsgs  = 1 << 20
+	feedPendingBytes = 512 << 20
+)
+
+// subscribeLocked opens the replica's subscription once; hs.mu is held.
+func (hs *hubs) subscribeLocked() error {
+	if hs.sub != nil {
+		return nil
+	}
+	sub, err := hs.s.bus.Conn().Subscribe(bus.AllTableSubjects, hs.deliver)
+	if err != nil {
+		return fmt.Errorf("subscribe to table events: %w", err)
+	}
+	if err := sub.SetPendingLimits(feedPendingMsgs, feedPendingBytes); err != nil {
+		_ = sub.Unsubscribe()
+		return fmt.Errorf("subscribe to table events: %w", err)
+	}
+	hs.sub = sub
+	return nil
+}
+
+// deliver hands one published event to its table's hub; events of tables this replica does not
+// stream are dropped before decoding.
+func (hs *hubs) deliver(m *nats.Msg) {
+	id, ok := bus.TableOf(m.Subject)
+	if !ok {
+		return
+	}
+	hs.mu.Lock()
+	h := hs.m[id]
+	hs.mu.Unlock()
+	if h == nil {
+		return
+	}
+	ev := &eventsv1.Event{}
+	if proto.Unmarshal(m.Data, ev) == nil {
+		h.add(ev)
+	}
+}
+
+// watchFeed refills every hub from the logs when the subscription may have missed events: after
+// the connection to NATS came back, or when NATS dropped messages for a slow consumer.
+func (hs *hubs) watchFeed(ctx context.Context) {
+	tick := time.NewTicker(feedCheck)
+	defer tick.Stop()
+	nc := hs.s.bus.Conn()
+	reconnects := nc.Stats().Reconnects
+	var dropped int
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		hs.mu.Lock()
+		sub := hs.sub
+		hs.mu.Unlock()
+		d := 0
+		if sub != nil {
+			d, _ = sub.Dropped()
+		}
+		r := nc.Stats().Reconnects
+		if r == reconnects && d == dropped {
+			continue
+		}
+		reconnects, dropped = r, d
+		hs.s.metrics.gapRepairs.Add(ctx, 1)
+		hs.mu.Lock()
+		all := make([]*hub, 0, len(hs.m))
+		for _, h := range hs.m {
+			all = append(all, h)
+		}
+		hs.mu.Unlock()
+		for _, h := range all {
+			select {
+			case <-h.ready:
+			default:
+				continue // still starting: its own read of the log comes after this
+			}
+			if h.err == nil {
+				if err := h.fill(ctx); err != nil && ctx.Err() == nil {
+					hs.s.log.WarnContext(ctx, "refilling a table's events after a bus interruption failed", "table", h.table, "error", err)
+				}
+			}
+		}
+	}
+}
+
+// feedCheck is how often the subscription's health is looked at.
+const feedCheck = 250 * time.Millisecond
+
 // hub is one table's events in sequence order, without gap, shared by every stream of the table on
-// this replica: it subscribes once to the table's subjects (all audiences; the gateway is trusted
-// and filters per client), reads what came before from the rules service's log, and repairs gaps.
+// this replica: it receives the table's events from the replica's subscription, reads what came
+// before from the rules service's log, and repairs gaps.
 type hub struct {
 	s     *Server
 	table string
@@ -46,7 +147,6 @@ type hub struct {
 
 	base   context.Context // the starting call's values, never canceled
 	cancel context.CancelFunc
-	stop   func()
 
 	mu       sync.Mutex
 	events   []*eventsv1.Event // events[i].Sequence == i+1
@@ -54,6 +154,12 @@ type hub struct {
 	gapSince time.Time
 	finished bool
 	changed  chan struct{} // closed and replaced at every change
+	gap      chan struct{} // signalled when a gap opens: repair wakes only then
+}
+
+func newHub(s *Server, table string, rules rulesv1.RulesServiceClient) *hub {
+	return &hub{s: s, table: table, rules: rules, ready: make(chan struct{}), refs: 1,
+		pending: map[uint64]*eventsv1.Event{}, changed: make(chan struct{}), gap: make(chan struct{}, 1)}
 }
 
 // acquire returns the table's hub, started; release when done with it.
@@ -80,8 +186,11 @@ func (hs *hubs) acquire(ctx context.Context, t *lobby.Table) (*hub, func(), erro
 		hs.mu.Unlock()
 		return nil, nil, err
 	}
-	h = &hub{s: hs.s, table: t.ID, rules: c, ready: make(chan struct{}), refs: 1,
-		pending: map[uint64]*eventsv1.Event{}, changed: make(chan struct{})}
+	if err := hs.subscribeLocked(); err != nil {
+		hs.mu.Unlock()
+		return nil, nil, err
+	}
+	h = newHub(hs.s, t.ID, c)
 	hs.m[t.ID] = h
 	hs.mu.Unlock()
 	h.err = h.start(ctx)
@@ -111,33 +220,17 @@ func (hs *hubs) release(h *hub) {
 		if h.cancel != nil {
 			h.cancel()
 		}
-		if h.stop != nil {
-			h.stop()
-		}
 	}
 }
 
 func (h *hub) start(ctx context.Context) error {
-	last, err := h.s.bus.LastSequence(ctx)
-	if err != nil {
-		return err
-	}
 	// The hub outlives the call that started it; it ends with its last release.
 	h.base = context.WithoutCancel(ctx)
 	hctx, cancel := context.WithCancel(h.base)
 	h.cancel = cancel
-	// Subscribe first, then read the log: every event committed after the read is published after
-	// it, so it is on the stream after last.
-	stop, err := h.s.bus.Subscribe(hctx, []string{bus.TableSubjects(h.table)}, last+1, func(d bus.Delivery) {
-		ev := &eventsv1.Event{}
-		if proto.Unmarshal(d.Data, ev) == nil {
-			h.add(ev)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	h.stop = stop
+	// The replica's subscription hands this hub its table's events from now on (it was in the
+	// map before this); then read the log: every event committed after the read is published
+	// after it, so it reaches the hub through the subscription.
 	if err := h.fill(ctx); err != nil {
 		return err
 	}
@@ -168,22 +261,38 @@ func (h *hub) fill(ctx context.Context) error {
 	return nil
 }
 
+// repair reads the log when a gap has stayed open for gapRepairAfter. It sleeps while there is
+// none: a replica streaming thousands of tables pays nothing for the ones without gaps.
 func (h *hub) repair(ctx context.Context) {
-	tick := time.NewTicker(gapRepairAfter / 3)
-	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-h.gap:
 		}
-		h.mu.Lock()
-		gap := !h.gapSince.IsZero() && time.Since(h.gapSince) >= gapRepairAfter
-		h.mu.Unlock()
-		if gap {
-			h.s.metrics.gapRepairs.Add(ctx, 1)
-			if err := h.fill(ctx); err != nil && ctx.Err() == nil {
-				h.s.log.WarnContext(ctx, "repairing a gap in a table's events failed", "table", h.table, "error", err)
+		for {
+			h.mu.Lock()
+			since := h.gapSince
+			h.mu.Unlock()
+			if since.IsZero() {
+				break
+			}
+			wait := gapRepairAfter - time.Since(since)
+			if wait <= 0 {
+				h.s.metrics.gapRepairs.Add(ctx, 1)
+				if err := h.fill(ctx); err != nil && ctx.Err() == nil {
+					h.s.log.WarnContext(ctx, "repairing a gap in a table's events failed", "table", h.table, "error", err)
+				}
+				// Not again at once if the log did not close it (a failed read, an event not
+				// committed yet).
+				wait = gapRepairAfter / 3
+			}
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
 			}
 		}
 	}
@@ -202,6 +311,10 @@ func (h *hub) add(e *eventsv1.Event) {
 		h.pending[seq] = e
 		if h.gapSince.IsZero() {
 			h.gapSince = time.Now()
+			select {
+			case h.gap <- struct{}{}:
+			default:
+			}
 		}
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -157,6 +158,12 @@ func (a *App) Run(ctx context.Context) error {
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", a.tel.Metrics)
+		// Profiles for operators, on the same internal port as the metrics (never the public one).
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
 		metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go func() {
 			if err := metrics.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {

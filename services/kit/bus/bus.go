@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -36,6 +37,22 @@ func SeatSubject(table string, seat int) string {
 
 // TableSubjects matches every event of a table.
 func TableSubjects(table string) string { return subjectRoot + ".table." + table + ".>" }
+
+// AllTableSubjects matches every event of every table.
+const AllTableSubjects = subjectRoot + ".table.>"
+
+// TableOf is the table of a subject under AllTableSubjects.
+func TableOf(subject string) (string, bool) {
+	rest, ok := strings.CutPrefix(subject, subjectRoot+".table.")
+	if !ok {
+		return "", false
+	}
+	table, _, ok := strings.Cut(rest, ".")
+	if !ok || table == "" {
+		return "", false
+	}
+	return table, true
+}
 
 // FinishedSubject carries a game's TableFinished events.
 func FinishedSubject(game string) string { return subjectRoot + ".game." + game + ".finished" }

@@ -128,3 +128,19 @@ func TestPublishSubscribeResume(t *testing.T) {
 		}
 	})
 }
+
+func TestTableOf(t *testing.T) {
+	for subject, want := range map[string]string{
+		bus.PublicSubject("t-1"):  "t-1",
+		bus.SeatSubject("t-2", 3): "t-2",
+		bus.FinishedSubject("x"):  "",
+		"cardroom.table.":         "",
+		"cardroom.table.t-3":      "",
+		"other.table.t-4.public":  "",
+	} {
+		got, ok := bus.TableOf(subject)
+		if got != want || ok != (want != "") {
+			t.Errorf("TableOf(%q) = %q, %v; want %q", subject, got, ok, want)
+		}
+	}
+}

@@ -1,0 +1,65 @@
+package gateway_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+)
+
+// TestWatchAcrossBusRestart: NATS stops and starts again in the middle of a game. The events
+// published meanwhile never reach the gateway's subscription; its hubs read them from the rules
+// service's log once the connection is back, so both players' streams still carry every event
+// they may see, once and in order, and the game finishes.
+func TestWatchAcrossBusRestart(t *testing.T) {
+	e := newEnv(t, envOptions{fileBus: true})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	tb := privateTable(t, ann, []*client{bob}, 0, rounds(40), 0)
+	id := tb.GetTableId()
+	wa, wb := ann.watch(id, 0), bob.watch(id, 0)
+	defer wa.cancel()
+	defer wb.cancel()
+	var wg sync.WaitGroup
+	for _, p := range []struct {
+		c *client
+		w *watcher
+	}{{ann, wa}, {bob, wb}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.c.play(id, p.w, first)
+		}()
+	}
+	// Restart NATS once the game is under way, while both keep playing.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v, err := ann.c.GetView(ann.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v.GetVersion() >= 10 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the game did not get under way")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.restartNATS()
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	replay, err := ann.c.GetReplay(ann.ctx(), &gatewayv1.GetReplayRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*client{ann, bob} {
+		v, err := c.c.GetView(c.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkStream(t, c, replayEvents(replay), []*gatewayv1.GetViewResponse{v})
+	}
+}
