@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,15 +52,16 @@ func committedMessages(table, game string, evs []encodedEvent) []bus.Message {
 	var ids strings.Builder
 	ids.Grow(idLen)
 	ends := make([]int, 0, n)
+	var num [20]byte
 	for i := range evs {
 		ids.WriteString(table)
 		ids.WriteByte(':')
-		ids.WriteString(uitoa(evs[i].seq))
+		ids.Write(strconv.AppendUint(num[:0], evs[i].seq, 10))
 		ends = append(ends, ids.Len())
 		if evs[i].finished {
 			ids.WriteString(table)
 			ids.WriteByte(':')
-			ids.WriteString(uitoa(evs[i].seq))
+			ids.Write(strconv.AppendUint(num[:0], evs[i].seq, 10))
 			ids.WriteString(":finished")
 			ends = append(ends, ids.Len())
 		}
@@ -213,7 +215,7 @@ func (s *Server) FireDue(ctx context.Context) int {
 
 func (s *Server) fire(ctx context.Context, id string) bool {
 	for range s.opt.MaxRetries {
-		l, err := s.load(ctx, id, "")
+		l, err := s.load(ctx, id, "", true)
 		if err != nil {
 			if !errors.Is(err, store.ErrNotFound) {
 				s.log.WarnContext(ctx, "loading a due table failed", slog.String("table", id), slog.Any("error", err))
@@ -223,6 +225,7 @@ func (s *Server) fire(ctx context.Context, id string) bool {
 		now := s.now()
 		dl, ok := l.state.Deadline()
 		if l.t.Finished || !ok || now.Before(dl) {
+			s.keep(l)
 			return false // someone else applied it, or the table moved on
 		}
 		err = s.applyTimeout(ctx, l, now)

@@ -69,6 +69,7 @@ type Server struct {
 	metrics *metrics
 	marks   chan store.Mark
 	configs configCache
+	states  stateCache
 }
 
 // New returns a server of eng over st, publishing with pub.
@@ -234,6 +235,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	if err := s.store.Create(ctx, t, store.Entry{Data: data}); err != nil {
 		return nil, err
 	}
+	s.states.put(id, 0, state, st) // st is not used again
 	s.metrics.tablesCreated.Add(ctx, 1)
 	s.publish(ctx, id, encs)
 	return &rulesv1.CreateTableResponse{Table: s.summary(t, cfg, nil)}, nil
@@ -290,9 +292,13 @@ type loaded struct {
 	cfg   *gamev1.TableConfig
 	state engine.State
 	prior *store.Entry
+	// cached: the state may come from and go back to the state cache (writers only).
+	cached bool
 }
 
-func (s *Server) load(ctx context.Context, id, actionID string) (*loaded, error) {
+// load reads a table and decodes it. A writer (write true) may get the state this replica last
+// committed instead of decoding it again; it must give the state back with keep or drop it.
+func (s *Server) load(ctx context.Context, id, actionID string, write bool) (*loaded, error) {
 	if err := checkTableID(id); err != nil {
 		return nil, err
 	}
@@ -306,14 +312,26 @@ func (s *Server) load(ctx context.Context, id, actionID string) (*loaded, error)
 	if err != nil {
 		return nil, fmt.Errorf("decode config of %s: %w", id, err)
 	}
-	l := &loaded{t: t, cfg: cfg, prior: prior}
+	l := &loaded{t: t, cfg: cfg, prior: prior, cached: write}
 	if prior != nil {
 		return l, nil
+	}
+	if write {
+		if l.state = s.states.take(id, t.Version, t.State); l.state != nil {
+			return l, nil
+		}
 	}
 	if l.state, err = s.eng.DecodeState(t.State); err != nil {
 		return nil, err
 	}
 	return l, nil
+}
+
+// keep puts back in the state cache a writer's state that the game has not changed since load.
+func (s *Server) keep(l *loaded) {
+	if l.cached && l.state != nil && !l.t.Finished {
+		s.states.put(l.t.ID, l.t.Version, l.t.State, l.state)
+	}
 }
 
 func checkSeat(cfg *gamev1.TableConfig, seat uint32) error {
@@ -349,7 +367,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		if attempt > s.opt.MaxRetries {
 			return nil, failed(codes.Aborted, CodeContention, "the table changed too often while this action was validated; try again")
 		}
-		l, err := s.load(ctx, req.GetTableId(), req.GetActionId())
+		l, err := s.load(ctx, req.GetTableId(), req.GetActionId(), true)
 		if err != nil {
 			return nil, err
 		}
@@ -357,9 +375,11 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			return s.replayed(l.prior, req.GetSeat())
 		}
 		if err := checkSeat(l.cfg, req.GetSeat()); err != nil {
+			s.keep(l)
 			return nil, err
 		}
 		if req.ExpectedVersion != nil && req.GetExpectedVersion() != l.t.Version {
+			s.keep(l)
 			return nil, failed(codes.Aborted, CodeStaleVersion, "the table is at version %d, not %d", l.t.Version, req.GetExpectedVersion())
 		}
 		if l.t.Finished {
@@ -472,6 +492,9 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	}
 	if finished {
 		s.metrics.tablesFinished.Add(ctx, 1)
+	} else if l.cached {
+		// Committed: the state is the table's at the new version. l.state is not used again.
+		s.states.put(l.t.ID, head.version, state, l.state)
 	}
 	s.publish(ctx, l.t.ID, encs)
 	return encs, finished, nil
@@ -509,7 +532,7 @@ func viewerOf(cfg *gamev1.TableConfig, v *rulesv1.Viewer) (int, error) {
 }
 
 func (s *Server) getView(ctx context.Context, req *rulesv1.GetViewRequest) (*rulesv1.GetViewResponse, error) {
-	l, err := s.load(ctx, req.GetTableId(), "")
+	l, err := s.load(ctx, req.GetTableId(), "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -536,7 +559,7 @@ func (s *Server) ListLegalActions(ctx context.Context, req *rulesv1.ListLegalAct
 }
 
 func (s *Server) listLegal(ctx context.Context, req *rulesv1.ListLegalActionsRequest) (*rulesv1.ListLegalActionsResponse, error) {
-	l, err := s.load(ctx, req.GetTableId(), "")
+	l, err := s.load(ctx, req.GetTableId(), "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -563,7 +586,7 @@ func (s *Server) SuggestAction(ctx context.Context, req *rulesv1.SuggestActionRe
 }
 
 func (s *Server) suggest(ctx context.Context, req *rulesv1.SuggestActionRequest) (*rulesv1.SuggestActionResponse, error) {
-	l, err := s.load(ctx, req.GetTableId(), "")
+	l, err := s.load(ctx, req.GetTableId(), "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -593,7 +616,7 @@ func (s *Server) GetLog(ctx context.Context, req *rulesv1.GetLogRequest) (*rules
 }
 
 func (s *Server) getLog(ctx context.Context, req *rulesv1.GetLogRequest) (*rulesv1.GetLogResponse, error) {
-	l, err := s.load(ctx, req.GetTableId(), "")
+	l, err := s.load(ctx, req.GetTableId(), "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -628,7 +651,7 @@ func (s *Server) AbortTable(ctx context.Context, req *rulesv1.AbortTableRequest)
 
 func (s *Server) abort(ctx context.Context, req *rulesv1.AbortTableRequest) (*rulesv1.AbortTableResponse, error) {
 	for attempt := 0; attempt <= s.opt.MaxRetries; attempt++ {
-		l, err := s.load(ctx, req.GetTableId(), "")
+		l, err := s.load(ctx, req.GetTableId(), "", false)
 		if err != nil {
 			return nil, err
 		}
