@@ -55,7 +55,7 @@ type server struct {
 // New sets up telemetry and logging for a process named name.
 func New(ctx context.Context, name string, cfg config.Config) (*App, error) {
 	tel, err := telemetry.Setup(ctx, telemetry.Options{
-		Service: name, OTLPEndpoint: cfg.OTLPEndpoint, LogLevel: cfg.LogLevel, LogFormat: cfg.LogFormat, LogOut: os.Stderr,
+		Service: name, OTLPEndpoint: cfg.OTLPEndpoint, TraceSample: cfg.TraceSample, LogLevel: cfg.LogLevel, LogFormat: cfg.LogFormat, LogOut: os.Stderr,
 	})
 	if err != nil {
 		return nil, err

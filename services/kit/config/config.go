@@ -27,8 +27,11 @@ type Config struct {
 	NATSDir string
 	// OTLPEndpoint, when set, exports traces with OTLP/gRPC to host:port.
 	OTLPEndpoint string
-	LogLevel     string
-	LogFormat    string
+	// TraceSample is the share of new traces recorded and exported (a trace started upstream
+	// follows its parent's decision). Without an OTLP endpoint nothing is recorded.
+	TraceSample float64
+	LogLevel    string
+	LogFormat   string
 	// Retention is how long a finished table and its log stay retrievable.
 	Retention time.Duration
 	// ShutdownTimeout bounds the graceful stop.
@@ -106,6 +109,7 @@ var settings = []setting{
 	{"nats-url", "CARDROOM_NATS_URL", "", "NATS URL with JetStream (empty: embedded server)", str(func(c *Config) *string { return &c.NATSURL })},
 	{"nats-dir", "CARDROOM_NATS_DIR", "", "storage directory of the embedded NATS (empty: temporary)", str(func(c *Config) *string { return &c.NATSDir })},
 	{"otlp-endpoint", "CARDROOM_OTLP_ENDPOINT", "", "OTLP/gRPC trace collector host:port (empty: no export)", str(func(c *Config) *string { return &c.OTLPEndpoint })},
+	{"trace-sample", "CARDROOM_TRACE_SAMPLE", "1", "share of new traces recorded and exported, 0 to 1 (only with an OTLP endpoint)", float(func(c *Config) *float64 { return &c.TraceSample })},
 	{"log-level", "CARDROOM_LOG_LEVEL", "info", "debug, info, warn or error", str(func(c *Config) *string { return &c.LogLevel })},
 	{"log-format", "CARDROOM_LOG_FORMAT", "text", "text or json", str(func(c *Config) *string { return &c.LogFormat })},
 	{"retention", "CARDROOM_RETENTION", "24h", "how long finished tables and their logs are kept", dur(func(c *Config) *time.Duration { return &c.Retention })},
@@ -178,6 +182,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("redis_prefix", c.RedisPrefix),
 		slog.String("nats_url", Redact(c.NATSURL)),
 		slog.String("otlp_endpoint", c.OTLPEndpoint),
+		slog.Float64("trace_sample", c.TraceSample),
 		slog.String("log_level", c.LogLevel),
 		slog.Duration("retention", c.Retention),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout),

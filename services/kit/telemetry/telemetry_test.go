@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 func TestMetricsAndTraceIDs(t *testing.T) {
@@ -43,5 +44,30 @@ func TestMetricsAndTraceIDs(t *testing.T) {
 	}
 	if strings.Contains(lines[1], "trace_id") {
 		t.Fatalf("untraced line has a trace id: %s", lines[1])
+	}
+}
+
+// TestSampler: without an exporter nothing is recorded, yet spans carry a trace id; with one, the
+// share of new traces and the parent's decision apply.
+func TestSampler(t *testing.T) {
+	tel, err := Setup(t.Context(), Options{Service: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	_, span := otel.Tracer("test").Start(t.Context(), "op")
+	if span.IsRecording() || !span.SpanContext().IsValid() {
+		t.Errorf("without an exporter: recording %v, valid context %v", span.IsRecording(), span.SpanContext().IsValid())
+	}
+	span.End()
+
+	for ratio, want := range map[float64]bool{0: false, 1: true} {
+		s := Sampler(Options{OTLPEndpoint: "collector:4317", TraceSample: ratio})
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(s))
+		_, span := tp.Tracer("test").Start(t.Context(), "op")
+		if span.IsRecording() != want {
+			t.Errorf("sample %v: recording %v", ratio, span.IsRecording())
+		}
+		span.End()
 	}
 }
