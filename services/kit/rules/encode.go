@@ -177,11 +177,17 @@ type eventSizes struct {
 // encodeEntry encodes a log entry with the envelopes of evs, numbered from after seq: the bytes to
 // store, and each event's envelope within them for the bus and the reply. Each payload is
 // marshalled once: the log and the bus carry the same bytes.
-func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event) ([]byte, []encodedEvent, error) {
+//
+// The events are returned in buf when its capacity is enough.
+func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event, buf []encodedEvent) ([]byte, []encodedEvent, error) {
 	if !utf8.ValidString(table) || !utf8.ValidString(game) || !utf8.ValidString(h.actionID) {
 		return nil, nil, fmt.Errorf("encode log entry: %w", errInvalidUTF8)
 	}
-	out := make([]encodedEvent, len(evs))
+	out := buf[:0]
+	if cap(out) < len(evs) {
+		out = make([]encodedEvent, 0, len(evs))
+	}
+	out = out[:len(evs)]
 	var small [8]eventSizes
 	sizes := small[:0]
 	if len(evs) > len(small) {
@@ -311,9 +317,12 @@ func envelopes(table, game string, version uint64, at time.Time, evs []encodedEv
 		}
 	}
 	// One allocation for each kind of thing rather than several per event.
+	type envelope struct {
+		event   eventsv1.Event
+		payload anypb.Any
+	}
 	out := make([]*eventsv1.Event, n)
-	envs := make([]eventsv1.Event, n)
-	payloads := make([]anypb.Any, n)
+	envs := make([]envelope, n)
 	values := make([]byte, 0, size)
 	ts := timestamppb.New(at)
 	j := 0
@@ -322,13 +331,13 @@ func envelopes(table, game string, version uint64, at time.Time, evs []encodedEv
 		if !visible(e.to, seat) {
 			continue
 		}
-		p := &payloads[j]
+		p := &envs[j].payload
 		p.TypeUrl = e.typeURL
 		if len(e.value) > 0 {
 			values = append(values, e.value...)
 			p.Value = values[len(values)-len(e.value) : len(values) : len(values)]
 		}
-		env := &envs[j]
+		env := &envs[j].event
 		env.TableId, env.Game, env.Sequence, env.Version = table, game, e.seq, version
 		env.Visibility, env.Time, env.Payload = visibility(e.to), ts, p
 		out[j] = env

@@ -79,7 +79,7 @@ func TestEncodeEntry(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			data, encs, err := encodeEntry(&c.head, c.table, "highcard", c.seq, c.evs)
+			data, encs, err := encodeEntry(&c.head, c.table, "highcard", c.seq, c.evs, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,11 +144,11 @@ func TestEncodeEntryRefusesInvalidUTF8(t *testing.T) {
 		{version: 1, by: bySeat, actionID: "\xff"},
 		{version: 1, by: bySeat, actionID: "a", action: &anypb.Any{TypeUrl: "\xfe"}},
 	} {
-		if _, _, err := encodeEntry(&h, "t", "g", 0, nil); err == nil {
+		if _, _, err := encodeEntry(&h, "t", "g", 0, nil, nil); err == nil {
 			t.Fatalf("%+v: no error", h)
 		}
 	}
-	if _, _, err := encodeEntry(&entryHead{}, "t", "g\xff", 0, nil); err == nil {
+	if _, _, err := encodeEntry(&entryHead{}, "t", "g\xff", 0, nil, nil); err == nil {
 		t.Fatal("invalid game name: no error")
 	}
 }

@@ -51,30 +51,21 @@ func committedMessages(table, game string, evs []encodedEvent) []bus.Message {
 	}
 	var ids strings.Builder
 	ids.Grow(idLen)
-	ends := make([]int, 0, n)
 	var num [20]byte
 	for i := range evs {
 		ids.WriteString(table)
 		ids.WriteByte(':')
 		ids.Write(strconv.AppendUint(num[:0], evs[i].seq, 10))
-		ends = append(ends, ids.Len())
 		if evs[i].finished {
 			ids.WriteString(table)
 			ids.WriteByte(':')
 			ids.Write(strconv.AppendUint(num[:0], evs[i].seq, 10))
 			ids.WriteString(":finished")
-			ends = append(ends, ids.Len())
 		}
 	}
 	all := ids.String()
 	out := make([]bus.Message, 0, n)
 	public := ""
-	start := 0
-	next := func() string {
-		id := all[start:ends[len(out)]]
-		start = ends[len(out)]
-		return id
-	}
 	for i := range evs {
 		e := &evs[i]
 		var subject string
@@ -86,9 +77,13 @@ func committedMessages(table, game string, evs []encodedEvent) []bus.Message {
 		} else {
 			subject = bus.SeatSubject(table, e.to)
 		}
-		out = append(out, bus.Message{Subject: subject, ID: next(), Data: e.raw})
+		idEnd := len(table) + 1 + uitoaLen(e.seq)
+		out = append(out, bus.Message{Subject: subject, ID: all[:idEnd], Data: e.raw})
+		all = all[idEnd:]
 		if e.finished {
-			out = append(out, bus.Message{Subject: bus.FinishedSubject(game), ID: next(), Data: e.raw})
+			idEnd += len(":finished")
+			out = append(out, bus.Message{Subject: bus.FinishedSubject(game), ID: all[:idEnd], Data: e.raw})
+			all = all[idEnd:]
 		}
 	}
 	return out
@@ -225,10 +220,10 @@ func (s *Server) fire(ctx context.Context, id string) bool {
 		now := s.now()
 		dl, ok := l.state.Deadline()
 		if l.t.Finished || !ok || now.Before(dl) {
-			s.keep(l)
+			s.keep(&l)
 			return false // someone else applied it, or the table moved on
 		}
-		err = s.applyTimeout(ctx, l, now)
+		err = s.applyTimeout(ctx, &l, now)
 		if errors.Is(err, store.ErrConflict) {
 			continue
 		}

@@ -157,6 +157,13 @@ func decodeAny(field string, a *anypb.Any, prototype proto.Message) (proto.Messa
 	if a == nil {
 		return m, nil
 	}
+	if a.GetTypeUrl() == typeURL(prototype) {
+		// The usual type URL names the right type: decode without parsing it again.
+		if err := proto.Unmarshal(a.GetValue(), m); err != nil {
+			return nil, invalid(field, CodeInvalidField, "%s is not a valid %s", field, typeNameOf(prototype))
+		}
+		return m, nil
+	}
 	want := string(prototype.ProtoReflect().Descriptor().FullName())
 	if a.MessageName() != "" && string(a.MessageName()) != want {
 		return nil, invalid(field, CodeWrongGame, "%s must be a %s, not a %s", field, want, a.MessageName())
@@ -226,7 +233,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	public := proto.CloneOf(cfg)
 	public.Seed = 0 // the seed decides every hidden card: secret until the end
 	created := append([]engine.Event{{To: engine.Public, Payload: &eventsv1.TableCreated{Config: public}}}, evs...)
-	data, encs, err := encodeEntry(&entryHead{at: now}, id, s.info.Name, 0, created)
+	data, encs, err := encodeEntry(&entryHead{at: now}, id, s.info.Name, 0, created, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -298,21 +305,21 @@ type loaded struct {
 
 // load reads a table and decodes it. A writer (write true) may get the state this replica last
 // committed instead of decoding it again; it must give the state back with keep or drop it.
-func (s *Server) load(ctx context.Context, id, actionID string, write bool) (*loaded, error) {
+func (s *Server) load(ctx context.Context, id, actionID string, write bool) (l loaded, err error) {
 	if err := checkTableID(id); err != nil {
-		return nil, err
+		return l, err
 	}
 	ctx, span := s.tracer.Start(ctx, "store.load")
 	t, prior, err := s.store.Load(ctx, id, actionID)
 	span.End()
 	if err != nil {
-		return nil, err
+		return l, err
 	}
 	cfg, err := s.configs.get(id, t.Config)
 	if err != nil {
-		return nil, fmt.Errorf("decode config of %s: %w", id, err)
+		return l, fmt.Errorf("decode config of %s: %w", id, err)
 	}
-	l := &loaded{t: t, cfg: cfg, prior: prior, cached: write}
+	l = loaded{t: t, cfg: cfg, prior: prior, cached: write}
 	if prior != nil {
 		return l, nil
 	}
@@ -322,7 +329,7 @@ func (s *Server) load(ctx context.Context, id, actionID string, write bool) (*lo
 		}
 	}
 	if l.state, err = s.eng.DecodeState(t.State); err != nil {
-		return nil, err
+		return loaded{}, err
 	}
 	return l, nil
 }
@@ -375,11 +382,11 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			return s.replayed(l.prior, req.GetSeat())
 		}
 		if err := checkSeat(l.cfg, req.GetSeat()); err != nil {
-			s.keep(l)
+			s.keep(&l)
 			return nil, err
 		}
 		if req.ExpectedVersion != nil && req.GetExpectedVersion() != l.t.Version {
-			s.keep(l)
+			s.keep(&l)
 			return nil, failed(codes.Aborted, CodeStaleVersion, "the table is at version %d, not %d", l.t.Version, req.GetExpectedVersion())
 		}
 		if l.t.Finished {
@@ -389,7 +396,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		if dl, ok := l.state.Deadline(); ok && !now.Before(dl) {
 			// A deadline passed before the sweeper fired: it comes first, then the action is judged
 			// against what followed.
-			if err := s.applyTimeout(ctx, l, now); err != nil && !errors.Is(err, store.ErrConflict) {
+			if err := s.applyTimeout(ctx, &l, now); err != nil && !errors.Is(err, store.ErrConflict) {
 				return nil, err
 			}
 			continue
@@ -399,7 +406,8 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			return nil, err
 		}
 		head := &entryHead{by: bySeat, seat: req.GetSeat(), action: req.GetAction(), actionID: req.GetActionId()}
-		encs, finished, err := s.commit(ctx, l, head, evs, now)
+		var buf [8]encodedEvent
+		encs, finished, err := s.commit(ctx, &l, head, evs, now, buf[:0])
 		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrDuplicate) {
 			if req.ExpectedVersion != nil && errors.Is(err, store.ErrConflict) {
 				return nil, failed(codes.Aborted, CodeStaleVersion, "the table moved past version %d", req.GetExpectedVersion())
@@ -452,12 +460,12 @@ func visibleTo(evs []*eventsv1.Event, seat int) []*eventsv1.Event {
 }
 
 // commit writes one log entry with its events after the state has changed, and publishes them.
-func (s *Server) commit(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time) ([]encodedEvent, bool, error) {
+func (s *Server) commit(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time, buf []encodedEvent) ([]encodedEvent, bool, error) {
 	outcome, finished := l.state.Outcome()
 	if finished {
 		evs = append(evs, engine.Event{To: engine.Public, Payload: s.finishedEvent(l, outcome, now)})
 	}
-	return s.write(ctx, l, head, evs, now, finished)
+	return s.write(ctx, l, head, evs, now, finished, buf)
 }
 
 func (s *Server) finishedEvent(l *loaded, outcome *gamev1.Outcome, now time.Time) *eventsv1.TableFinished {
@@ -467,9 +475,10 @@ func (s *Server) finishedEvent(l *loaded, outcome *gamev1.Outcome, now time.Time
 	}
 }
 
-func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time, finished bool) ([]encodedEvent, bool, error) {
+// The events are returned in buf when its capacity is enough.
+func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time, finished bool, buf []encodedEvent) ([]encodedEvent, bool, error) {
 	head.version, head.at = l.t.Version+1, now
-	data, encs, err := encodeEntry(head, l.t.ID, s.info.Name, l.t.Sequence, evs)
+	data, encs, err := encodeEntry(head, l.t.ID, s.info.Name, l.t.Sequence, evs, buf)
 	if err != nil {
 		return nil, false, err
 	}
@@ -506,7 +515,7 @@ func (s *Server) applyTimeout(ctx context.Context, l *loaded, now time.Time) err
 	if err != nil {
 		return err
 	}
-	_, _, err = s.commit(ctx, l, &entryHead{by: byTimeout}, evs, now)
+	_, _, err = s.commit(ctx, l, &entryHead{by: byTimeout}, evs, now, nil)
 	if err == nil {
 		s.metrics.timeouts.Add(ctx, 1)
 	}
@@ -664,8 +673,8 @@ func (s *Server) abort(ctx context.Context, req *rulesv1.AbortTableRequest) (*ru
 			summary = "aborted: " + r
 		}
 		outcome := &gamev1.Outcome{Aborted: true, Summary: summary}
-		evs := []engine.Event{{To: engine.Public, Payload: s.finishedEvent(l, outcome, now)}}
-		_, _, err = s.write(ctx, l, &entryHead{by: byAbort}, evs, now, true)
+		evs := []engine.Event{{To: engine.Public, Payload: s.finishedEvent(&l, outcome, now)}}
+		_, _, err = s.write(ctx, &l, &entryHead{by: byAbort}, evs, now, true, nil)
 		if errors.Is(err, store.ErrConflict) {
 			continue
 		}
