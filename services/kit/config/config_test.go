@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -30,5 +31,18 @@ func TestParse(t *testing.T) {
 		return ""
 	}); err == nil {
 		t.Error("a negative retention from the environment was accepted")
+	}
+}
+
+// TestDocumented: the configuration reference in docs/operations.md lists every setting.
+func TestDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range settings {
+		if !strings.Contains(string(doc), "`"+s.env+"`") {
+			t.Errorf("docs/operations.md does not document %s", s.env)
+		}
 	}
 }
