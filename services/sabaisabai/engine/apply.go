@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"time"
 
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
@@ -9,29 +10,30 @@ import (
 
 // Apply implements engine.Game. Every check comes first; the state changes only after them.
 func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
-	if err := s.check(m.Seat, m.Action); err != nil {
+	if err := s.check(m.Seat, &m.Action); err != nil {
 		return nil, err
 	}
 	at := nanos(m.At)
 	var evs []engine.Event
+	var spare *turnStartedBox // memory for the next TurnStarted, lent by a play's or keep's frame
 	seat := uint8(m.Seat)
-	a := m.Action
+	a := &m.Action
 	// Turn actions and throws build their events in one frame each (see events.go); the rarer
 	// actions use a plain list.
 	switch a.Kind {
 	case KindDraw:
-		fr := &drawFrame{}
+		fr := s.mem.draw.get()
 		evs = fr.evs[:0]
 		s.doDraw(&evs, fr)
 	case KindPlay:
-		fr := &playFrame{}
+		fr := s.mem.play.get()
 		evs = fr.evs[:0]
-		s.spareTurn = &fr.turn
+		spare = &fr.turn
 		s.doPlay(at, &evs, &fr.played)
 	case KindKeep:
-		fr := &keepFrame{}
+		fr := s.mem.keep.get()
 		evs = fr.evs[:0]
-		s.spareTurn = &fr.turn
+		spare = &fr.turn
 		s.doKeep(a.Slot, at, &evs, &fr.kept)
 	case KindThrow:
 		s.doThrow(seat, a, at, &evs)
@@ -45,14 +47,13 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 		evs = make([]engine.Event, 0, 2)
 		s.doCall(seat, &evs)
 	}
-	s.settle(&evs)
-	s.spareTurn = nil
+	s.settle(&evs, spare)
 	s.lastAt = at
 	return evs, nil
 }
 
 // check says whether seat may take a now, without changing anything.
-func (s *State) check(seat int, a Action) error {
+func (s *State) check(seat int, a *Action) error {
 	if seat < 0 || seat >= int(s.n) {
 		return engine.Invalid("seat", engine.CodeBadSeat, "seat %d is not at this table", seat)
 	}
@@ -119,7 +120,7 @@ func (s *State) check(seat int, a Action) error {
 	return engine.Invalid("action", engine.CodeUnknownAction, "unknown action kind %d", a.Kind)
 }
 
-func (s *State) checkThrow(me uint8, a Action) error {
+func (s *State) checkThrow(me uint8, a *Action) error {
 	if a.N == 0 || a.N > MaxThrow {
 		return engine.Invalid("throw.slots", engine.CodeBadAction, "a throw names 1 to %d slots", MaxThrow)
 	}
@@ -171,7 +172,7 @@ func (s *State) checkThrow(me uint8, a Action) error {
 	return nil
 }
 
-func (s *State) checkResolve(e effect, a Action) error {
+func (s *State) checkResolve(e effect, a *Action) error {
 	me := e.exec
 	switch e.kind {
 	case effPeek, effGive, effSwitch, effGiveBack:
@@ -261,10 +262,10 @@ func (s *State) queueFunction(exec uint8, n uint8, evs *[]engine.Event) {
 
 func (s *State) enqueue(e effect, evs *[]engine.Event) {
 	s.queue = append(s.queue, e)
-	emit(evs, engine.Public, evEffectQueued(e))
+	emit(evs, engine.Public, s.evEffectQueued(e))
 }
 
-func (s *State) doThrow(me uint8, a Action, at int64, evs *[]engine.Event) {
+func (s *State) doThrow(me uint8, a *Action, at int64, evs *[]engine.Event) {
 	want := class(number(s.top()))
 	hit := true
 	for _, sl := range a.Slots[:a.N] {
@@ -315,16 +316,16 @@ func (s *State) doThrow(me uint8, a Action, at int64, evs *[]engine.Event) {
 func (s *State) hasTarget(e effect) bool {
 	switch e.kind {
 	case effPeek, effGive, effGiveBack:
-		return s.count(e.exec) > 0
+		return s.hasCards(e.exec)
 	case effSpy:
 		return s.otherHasCards(e.exec)
 	case effSwitch:
-		return s.count(e.exec) > 0 && s.otherHasCards(e.exec)
+		return s.hasCards(e.exec) && s.otherHasCards(e.exec)
 	}
 	return false
 }
 
-func (s *State) doResolve(a Action, evs *[]engine.Event) {
+func (s *State) doResolve(a *Action, evs *[]engine.Event) {
 	e := s.queue[0]
 	s.queue = s.queue[1:]
 	me := e.exec
@@ -390,9 +391,13 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 	if seat < 0 || seat >= int(s.n) || s.over() {
 		return buf
 	}
+	if cap(buf)-len(buf) < legalRoom {
+		buf = slices.Grow(buf, legalRoom)
+	}
 	me := uint8(seat)
+	var a *Action
 	if s.noseOpen && s.touched&bit(me) == 0 {
-		buf = append(buf, Action{Kind: KindTouchNose})
+		buf, _ = push(buf, KindTouchNose)
 	}
 	if s.ph == phaseEnding {
 		return buf
@@ -403,12 +408,13 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 		}
 	} else if me == s.cur && !s.turnDone {
 		if s.ph == phaseDraw {
-			buf = append(buf, Action{Kind: KindDraw})
+			buf, _ = push(buf, KindDraw)
 		} else {
-			buf = append(buf, Action{Kind: KindPlay})
+			buf, _ = push(buf, KindPlay)
 			for i, id := range s.rows[me] {
 				if id != noCard {
-					buf = append(buf, Action{Kind: KindKeep, Slot: uint8(i)})
+					buf, a = push(buf, KindKeep)
+					a.Slot = uint8(i)
 				}
 			}
 		}
@@ -416,19 +422,23 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 	if top := s.top(); top != noCard && s.locked&bit(me) == 0 {
 		tn := number(top)
 		want := class(tn)
-		multi := Action{Kind: KindThrow, Owner: me, Top: tn, Turn: s.turn}
+		turn := s.turn
+		var multi [MaxThrow]uint8
+		nm := uint8(0)
 		for i, id := range s.rows[me] {
 			if id == noCard {
 				continue
 			}
-			buf = append(buf, Action{Kind: KindThrow, Owner: me, Top: tn, Turn: s.turn, N: 1, Slots: [MaxThrow]uint8{uint8(i)}})
-			if s.known[id]&bit(me) != 0 && class(number(id)) == want && multi.N < MaxThrow {
-				multi.Slots[multi.N] = uint8(i)
-				multi.N++
+			buf, a = push(buf, KindThrow)
+			a.Owner, a.Top, a.Turn, a.N, a.Slots[0] = me, tn, turn, 1, uint8(i)
+			if s.known[id]&bit(me) != 0 && class(number(id)) == want && nm < MaxThrow {
+				multi[nm] = uint8(i)
+				nm++
 			}
 		}
-		if multi.N > 1 {
-			buf = append(buf, multi)
+		if nm > 1 {
+			buf, a = push(buf, KindThrow)
+			a.Owner, a.Top, a.Turn, a.N, a.Slots = me, tn, turn, nm, multi
 		}
 		if s.forOthers {
 			for o := range s.n {
@@ -437,20 +447,61 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 				}
 				for i, id := range s.rows[o] {
 					if id != noCard && s.known[id]&bit(me) != 0 && s.known[id]&bit(o) == 0 {
-						buf = append(buf, Action{Kind: KindThrow, Owner: o, Top: tn, Turn: s.turn, N: 1, Slots: [MaxThrow]uint8{uint8(i)}})
+						buf, a = push(buf, KindThrow)
+						a.Owner, a.Top, a.Turn, a.N, a.Slots[0] = o, tn, turn, 1, uint8(i)
 					}
 				}
 			}
 		}
 	}
 	if !s.final() && !s.called {
-		buf = append(buf, Action{Kind: KindCall})
+		buf, _ = push(buf, KindCall)
 	}
 	return buf
 }
 
+// legalRoom is the room Legal makes, in one allocation, in a buffer that lacks it: a seat's usual
+// actions fit (a nose touch, the turn's, a throw per card, the call), so a caller that reuses its
+// buffer does not grow it step by step.
+const legalRoom = 16
+
+// push appends an action of kind k to buf and returns it, to be filled in place. An action built
+// apart and then copied in would be read back in wide loads right after its narrow stores, which
+// the processor cannot forward and stalls on; zeroing the slot and setting fields does not.
+func push(buf []Action, k Kind) ([]Action, *Action) {
+	n := len(buf)
+	if n == cap(buf) {
+		buf = slices.Grow(buf, 1)
+	}
+	buf = buf[:n+1]
+	a := &buf[n]
+	*a = Action{Kind: k}
+	return buf, a
+}
+
 func (s *State) legalResolve(e effect, buf []Action) []Action {
 	me := e.exec
+	// The targets of a spy, give or switch can outnumber legalRoom: make room for all at once.
+	switch e.kind {
+	case effSpy, effGive, effSwitch:
+		others := 0
+		for o := range s.n {
+			if o == me {
+				continue
+			}
+			if e.kind == effGive {
+				others++
+			} else {
+				others += s.count(o)
+			}
+		}
+		need := others
+		if e.kind != effSpy {
+			need *= s.count(me)
+		}
+		buf = slices.Grow(buf, need)
+	}
+	var a *Action
 	if e.kind == effSpy {
 		for o := range s.n {
 			if o == me {
@@ -458,7 +509,8 @@ func (s *State) legalResolve(e effect, buf []Action) []Action {
 			}
 			for j, oid := range s.rows[o] {
 				if oid != noCard {
-					buf = append(buf, Action{Kind: KindResolve, Target: o, TargetSlot: uint8(j)})
+					buf, a = push(buf, KindResolve)
+					a.Target, a.TargetSlot = o, uint8(j)
 				}
 			}
 		}
@@ -470,11 +522,13 @@ func (s *State) legalResolve(e effect, buf []Action) []Action {
 		}
 		switch e.kind {
 		case effPeek, effGiveBack:
-			buf = append(buf, Action{Kind: KindResolve, Slot: uint8(i)})
+			buf, a = push(buf, KindResolve)
+			a.Slot = uint8(i)
 		case effGive:
 			for o := range s.n {
 				if o != me {
-					buf = append(buf, Action{Kind: KindResolve, Slot: uint8(i), Target: o})
+					buf, a = push(buf, KindResolve)
+					a.Slot, a.Target = uint8(i), o
 				}
 			}
 		case effSwitch:
@@ -484,7 +538,8 @@ func (s *State) legalResolve(e effect, buf []Action) []Action {
 				}
 				for j, oid := range s.rows[o] {
 					if oid != noCard {
-						buf = append(buf, Action{Kind: KindResolve, Slot: uint8(i), Target: o, TargetSlot: uint8(j)})
+						buf, a = push(buf, KindResolve)
+						a.Slot, a.Target, a.TargetSlot = uint8(i), o, uint8(j)
 					}
 				}
 			}
@@ -523,13 +578,14 @@ func (Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
 			s.score(&evs)
 		}
 	case len(s.queue) > 0:
-		s.doResolve(s.autoResolve(s.queue[0]), &evs)
+		a := s.autoResolve(s.queue[0])
+		s.doResolve(&a, &evs)
 	case s.ph == phaseDraw:
 		s.doDraw(&evs, nil)
 	default:
 		s.doPlay(now, &evs, nil)
 	}
-	s.settle(&evs)
+	s.settle(&evs, nil)
 	s.lastAt = now
 	return evs, nil
 }
@@ -545,7 +601,7 @@ func (s *State) autoResolve(e effect) Action {
 		}
 	}
 	for o := s.next(e.exec); o != e.exec; o = s.next(o) {
-		if e.kind == effGive || s.count(o) > 0 {
+		if e.kind == effGive || s.hasCards(o) {
 			a.Target = o
 			for j, id := range s.rows[o] {
 				if id != noCard {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"unsafe"
+
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
 )
@@ -122,8 +124,8 @@ type effectQueuedBox struct {
 	p pb.PendingEffect
 }
 
-func evEffectQueued(e effect) *pb.Event {
-	b := &effectQueuedBox{}
+func (s *State) evEffectQueued(e effect) *pb.Event {
+	b := s.mem.queued.get()
 	b.p.Executor, b.p.Effect, b.p.ToSeat = uint32(e.exec), pb.Effect(e.kind), uint32(e.to)
 	b.m.Effect = &b.p
 	b.w.EffectQueued = &b.m
@@ -145,23 +147,24 @@ func evNoseTouched(seat uint8) *pb.Event {
 	return &b.e
 }
 
-// The turn actions go further: the event list and the action's usual events share one frame, so
-// a draw, a play or a keep allocates once (the next turn's TurnStarted included).
+// The turn actions go further: the event list and the action's usual events share one frame (the
+// next turn's TurnStarted included). The list holds the usual two events; a rarer longer list (a
+// reshuffle, a nose window, the round's end) grows out of the frame.
 
 type drawFrame struct {
-	evs  [3]engine.Event
+	evs  [2]engine.Event
 	drew drewBox
 	card drewCardBox
 }
 
 type playFrame struct {
-	evs    [4]engine.Event
+	evs    [2]engine.Event
 	played playedBox
 	turn   turnStartedBox
 }
 
 type keepFrame struct {
-	evs  [4]engine.Event
+	evs  [2]engine.Event
 	kept keptBox
 	turn turnStartedBox
 }
@@ -175,4 +178,36 @@ type wrongFrame struct {
 type thrownFrame struct {
 	evs    [6]engine.Event
 	thrown thrownBox
+}
+
+// frames lends the frames of the frequent actions (and the boxes of queued effects) from chunks, so
+// that a state applying many actions (a playout, a bot's search) allocates once per chunk. The
+// chunks double from one value up to about chunkBytes: a state decoded to apply a single action
+// allocates no more than one value. A lent value is never lent again, so events handed out are
+// never changed. The chunks belong to one state: Clone and DecodeState start without any.
+type frames struct {
+	draw   pool[drawFrame]
+	play   pool[playFrame]
+	keep   pool[keepFrame]
+	queued pool[effectQueuedBox]
+}
+
+// chunkBytes is the most a chunk takes: a size class of the allocator, which a chunk of the
+// largest whole number of values fills with little waste.
+const chunkBytes = 2048
+
+type pool[T any] struct {
+	chunk []T
+	used  int // values of chunk lent (an index, not a reslice: no pointer is written per value)
+}
+
+func (p *pool[T]) get() *T {
+	if p.used == len(p.chunk) {
+		var v T
+		p.chunk = make([]T, max(min(2*len(p.chunk), chunkBytes/int(unsafe.Sizeof(v))), 1))
+		p.used = 0
+	}
+	v := &p.chunk[p.used]
+	p.used++
+	return v
 }

@@ -154,16 +154,15 @@ func (s *State) deal(evs *[]engine.Event) {
 			emit(evs, int(seat), &pb.Event{Kind: &pb.Event_PeekAtStart{PeekAtStart: p}})
 		}
 	}
-	s.startTurn(s.starter, evs)
+	s.startTurn(s.starter, evs, nil)
 }
 
-func (s *State) startTurn(seat uint8, evs *[]engine.Event) {
+// startTurn starts seat's turn; its TurnStarted event uses b's memory when b is not nil.
+func (s *State) startTurn(seat uint8, evs *[]engine.Event, b *turnStartedBox) {
 	s.cur = seat
 	s.turn++
 	s.ph = phaseDraw
 	s.turnDone = false
-	b := s.spareTurn
-	s.spareTurn = nil
 	if b == nil {
 		b = &turnStartedBox{}
 	}
@@ -181,8 +180,9 @@ func (s *State) finishTurn() {
 }
 
 // settle runs after every action: it drops pending effects that have no target, and when nothing
-// is pending ends the round or starts the next turn.
-func (s *State) settle(evs *[]engine.Event) {
+// is pending ends the round or starts the next turn (spare, when not nil, is the memory of its
+// TurnStarted event).
+func (s *State) settle(evs *[]engine.Event, spare *turnStartedBox) {
 	for len(s.queue) > 0 && !s.hasTarget(s.queue[0]) {
 		e := s.queue[0]
 		s.queue = s.queue[1:]
@@ -193,7 +193,7 @@ func (s *State) settle(evs *[]engine.Event) {
 		return
 	}
 	for seat := range s.n {
-		if s.count(seat) == 0 {
+		if !s.hasCards(seat) {
 			s.endRound(evs)
 			return
 		}
@@ -207,7 +207,7 @@ func (s *State) settle(evs *[]engine.Event) {
 	case s.final() && s.roundTurns >= FinalRoundCycles*uint32(s.n):
 		s.endRound(evs)
 	default:
-		s.startTurn(s.next(s.cur), evs)
+		s.startTurn(s.next(s.cur), evs, spare)
 	}
 }
 
@@ -432,6 +432,7 @@ func contains(xs []int, x int) bool {
 // Clone implements engine.Game.
 func (Game) Clone(s *State) *State {
 	c := *s
+	c.mem = frames{}
 	c.vp = append([]int32(nil), s.vp...)
 	c.rows = make([][]uint8, len(s.rows))
 	for i, r := range s.rows {

@@ -66,9 +66,8 @@ type State struct {
 	hall   int8 // seat in the Hall of Fame, or -1
 	lastAt int64
 
-	// spareTurn is memory for the next TurnStarted event, lent by the action being applied (see
-	// playFrame); never set between actions, never encoded.
-	spareTurn *turnStartedBox
+	// mem lends the memory of frequent events (see frames); never encoded, never shared by clones.
+	mem frames
 
 	vp    []int32
 	rows  [][]uint8 // per seat; noCard marks an empty slot
@@ -116,6 +115,16 @@ func (s *State) count(seat uint8) int {
 	return c
 }
 
+// hasCards reports whether seat has a card left; it stops at the first one.
+func (s *State) hasCards(seat uint8) bool {
+	for _, id := range s.rows[seat] {
+		if id != noCard {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *State) occupied(seat uint8, slot uint8) bool {
 	r := s.rows[seat]
 	return int(slot) < len(r) && r[slot] != noCard
@@ -153,7 +162,7 @@ func (s *State) shuffle(ids []uint8) {
 
 func (s *State) otherHasCards(seat uint8) bool {
 	for o := range s.n {
-		if o != seat && s.count(o) > 0 {
+		if o != seat && s.hasCards(o) {
 			return true
 		}
 	}
