@@ -64,21 +64,40 @@ func (g Game) Setup(cfg engine.Config) (*State, []engine.Event, error) {
 	}
 	s := &State{Seats: cfg.Seats, Rounds: rounds, Score: make([]int, cfg.Seats),
 		LastAt: cfg.Start.UnixMilli(), TurnMS: cfg.TurnTime.Milliseconds(), RNG: [2]uint64{cfg.Seed, 7}}
-	return s, g.deal(s), nil
+	return s, g.deal(s, make([]engine.Event, 0, 1+s.Seats)), nil
 }
 
-func (Game) deal(s *State) []engine.Event {
+// deal deals a round and appends its events to evs.
+func (Game) deal(s *State, evs []engine.Event) []engine.Event {
 	pcg := rand.NewPCG(s.RNG[0], s.RNG[1])
 	deck := rand.New(pcg).Perm(13)
 	s.RNG[0], s.RNG[1] = pcg.Uint64(), pcg.Uint64()
-	s.Cards = make([]int, s.Seats)
-	s.Revealed = make([]bool, s.Seats)
-	evs := []engine.Event{{To: engine.Public, Payload: wrapperspb.String(fmt.Sprintf("round %d dealt", s.Round+1))}}
+	// Every card is dealt again and every reveal forgotten: the slices of the last round serve.
+	if len(s.Cards) != s.Seats {
+		s.Cards = make([]int, s.Seats)
+	}
+	if len(s.Revealed) != s.Seats {
+		s.Revealed = make([]bool, s.Seats)
+	}
+	clear(s.Revealed)
+	evs = append(evs, engine.Event{To: engine.Public, Payload: wrapperspb.String("round " + strconv.Itoa(s.Round+1) + " dealt")})
 	for i := range s.Seats {
 		s.Cards[i] = deck[i] + 1
 		evs = append(evs, engine.Event{To: i, Payload: wrapperspb.String("your card " + strconv.Itoa(s.Cards[i]))})
 	}
 	s.Turn, s.Acted = 0, 0
+	return evs
+}
+
+// events starts the events of one seat's move with the first, with room for those of the end of
+// the round and the next deal when the move ends the round.
+func (Game) events(s *State, first string) []engine.Event {
+	n := 1
+	if s.Acted+1 >= s.Seats {
+		n += 2 + s.Seats
+	}
+	evs := make([]engine.Event, 1, n)
+	evs[0] = engine.Event{To: engine.Public, Payload: wrapperspb.String(first)}
 	return evs
 }
 
@@ -92,12 +111,12 @@ func (g Game) Apply(s *State, m engine.Move[string]) ([]engine.Event, error) {
 	var ev string
 	if m.Action == "reveal" {
 		s.Revealed[m.Seat] = true
-		ev = fmt.Sprintf("seat %d reveals %d", m.Seat, s.Cards[m.Seat])
+		ev = "seat " + strconv.Itoa(m.Seat) + " reveals " + strconv.Itoa(s.Cards[m.Seat])
 	} else {
-		ev = fmt.Sprintf("seat %d passes", m.Seat)
+		ev = "seat " + strconv.Itoa(m.Seat) + " passes"
 	}
 	s.LastAt = m.At.UnixMilli()
-	return g.advance(s, []engine.Event{{To: engine.Public, Payload: wrapperspb.String(ev)}}), nil
+	return g.advance(s, g.events(s, ev)), nil
 }
 
 func (g Game) advance(s *State, evs []engine.Event) []engine.Event {
@@ -115,13 +134,13 @@ func (g Game) advance(s *State, evs []engine.Event) []engine.Event {
 	if winner >= 0 {
 		s.Score[winner]++
 	}
-	evs = append(evs, engine.Event{To: engine.Public, Payload: wrapperspb.String(fmt.Sprintf("round won by %d", winner))})
+	evs = append(evs, engine.Event{To: engine.Public, Payload: wrapperspb.String("round won by " + strconv.Itoa(winner))})
 	s.Round++
 	if s.Round == s.Rounds {
 		s.Done = true
 		return evs
 	}
-	return append(evs, g.deal(s)...)
+	return g.deal(s, evs)
 }
 
 func (Game) Deadline(s *State) (time.Time, bool) {
@@ -136,7 +155,7 @@ func (g Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
 		return nil, engine.Refuse(engine.CodeNoDeadline, "nothing waits on time")
 	}
 	s.LastAt = at.UnixMilli()
-	return g.advance(s, []engine.Event{{To: engine.Public, Payload: wrapperspb.String(fmt.Sprintf("seat %d timed out", s.Turn))}}), nil
+	return g.advance(s, g.events(s, "seat "+strconv.Itoa(s.Turn)+" timed out")), nil
 }
 
 func (Game) Legal(s *State, seat int, buf []string) []string {
