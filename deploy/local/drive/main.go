@@ -5,6 +5,12 @@
 // finishes, its stream carried each sequence once and in order with no gap, and the replay agrees.
 //
 //	drive -addr 127.0.0.1:7070,127.0.0.1:7071 -tables 8
+//
+// With -continue, each of the -tables players starts another table whenever one finishes, until
+// SIGUSR1 (the tables in play then are finished), so that tables are in play at any moment. With
+// -record FILE it writes, as JSON lines, the time of every call, retry, stream event, broken and
+// resumed stream of every table; `drive recovery` (recovery.go) reads them back, with the times of
+// injected faults, and reports how long the service took to serve each table again.
 package main
 
 import (
@@ -17,8 +23,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -32,22 +40,57 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "recovery" {
+		os.Exit(recoveryMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	addrs := flag.String("addr", "127.0.0.1:7070,127.0.0.1:7071", "gateways, comma-separated; tables take them in turn")
 	games := flag.String("games", "", "games to play, comma-separated (empty: every game the gateway lists)")
-	tables := flag.Int("tables", 0, "tables to play (default: two per game)")
+	tables := flag.Int("tables", 0, "tables to play (default: two per game); with -continue, tables in play at once")
+	cont := flag.Bool("continue", false, "start another table whenever one finishes, until SIGUSR1")
+	recordTo := flag.String("record", "", "write every table's timed calls, retries and stream events to this file, as JSON lines")
 	timeout := flag.Duration("timeout", 2*time.Minute, "bound on the whole run")
+	stall := flag.Duration("stall", 0, "fail a table whose Watch stream delivers nothing for this long while it waits (0: no bound)")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	if err := run(ctx, os.Stdout, strings.Split(*addrs, ","), *games, *tables); err != nil {
+	o := options{tables: *tables, stall: *stall}
+	if *cont {
+		enough := make(chan struct{})
+		usr1 := make(chan os.Signal, 1)
+		signal.Notify(usr1, syscall.SIGUSR1)
+		go func() { <-usr1; close(enough) }()
+		o.until = enough
+	}
+	if *recordTo != "" {
+		f, err := os.Create(*recordTo)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "drive:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		o.rec = newRecorder(f)
+	}
+	err := run(ctx, os.Stdout, strings.Split(*addrs, ","), *games, o)
+	if ferr := o.rec.flush(); ferr != nil {
+		err = errors.Join(err, fmt.Errorf("record: %w", ferr))
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "drive:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out io.Writer, addrs []string, gameList string, tables int) error {
+type options struct {
+	tables int
+	stall  time.Duration // see playTable
+	// until, when set, keeps every player starting tables until it is closed.
+	until <-chan struct{}
+	rec   *recorder
+}
+
+func run(ctx context.Context, out io.Writer, addrs []string, gameList string, o options) error {
 	var clients []gatewayv1.GatewayServiceClient
 	for _, a := range addrs {
 		cc, err := grpc.NewClient(a, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -70,26 +113,78 @@ func run(ctx context.Context, out io.Writer, addrs []string, gameList string, ta
 	if gameList != "" {
 		games = strings.Split(gameList, ",")
 	}
+	tables := o.tables
 	if tables == 0 {
 		tables = 2 * len(games)
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, tables)
-	for i := range tables {
+	var (
+		wg      sync.WaitGroup
+		next    atomic.Int64
+		mu      sync.Mutex
+		errs    []error
+		total   result
+		perGame = map[string]int{}
+	)
+	more := func() bool {
+		if o.until == nil {
+			return false
+		}
+		select {
+		case <-o.until:
+			return false
+		case <-ctx.Done():
+			return false
+		default:
+			return true
+		}
+	}
+	for range tables {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			g := games[i%len(games)]
-			r, err := playTable(ctx, clients, i%len(clients), g, seats[g], fmt.Sprintf("driver %d", i))
-			if err != nil {
-				errs[i] = fmt.Errorf("table %d (%s via %s): %w", i, g, addrs[i%len(addrs)], err)
-				return
+			for {
+				i := int(next.Add(1) - 1)
+				g := games[i%len(games)]
+				gw := addrs[i%len(addrs)]
+				r, err := playTable(ctx, clients, addrs, i, g, seats[g], fmt.Sprintf("driver %d", i), o.stall, o.rec)
+				if err != nil {
+					// With -continue the player goes on with another table, so that later faults still
+					// find tables in play; the run fails all the same.
+					o.rec.add(record{Table: i, Kind: kindEnd, ID: r.table, Err: err.Error()})
+					mu.Lock()
+					errs = append(errs, fmt.Errorf("table %d (%s via %s): %w", i, g, gw, err))
+					mu.Unlock()
+					if !more() {
+						return
+					}
+					continue
+				}
+				o.rec.add(record{Table: i, Kind: kindEnd, ID: r.table})
+				mu.Lock()
+				fmt.Fprintf(out, "%-11s %s via %s: finished, %d actions of ours, %d calls retried, %d watch resumed, %d events watched in order, version %d\n",
+					g, r.table, gw, r.acted, r.retries, r.resumed, r.events, r.version)
+				perGame[g]++
+				total.acted += r.acted
+				total.retries += r.retries
+				total.resumed += r.resumed
+				total.events += r.events
+				mu.Unlock()
+				if !more() {
+					return
+				}
 			}
-			fmt.Fprintf(out, "%-11s %s via %s: finished, %d actions of ours, %d calls retried, %d watch resumed, %d events watched in order, version %d\n",
-				g, r.table, addrs[i%len(addrs)], r.acted, r.retries, r.resumed, r.events, r.version)
 		}()
 	}
 	wg.Wait()
+	var byGame []string
+	n := 0
+	for g, k := range perGame {
+		byGame = append(byGame, fmt.Sprintf("%s %d", g, k))
+		n += k
+	}
+	sort.Strings(byGame)
+	fmt.Fprintf(out, "total: %d tables finished (%s), %d actions of ours, %d calls retried, %d watch resumed, %d events watched in order\n",
+		n, strings.Join(byGame, ", "), total.acted, total.retries, total.resumed, total.events)
 	return errors.Join(errs...)
 }
 
@@ -103,8 +198,18 @@ type result struct {
 // when it is UNAVAILABLE (a gateway stopping or gone), as a client behind a load balancer would.
 type gateways struct {
 	clients []gatewayv1.GatewayServiceClient
+	addrs   []string // for the record; may be nil
 	cur     int
 	res     *result
+	rec     *recorder
+	table   int // the table's number, for the record
+}
+
+func (g *gateways) addr() string {
+	if g.cur < len(g.addrs) {
+		return g.addrs[g.cur]
+	}
+	return fmt.Sprint(g.cur)
 }
 
 func (g *gateways) c() gatewayv1.GatewayServiceClient { return g.clients[g.cur] }
@@ -112,15 +217,24 @@ func (g *gateways) c() gatewayv1.GatewayServiceClient { return g.clients[g.cur] 
 // call repeats fn while the answer is UNAVAILABLE, on the next gateway each time, or
 // RESOURCE_EXHAUSTED (the per-player rate limit), with a growing pause, for up to 10 s.
 // (A rules replica that is gone is the gateway's to route around; a gateway that is gone, ours.)
-func (g *gateways) call(ctx context.Context, fn func(gatewayv1.GatewayServiceClient) error) error {
-	deadline := time.Now().Add(10 * time.Second)
+// name is the RPC, for the record.
+func (g *gateways) call(ctx context.Context, name string, fn func(gatewayv1.GatewayServiceClient) error) error {
+	return g.callV(ctx, name, func(c gatewayv1.GatewayServiceClient) (uint64, error) { return 0, fn(c) })
+}
+
+// callV is call for a call that answers with the table's version, which goes in the record.
+func (g *gateways) callV(ctx context.Context, name string, fn func(gatewayv1.GatewayServiceClient) (uint64, error)) error {
+	sent := time.Now()
+	deadline := sent.Add(10 * time.Second)
 	wait := 20 * time.Millisecond
 	for {
-		err := fn(g.c())
+		v, err := fn(g.c())
 		code := status.Code(err)
 		if code != codes.Unavailable && code != codes.ResourceExhausted || time.Now().After(deadline) {
+			g.rec.add(record{Table: g.table, Kind: kindCall, Call: name, Code: code.String(), Sent: sent.UnixNano(), Version: v})
 			return err
 		}
+		g.rec.add(record{Table: g.table, Kind: kindRetry, Call: name, Code: code.String(), Gateway: g.addr()})
 		g.res.retries++
 		if code == codes.Unavailable {
 			g.cur = (g.cur + 1) % len(g.clients)
@@ -138,7 +252,7 @@ func (g *gateways) call(ctx context.Context, fn func(gatewayv1.GatewayServiceCli
 // closes when the stream ends, and its error is then on errc.
 func (g *gateways) watch(ctx context.Context, table string, after uint64) (<-chan *eventsv1.Event, <-chan error, error) {
 	var w grpc.ServerStreamingClient[gatewayv1.WatchResponse]
-	err := g.call(ctx, func(c gatewayv1.GatewayServiceClient) (err error) {
+	err := g.call(ctx, "Watch", func(c gatewayv1.GatewayServiceClient) (err error) {
 		w, err = c.Watch(ctx, &gatewayv1.WatchRequest{TableId: table, AfterSequence: after})
 		return err
 	})
@@ -149,11 +263,21 @@ func (g *gateways) watch(ctx context.Context, table string, after uint64) (<-cha
 	errc := make(chan error, 1)
 	go func() {
 		defer close(events)
+		gw := g.addr()
 		for {
 			m, err := w.Recv()
 			if err != nil {
+				if err != io.EOF && ctx.Err() == nil {
+					g.rec.add(record{Table: g.table, Kind: kindBroken, Code: status.Code(err).String(), Gateway: gw})
+				}
 				errc <- err
 				return
+			}
+			// Stamped as received, whatever the player is doing meanwhile.
+			e := m.GetEvent()
+			g.rec.add(record{Table: g.table, Kind: kindEvent, Seq: e.GetSequence(), Version: e.GetVersion()})
+			if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
+				g.rec.add(record{Table: g.table, Kind: kindFinished, ID: table})
 			}
 			select {
 			case events <- m.GetEvent():
@@ -166,11 +290,15 @@ func (g *gateways) watch(ctx context.Context, table string, after uint64) (<-cha
 	return events, errc, nil
 }
 
-func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, first int, game string, seats uint32, name string) (result, error) {
+// playTable plays table number i of the run, first through gateway i mod len(clients). It fails
+// when, waiting for an event, none arrives for stall (0: no bound): a stream that stopped
+// without an error.
+func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, addrs []string, i int, game string, seats uint32, name string, stall time.Duration, rec *recorder) (result, error) {
 	var res result
-	g := &gateways{clients: clients, cur: first, res: &res}
+	g := &gateways{clients: clients, addrs: addrs, cur: i % len(clients), res: &res, rec: rec, table: i}
+	rec.add(record{Table: i, Kind: kindBegin, Game: game})
 	var in *gatewayv1.SignInResponse
-	err := g.call(ctx, func(c gatewayv1.GatewayServiceClient) (err error) {
+	err := g.call(ctx, "SignIn", func(c gatewayv1.GatewayServiceClient) (err error) {
 		in, err = c.SignIn(ctx, &gatewayv1.SignInRequest{DisplayName: name})
 		return err
 	})
@@ -180,7 +308,7 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 	// Every gateway replica shares the session key, so the token is good on all of them.
 	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+in.GetSessionToken())
 	var t *gatewayv1.CreateTableResponse
-	err = g.call(ctx, func(c gatewayv1.GatewayServiceClient) (err error) {
+	err = g.call(ctx, "CreateTable", func(c gatewayv1.GatewayServiceClient) (err error) {
 		t, err = c.CreateTable(ctx, &gatewayv1.CreateTableRequest{Game: game, Seats: seats})
 		return err
 	})
@@ -188,7 +316,7 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 		return res, fmt.Errorf("create table: %w", err)
 	}
 	res.table = t.GetTableId()
-	if err := g.call(ctx, func(c gatewayv1.GatewayServiceClient) error {
+	if err := g.call(ctx, "AddBots", func(c gatewayv1.GatewayServiceClient) error {
 		_, err := c.AddBots(ctx, &gatewayv1.AddBotsRequest{TableId: res.table, Count: seats - 1})
 		return err
 	}); err != nil {
@@ -200,7 +328,7 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 	if err != nil {
 		return res, fmt.Errorf("watch: %w", err)
 	}
-	if err := g.call(ctx, func(c gatewayv1.GatewayServiceClient) error {
+	if err := g.call(ctx, "StartTable", func(c gatewayv1.GatewayServiceClient) error {
 		_, err := c.StartTable(ctx, &gatewayv1.StartTableRequest{TableId: res.table})
 		return err
 	}); err != nil {
@@ -216,9 +344,14 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 		res.events++
 		return e.GetPayload().MessageIs(&eventsv1.TableFinished{}), nil
 	}
+	var stallTimer *time.Timer
+	if stall > 0 {
+		stallTimer = time.NewTimer(stall)
+		defer stallTimer.Stop()
+	}
 	for {
 		var legal *gatewayv1.ListLegalActionsResponse
-		err := g.call(ctx, func(c gatewayv1.GatewayServiceClient) (err error) {
+		err := g.call(ctx, "ListLegalActions", func(c gatewayv1.GatewayServiceClient) (err error) {
 			legal, err = c.ListLegalActions(ctx, &gatewayv1.ListLegalActionsRequest{TableId: res.table})
 			return err
 		})
@@ -230,7 +363,10 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 			// One action id for every attempt: a retry of an action that was applied is answered
 			// from the log, never applied twice.
 			req := &gatewayv1.ActRequest{TableId: res.table, Action: legal.GetActions()[0], ActionId: actionID(), ExpectedVersion: &v}
-			err := g.call(ctx, func(c gatewayv1.GatewayServiceClient) error { _, err := c.Act(ctx, req); return err })
+			err := g.callV(ctx, "Act", func(c gatewayv1.GatewayServiceClient) (uint64, error) {
+				r, err := c.Act(ctx, req)
+				return r.GetVersion(), err
+			})
 			switch status.Code(err) {
 			case codes.OK:
 				res.acted++
@@ -238,6 +374,11 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 			default:
 				return res, fmt.Errorf("act: %w", err)
 			}
+		}
+		var stalled <-chan time.Time
+		if stallTimer != nil {
+			stallTimer.Reset(stall) // (since Go 1.23 a Reset timer never delivers a stale time)
+			stalled = stallTimer.C
 		}
 		select {
 		case e, ok := <-events:
@@ -252,6 +393,7 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 				if events, werr, err = g.watch(wctx, res.table, last); err != nil {
 					return res, fmt.Errorf("resume watch: %w", err)
 				}
+				g.rec.add(record{Table: g.table, Kind: kindResumed, Seq: last, Gateway: g.addr()})
 				continue
 			}
 			done, err := seen(e)
@@ -264,6 +406,8 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 			if done {
 				return res, checkReplay(ctx, g, &res, last)
 			}
+		case <-stalled:
+			return res, fmt.Errorf("no event on the Watch stream for %s (after sequence %d)", stall, last)
 		case <-ctx.Done():
 			return res, ctx.Err()
 		}
@@ -273,7 +417,7 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, fi
 // checkReplay: the replay ends where the stream did, each version once.
 func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64) error {
 	var r *gatewayv1.GetReplayResponse
-	err := g.call(ctx, func(c gatewayv1.GatewayServiceClient) (err error) {
+	err := g.call(ctx, "GetReplay", func(c gatewayv1.GatewayServiceClient) (err error) {
 		r, err = c.GetReplay(ctx, &gatewayv1.GetReplayRequest{TableId: res.table})
 		return err
 	})
