@@ -103,25 +103,44 @@ func sizeMessage(n protowire.Number, size int) int {
 	return protowire.SizeTag(n) + protowire.SizeBytes(size)
 }
 
+// appendVarint is protowire.AppendVarint, inlined for the one-byte values most tags and lengths are.
+func appendVarint(b []byte, v uint64) []byte {
+	if v < 1<<7 {
+		return append(b, byte(v))
+	}
+	return protowire.AppendVarint(b, v)
+}
+
+// Every field number above is below 16 (this fails to compile otherwise), so every tag is one byte.
+const _ = uint(15 - max(entryVersion, entrySeat, entryTimeout, entryAction, entryActionID, entryTime, entryEvents,
+	entryAbort, eventTableID, eventGame, eventSequence, eventVersion, eventVisibility, eventTime, eventPayload,
+	visibilityPublic, visibilitySeat, anyTypeURL, anyValue, timestampSeconds, timestampNanos))
+
+// appendTag is protowire.AppendTag for the field numbers above.
+func appendTag(b []byte, n protowire.Number, t protowire.Type) []byte {
+	return append(b, byte(n)<<3|byte(t))
+}
+
 func appendString(b []byte, n protowire.Number, s string) []byte {
 	if s == "" {
 		return b
 	}
-	b = protowire.AppendTag(b, n, protowire.BytesType)
-	return protowire.AppendString(b, s)
+	b = appendTag(b, n, protowire.BytesType)
+	b = appendVarint(b, uint64(len(s)))
+	return append(b, s...)
 }
 
 func appendUint(b []byte, n protowire.Number, v uint64) []byte {
 	if v == 0 {
 		return b
 	}
-	b = protowire.AppendTag(b, n, protowire.VarintType)
-	return protowire.AppendVarint(b, v)
+	b = appendTag(b, n, protowire.VarintType)
+	return appendVarint(b, v)
 }
 
 func appendMessageHead(b []byte, n protowire.Number, size int) []byte {
-	b = protowire.AppendTag(b, n, protowire.BytesType)
-	return protowire.AppendVarint(b, uint64(size))
+	b = appendTag(b, n, protowire.BytesType)
+	return appendVarint(b, uint64(size))
 }
 
 // timestamp is a google.protobuf.Timestamp's fields.
@@ -150,11 +169,11 @@ func visibilitySize(to int) int {
 
 func appendVisibility(b []byte, to int) []byte {
 	if to < 0 {
-		b = protowire.AppendTag(b, visibilityPublic, protowire.VarintType)
-		return protowire.AppendVarint(b, 1)
+		b = appendTag(b, visibilityPublic, protowire.VarintType)
+		return appendVarint(b, 1)
 	}
-	b = protowire.AppendTag(b, visibilitySeat, protowire.VarintType)
-	return protowire.AppendVarint(b, uint64(uint32(to)))
+	b = appendTag(b, visibilitySeat, protowire.VarintType)
+	return appendVarint(b, uint64(uint32(to)))
 }
 
 func anySize(typeURL string, valueSize int) int {
@@ -245,8 +264,9 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 			b = appendMessageHead(b, entryAction, anySize(h.action.GetTypeUrl(), len(h.action.GetValue())))
 			b = appendString(b, anyTypeURL, h.action.GetTypeUrl())
 			if v := h.action.GetValue(); len(v) > 0 {
-				b = protowire.AppendTag(b, anyValue, protowire.BytesType)
-				b = protowire.AppendBytes(b, v)
+				b = appendTag(b, anyValue, protowire.BytesType)
+				b = appendVarint(b, uint64(len(v)))
+				b = append(b, v...)
 			}
 		}
 	}
@@ -268,8 +288,8 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 		b = appendMessageHead(b, eventPayload, es.any)
 		b = appendString(b, anyTypeURL, out[i].typeURL)
 		if es.payload > 0 {
-			b = protowire.AppendTag(b, anyValue, protowire.BytesType)
-			b = protowire.AppendVarint(b, uint64(es.payload))
+			b = appendTag(b, anyValue, protowire.BytesType)
+			b = appendVarint(b, uint64(es.payload))
 			vstart := len(b)
 			var err error
 			// The size was just computed: reuse it.
@@ -289,14 +309,14 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 	// The oneof goes last, as proto.Marshal writes it.
 	switch h.by {
 	case bySeat:
-		b = protowire.AppendTag(b, entrySeat, protowire.VarintType)
-		b = protowire.AppendVarint(b, uint64(h.seat))
+		b = appendTag(b, entrySeat, protowire.VarintType)
+		b = appendVarint(b, uint64(h.seat))
 	case byTimeout:
-		b = protowire.AppendTag(b, entryTimeout, protowire.VarintType)
-		b = protowire.AppendVarint(b, 1)
+		b = appendTag(b, entryTimeout, protowire.VarintType)
+		b = appendVarint(b, 1)
 	case byAbort:
-		b = protowire.AppendTag(b, entryAbort, protowire.VarintType)
-		b = protowire.AppendVarint(b, 1)
+		b = appendTag(b, entryAbort, protowire.VarintType)
+		b = appendVarint(b, 1)
 	}
 	if len(b) != size {
 		return nil, nil, errors.New("encode log entry: size mismatch")
@@ -320,11 +340,12 @@ func envelopes(table, game string, version uint64, at time.Time, evs []encodedEv
 	type envelope struct {
 		event   eventsv1.Event
 		payload anypb.Any
+		time    timestamppb.Timestamp
 	}
 	out := make([]*eventsv1.Event, n)
 	envs := make([]envelope, n)
 	values := make([]byte, 0, size)
-	ts := timestamppb.New(at)
+	ts := timestampOf(at)
 	j := 0
 	for i := range evs {
 		e := &evs[i]
@@ -337,9 +358,11 @@ func envelopes(table, game string, version uint64, at time.Time, evs []encodedEv
 			values = append(values, e.value...)
 			p.Value = values[len(values)-len(e.value) : len(values) : len(values)]
 		}
+		t := &envs[j].time
+		t.Seconds, t.Nanos = ts.seconds, ts.nanos
 		env := &envs[j].event
 		env.TableId, env.Game, env.Sequence, env.Version = table, game, e.seq, version
-		env.Visibility, env.Time, env.Payload = visibility(e.to), ts, p
+		env.Visibility, env.Time, env.Payload = visibility(e.to), t, p
 		out[j] = env
 		j++
 	}

@@ -125,7 +125,7 @@ func TestEncodeEntry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotMsgs := committedMessages(c.table, "highcard", encs)
+			gotMsgs := committedMessages(c.table, "highcard", encs, &subjects{})
 			if len(gotMsgs) != len(wantMsgs) {
 				t.Fatalf("%d messages, want %d", len(gotMsgs), len(wantMsgs))
 			}

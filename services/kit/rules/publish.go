@@ -40,7 +40,7 @@ func messages(evs []*eventsv1.Event) ([]bus.Message, error) {
 
 // committedMessages is messages for events just committed, whose envelopes are already encoded.
 // The subjects and ids are the same; the ids share one string.
-func committedMessages(table, game string, evs []encodedEvent) []bus.Message {
+func committedMessages(table, game string, evs []encodedEvent, subj *subjects) []bus.Message {
 	n, idLen := len(evs), 0
 	for i := range evs {
 		idLen += len(table) + 1 + uitoaLen(evs[i].seq)
@@ -65,18 +65,9 @@ func committedMessages(table, game string, evs []encodedEvent) []bus.Message {
 	}
 	all := ids.String()
 	out := make([]bus.Message, 0, n)
-	public := ""
 	for i := range evs {
 		e := &evs[i]
-		var subject string
-		if e.to < 0 {
-			if public == "" {
-				public = bus.PublicSubject(table)
-			}
-			subject = public
-		} else {
-			subject = bus.SeatSubject(table, e.to)
-		}
+		subject := subj.of(table, e.to)
 		idEnd := len(table) + 1 + uitoaLen(e.seq)
 		out = append(out, bus.Message{Subject: subject, ID: all[:idEnd], Data: e.raw})
 		all = all[idEnd:]
@@ -87,6 +78,36 @@ func committedMessages(table, game string, evs []encodedEvent) []bus.Message {
 		}
 	}
 	return out
+}
+
+// subjects are a table's bus subjects, made when first needed and kept with the table's state in
+// the state cache.
+type subjects struct {
+	public string
+	seats  []string
+}
+
+// maxSeatSubjects bounds the seat subjects kept; others are made each time.
+const maxSeatSubjects = 64
+
+// of is the subject of events for audience to (engine.Public or a seat).
+func (sj *subjects) of(table string, to int) string {
+	switch {
+	case to < 0:
+		if sj.public == "" {
+			sj.public = bus.PublicSubject(table)
+		}
+		return sj.public
+	case to < maxSeatSubjects:
+		if to >= len(sj.seats) {
+			sj.seats = append(sj.seats, make([]string, to+1-len(sj.seats))...)
+		}
+		if sj.seats[to] == "" {
+			sj.seats[to] = bus.SeatSubject(table, to)
+		}
+		return sj.seats[to]
+	}
+	return bus.SeatSubject(table, to)
 }
 
 func uitoaLen(v uint64) int {
@@ -113,11 +134,11 @@ func uitoa(v uint64) string {
 
 // publish puts committed events on the bus. A failure does not undo the commit: the table stays in
 // the outbox and the sweeper republishes it (ids make that idempotent).
-func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent) {
+func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, subj *subjects) {
 	if len(evs) == 0 || s.pub == nil {
 		return
 	}
-	msgs := committedMessages(table, s.info.Name, evs)
+	msgs := committedMessages(table, s.info.Name, evs, subj)
 	ctx, span := s.tracer.Start(ctx, "bus.publish")
 	err := s.pub.Publish(ctx, msgs)
 	span.End()

@@ -242,9 +242,10 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	if err := s.store.Create(ctx, t, store.Entry{Data: data}); err != nil {
 		return nil, err
 	}
-	s.states.put(id, 0, state, st) // st is not used again
+	subj := &subjects{}
+	s.publish(ctx, id, encs, subj)
+	s.states.put(id, 0, state, st, subj) // neither is used again
 	s.metrics.tablesCreated.Add(ctx, 1)
-	s.publish(ctx, id, encs)
 	return &rulesv1.CreateTableResponse{Table: s.summary(t, cfg, nil)}, nil
 }
 
@@ -301,6 +302,8 @@ type loaded struct {
 	prior *store.Entry
 	// cached: the state may come from and go back to the state cache (writers only).
 	cached bool
+	// subj: the table's bus subjects, kept with the state (nil: none made yet).
+	subj *subjects
 }
 
 // load reads a table and decodes it. A writer (write true) may get the state this replica last
@@ -324,7 +327,7 @@ func (s *Server) load(ctx context.Context, id, actionID string, write bool) (l l
 		return l, nil
 	}
 	if write {
-		if l.state = s.states.take(id, t.Version, t.State); l.state != nil {
+		if l.state, l.subj = s.states.take(id, t.Version, t.State); l.state != nil {
 			return l, nil
 		}
 	}
@@ -337,7 +340,7 @@ func (s *Server) load(ctx context.Context, id, actionID string, write bool) (l l
 // keep puts back in the state cache a writer's state that the game has not changed since load.
 func (s *Server) keep(l *loaded) {
 	if l.cached && l.state != nil && !l.t.Finished {
-		s.states.put(l.t.ID, l.t.Version, l.t.State, l.state)
+		s.states.put(l.t.ID, l.t.Version, l.t.State, l.state, l.subj)
 	}
 }
 
@@ -499,13 +502,17 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	if err != nil {
 		return nil, false, err
 	}
+	if l.subj == nil {
+		l.subj = &subjects{}
+	}
+	s.publish(ctx, l.t.ID, encs, l.subj)
 	if finished {
 		s.metrics.tablesFinished.Add(ctx, 1)
 	} else if l.cached {
-		// Committed: the state is the table's at the new version. l.state is not used again.
-		s.states.put(l.t.ID, head.version, state, l.state)
+		// Committed: the state is the table's at the new version. Neither it nor the subjects are
+		// used again here.
+		s.states.put(l.t.ID, head.version, state, l.state, l.subj)
 	}
-	s.publish(ctx, l.t.ID, encs)
 	return encs, finished, nil
 }
 

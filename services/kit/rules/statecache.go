@@ -23,14 +23,15 @@ type cachedState struct {
 	version uint64
 	encoded []byte
 	state   engine.State
+	subj    *subjects
 }
 
 // maxCachedStates bounds the cache; past it a random entry makes room (tables in play refill it).
 const maxCachedStates = 4096
 
-// take returns the table's state if the cache holds it at version with these bytes, and removes the
-// table's entry either way: the caller owns the state until it puts it back.
-func (c *stateCache) take(id string, version uint64, encoded []byte) engine.State {
+// take returns the table's state (and subjects) if the cache holds it at version with these bytes,
+// and removes the table's entry either way: the caller owns the state until it puts it back.
+func (c *stateCache) take(id string, version uint64, encoded []byte) (engine.State, *subjects) {
 	c.mu.Lock()
 	e, ok := c.m[id]
 	if ok {
@@ -38,14 +39,14 @@ func (c *stateCache) take(id string, version uint64, encoded []byte) engine.Stat
 	}
 	c.mu.Unlock()
 	if !ok || e.version != version || !bytes.Equal(e.encoded, encoded) {
-		return nil
+		return nil, nil
 	}
-	return e.state
+	return e.state, e.subj
 }
 
-// put keeps st as the table's state at version, encoded as encoded (bytes nobody changes). The
-// caller must not use st afterwards.
-func (c *stateCache) put(id string, version uint64, encoded []byte, st engine.State) {
+// put keeps st as the table's state at version, encoded as encoded (bytes nobody changes), with the
+// table's subjects (nil: none made yet). The caller must not use st or subj afterwards.
+func (c *stateCache) put(id string, version uint64, encoded []byte, st engine.State, subj *subjects) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	old, ok := c.m[id]
@@ -61,5 +62,5 @@ func (c *stateCache) put(id string, version uint64, encoded []byte, st engine.St
 			break
 		}
 	}
-	c.m[id] = cachedState{version: version, encoded: encoded, state: st}
+	c.m[id] = cachedState{version: version, encoded: encoded, state: st, subj: subj}
 }
