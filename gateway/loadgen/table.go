@@ -199,6 +199,11 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 			if ctx.Err() != nil {
 				return
 			}
+			select {
+			case <-t.finished: // the stream ends with the table
+				return
+			default:
+			}
 			switch {
 			case throttled(err):
 				s.r.rec.throttled.Add(1)
