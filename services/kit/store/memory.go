@@ -19,7 +19,7 @@ type Memory struct {
 
 type memTable struct {
 	t       Table
-	log     []Entry
+	log     entryLog
 	ids     map[string]uint64
 	expires time.Time
 }
@@ -57,7 +57,7 @@ func (m *Memory) Create(_ context.Context, t Table, created Entry) error {
 	}
 	// The store keeps the caller's byte slices (see Store.Create) and never changes them.
 	mt := &memTable{t: t, ids: map[string]uint64{}}
-	mt.log = []Entry{created}
+	mt.log.add(created)
 	m.tables[t.ID] = mt
 	if !t.Deadline.IsZero() {
 		m.deadlines[t.ID] = t.Deadline
@@ -80,7 +80,7 @@ func (m *Memory) Load(_ context.Context, id, actionID string) (Table, *Entry, er
 	t := mt.t
 	if actionID != "" {
 		if v, ok := mt.ids[actionID]; ok {
-			e := cloneEntry(mt.log[v])
+			e := cloneEntry(mt.log.at(v))
 			return t, &e, nil
 		}
 	}
@@ -110,7 +110,7 @@ func (m *Memory) Commit(_ context.Context, c Commit) error {
 	mt.t.Finished = c.Finished
 	e := c.Entry
 	e.Version = mt.t.Version
-	mt.log = append(mt.log, e)
+	mt.log.add(e)
 	if e.ActionID != "" {
 		mt.ids[e.ActionID] = e.Version
 	}
@@ -135,12 +135,13 @@ func (m *Memory) Log(_ context.Context, id string, from uint64) ([]Entry, error)
 	if mt == nil {
 		return nil, ErrNotFound
 	}
-	if from >= uint64(len(mt.log)) {
+	n := mt.log.len()
+	if from >= n {
 		return nil, nil
 	}
-	out := make([]Entry, 0, uint64(len(mt.log))-from)
-	for _, e := range mt.log[from:] {
-		out = append(out, cloneEntry(e))
+	out := make([]Entry, 0, n-from)
+	for v := from; v < n; v++ {
+		out = append(out, cloneEntry(mt.log.at(v)))
 	}
 	return out, nil
 }
@@ -203,6 +204,37 @@ func (m *Memory) MarkPublished(_ context.Context, marks []Mark) error {
 	}
 	return nil
 }
+
+// entryLog is a table's log, kept in chunks of logChunk entries so that a long game's appends never
+// copy the entries already kept. The first chunk grows as needed (short games stay small); later
+// ones are made whole.
+type entryLog struct {
+	chunks [][]Entry
+}
+
+const logChunk = 256
+
+func (l *entryLog) add(e Entry) {
+	if k := len(l.chunks); k == 0 || len(l.chunks[k-1]) == logChunk {
+		size := 0
+		if k > 0 {
+			size = logChunk
+		}
+		l.chunks = append(l.chunks, make([]Entry, 0, size))
+	}
+	k := len(l.chunks) - 1
+	l.chunks[k] = append(l.chunks[k], e)
+}
+
+func (l *entryLog) len() uint64 {
+	k := len(l.chunks)
+	if k == 0 {
+		return 0
+	}
+	return uint64(k-1)*logChunk + uint64(len(l.chunks[k-1]))
+}
+
+func (l *entryLog) at(v uint64) Entry { return l.chunks[v/logChunk][v%logChunk] }
 
 func cloneEntry(e Entry) Entry {
 	e.Data = slices.Clone(e.Data)

@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"fmt"
 	"testing"
 
 	"cardroom.dev/services/kit/store"
@@ -21,4 +22,42 @@ func TestRedis(t *testing.T) {
 		}
 		return s
 	})
+}
+
+// TestMemoryLongLog reads back a log longer than one of the memory store's chunks.
+func TestMemoryLongLog(t *testing.T) {
+	ctx := t.Context()
+	m := store.NewMemory()
+	if err := m.Create(ctx, store.Table{ID: "long", State: []byte("s")}, store.Entry{Data: []byte("e0")}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 1000
+	for v := uint64(1); v <= n; v++ {
+		c := store.Commit{TableID: "long", From: v - 1, State: []byte("s"), Sequence: v,
+			Entry: store.Entry{ActionID: fmt.Sprint("a", v), Data: fmt.Appendf(nil, "e%d", v)}}
+		if err := m.Commit(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, from := range []uint64{0, 1, 255, 256, 257, 511, 512, 999, 1000, 1001} {
+		log, err := m.Log(ctx, "long", from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := max(0, n+1-int(from)); len(log) != want {
+			t.Fatalf("from %d: %d entries, want %d", from, len(log), want)
+		}
+		for i, e := range log {
+			v := from + uint64(i)
+			if e.Version != v || string(e.Data) != fmt.Sprint("e", v) {
+				t.Fatalf("from %d: entry %d is version %d %q", from, i, e.Version, e.Data)
+			}
+		}
+	}
+	for _, v := range []uint64{1, 256, 257, 700, 1000} {
+		_, prior, err := m.Load(ctx, "long", fmt.Sprint("a", v))
+		if err != nil || prior == nil || prior.Version != v || string(prior.Data) != fmt.Sprint("e", v) {
+			t.Fatalf("load a%d: %v %+v", v, err, prior)
+		}
+	}
 }
