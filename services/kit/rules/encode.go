@@ -10,6 +10,7 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
@@ -241,10 +242,17 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 			size += sizeMessage(entryAction, len(action))
 		}
 	}
+	var lastType protoreflect.MessageDescriptor
+	var lastURL string
 	for i, e := range evs {
 		var es eventSizes
 		es.payload = proto.Size(e.Payload)
-		u := typeURL(e.Payload)
+		// Events of one action are mostly of one type: ask the shared cache once per type.
+		d := e.Payload.ProtoReflect().Descriptor()
+		if d != lastType {
+			lastType, lastURL = d, typeURL(e.Payload)
+		}
+		u := lastURL
 		es.any = anySize(u, es.payload)
 		es.envelope = common + sizeUint(eventSequence, seq+uint64(i)+1) + sizeMessage(eventVisibility, visibilitySize(e.To)) +
 			sizeMessage(eventPayload, es.any)

@@ -68,8 +68,10 @@ type Server struct {
 	tracer  trace.Tracer
 	metrics *metrics
 	marks   chan store.Mark
-	configs configCache
-	states  stateCache
+	// actionURL and optionsURL are the usual type URLs of the game's actions and options.
+	actionURL, optionsURL string
+	configs               configCache
+	states                stateCache
 }
 
 // New returns a server of eng over st, publishing with pub.
@@ -98,10 +100,11 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 	info := eng.Info()
 	return &Server{
 		eng: eng, info: info, store: st, pub: pub, opt: opt,
-		log:     opt.Logger.With(slog.String("game", info.Name)),
-		tracer:  otel.Tracer("cardroom.dev/services/kit/rules"),
-		metrics: newMetrics(info.Name),
-		marks:   make(chan store.Mark, 4096),
+		log:       opt.Logger.With(slog.String("game", info.Name)),
+		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
+		metrics:   newMetrics(info.Name),
+		marks:     make(chan store.Mark, 4096),
+		actionURL: typeURL(info.Action), optionsURL: typeURL(info.Options),
 	}
 }
 
@@ -151,13 +154,14 @@ func (s *Server) DescribeGame(context.Context, *rulesv1.DescribeGameRequest) (*r
 	}, nil
 }
 
-// decodeAny unmarshals a into a new message of proto's type; field names the request field.
-func decodeAny(field string, a *anypb.Any, prototype proto.Message) (proto.Message, error) {
+// decodeAny unmarshals a into a new message of proto's type (whose usual type URL is wantURL);
+// field names the request field.
+func decodeAny(field string, a *anypb.Any, prototype proto.Message, wantURL string) (proto.Message, error) {
 	m := prototype.ProtoReflect().New().Interface()
 	if a == nil {
 		return m, nil
 	}
-	if a.GetTypeUrl() == typeURL(prototype) {
+	if a.GetTypeUrl() == wantURL {
 		// The usual type URL names the right type: decode without parsing it again.
 		if err := proto.Unmarshal(a.GetValue(), m); err != nil {
 			return nil, invalid(field, CodeInvalidField, "%s is not a valid %s", field, typeNameOf(prototype))
@@ -202,7 +206,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 			return nil, invalid(fmt.Sprintf("config.seats[%d].index", i), CodeInvalidField, "seats must be numbered 0 to %d in order", n-1)
 		}
 	}
-	opts, err := decodeAny("config.options", cfg.GetOptions(), s.info.Options)
+	opts, err := decodeAny("config.options", cfg.GetOptions(), s.info.Options, s.optionsURL)
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +373,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 	if req.GetAction() == nil {
 		return nil, invalid("action", CodeMissingField, "action is required")
 	}
-	action, err := decodeAny("action", req.GetAction(), s.info.Action)
+	action, err := decodeAny("action", req.GetAction(), s.info.Action, s.actionURL)
 	if err != nil {
 		return nil, err
 	}
