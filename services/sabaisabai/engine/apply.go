@@ -391,10 +391,13 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 	if seat < 0 || seat >= int(s.n) || s.over() {
 		return buf
 	}
+	me := uint8(seat)
+	if s.idle(me) {
+		return buf
+	}
 	if cap(buf)-len(buf) < legalRoom {
 		buf = slices.Grow(buf, legalRoom)
 	}
-	me := uint8(seat)
 	var a *Action
 	if s.noseOpen && s.touched&bit(me) == 0 {
 		buf, _ = push(buf, KindTouchNose)
@@ -458,6 +461,14 @@ func (Game) Legal(s *State, seat int, buf []Action) []Action {
 		buf, _ = push(buf, KindCall)
 	}
 	return buf
+}
+
+// idle reports, cheaply, that seat has no legal action, as most seats at most moments have (not
+// their turn, no effect to resolve, locked out of throwing, no nose to touch, no call left). False
+// means nothing: Legal then lists what there is.
+func (s *State) idle(me uint8) bool {
+	return !s.noseOpen && len(s.queue) == 0 && (me != s.cur || s.turnDone) &&
+		(s.locked&bit(me) != 0 || len(s.disc) == 0) && (s.called || s.final())
 }
 
 // legalRoom is the room Legal makes, in one allocation, in a buffer that lacks it: a seat's usual

@@ -99,13 +99,16 @@ func (Game) Setup(cfg engine.Config) (*State, []engine.Event, error) {
 	s.rng = *rand.NewPCG(cfg.Seed, cfg.Seed^0x5ab0_5ab0_5ab0_5ab0)
 	s.vp = make([]int32, s.n)
 	s.rows = make([][]uint8, s.n)
+	// The rows, the draw pile and the discard pile share one allocation; a row that outgrows its
+	// eight slots moves out of it.
+	cards := make([]uint8, 2*NumCards+8*int(s.n))
+	s.pile, s.disc = cards[:0:NumCards], cards[NumCards:NumCards:2*NumCards]
 	for i := range s.rows {
-		s.rows[i] = make([]uint8, 0, 8)
+		r := cards[2*NumCards+8*i:]
+		s.rows[i] = r[:0:8]
 	}
-	s.pile = make([]uint8, 0, NumCards)
-	s.disc = make([]uint8, 0, NumCards)
 	s.lastAt = nanos(cfg.Start)
-	var evs []engine.Event
+	evs := make([]engine.Event, 0, 2+int(s.n))
 	s.deal(&evs)
 	return s, evs, nil
 }
@@ -392,7 +395,8 @@ func (Game) Outcome(s *State) (*gamev1.Outcome, bool) {
 		return nil, false
 	}
 	win := s.winners()
-	o := &gamev1.Outcome{}
+	o := &gamev1.Outcome{Results: make([]*gamev1.SeatResult, 0, s.n)}
+	rs := make([]gamev1.SeatResult, s.n) // one allocation for every seat's result
 	for seat := range int(s.n) {
 		rank := uint32(1)
 		for other := range int(s.n) {
@@ -400,9 +404,9 @@ func (Game) Outcome(s *State) (*gamev1.Outcome, bool) {
 				rank++
 			}
 		}
-		o.Results = append(o.Results, &gamev1.SeatResult{
-			Seat: uint32(seat), Score: int64(s.vp[seat]), Rank: rank, Winner: contains(win, seat),
-		})
+		r := &rs[seat]
+		r.Seat, r.Score, r.Rank, r.Winner = uint32(seat), int64(s.vp[seat]), rank, contains(win, seat)
+		o.Results = append(o.Results, r)
 	}
 	o.Summary = summary(s, win)
 	return o, true

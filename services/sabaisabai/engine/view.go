@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -95,16 +96,22 @@ func timestamp(ns int64) *timestamppb.Timestamp {
 
 func summary(s *State, win []int) string {
 	if s.hall >= 0 {
-		return fmt.Sprintf("seat %d ends a round with the four jokers and enters the Hall of Fame", s.hall)
+		return "seat " + strconv.Itoa(int(s.hall)) + " ends a round with the four jokers and enters the Hall of Fame"
 	}
-	names := make([]string, len(win))
-	for i, w := range win {
-		names[i] = fmt.Sprint(w)
-	}
+	points := strconv.Itoa(int(s.vp[win[0]]))
 	if len(win) == 1 {
-		return fmt.Sprintf("seat %s wins with %d victory points", names[0], s.vp[win[0]])
+		return "seat " + strconv.Itoa(win[0]) + " wins with " + points + " victory points"
 	}
-	return fmt.Sprintf("seats %s share the win with %d victory points", strings.Join(names, ", "), s.vp[win[0]])
+	var b strings.Builder
+	b.WriteString("seats ")
+	for i, w := range win {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(w))
+	}
+	b.WriteString(" share the win with " + points + " victory points")
+	return b.String()
 }
 
 // CardName is how Render writes a card number.
