@@ -22,6 +22,8 @@ import (
 type Redis struct {
 	rdb    redis.UniversalClient
 	prefix string
+	// deadlines and outbox are the global index keys.
+	deadlines, outbox string
 }
 
 // NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:"), loading its scripts.
@@ -31,12 +33,18 @@ func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*R
 			return nil, fmt.Errorf("load redis script: %w", err)
 		}
 	}
-	return &Redis{rdb: rdb, prefix: prefix}, nil
+	return &Redis{rdb: rdb, prefix: prefix, deadlines: prefix + "deadlines", outbox: prefix + "outbox"}, nil
 }
 
 func (r *Redis) keys(id string) []string {
 	t := r.prefix + "t:{" + id + "}"
-	return []string{t, t + ":log", t + ":ids", r.prefix + "deadlines", r.prefix + "outbox"}
+	return []string{t, t + ":log", t + ":ids", r.deadlines, r.outbox}
+}
+
+// tableKeys is keys(id)[:3]: the table's own keys.
+func (r *Redis) tableKeys(id string) []string {
+	t := r.prefix + "t:{" + id + "}"
+	return []string{t, t + ":log", t + ":ids"}
 }
 
 func ms(t time.Time) int64 {
@@ -86,7 +94,7 @@ return {f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], pv, pd}
 `)
 
 func (r *Redis) Load(ctx context.Context, id, actionID string) (Table, *Entry, error) {
-	res, err := loadScript.Run(ctx, r.rdb, r.keys(id)[:3], actionID).Slice()
+	res, err := loadScript.Run(ctx, r.rdb, r.tableKeys(id), actionID).Slice()
 	if errors.Is(err, redis.Nil) {
 		return Table{}, nil, ErrNotFound
 	}
@@ -189,7 +197,7 @@ return ids
 `)
 
 func (r *Redis) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, error) {
-	ids, err := claimScript.Run(ctx, r.rdb, []string{r.prefix + "deadlines"},
+	ids, err := claimScript.Run(ctx, r.rdb, []string{r.deadlines},
 		now.UnixMilli(), now.Add(lease).UnixMilli(), limit).StringSlice()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return nil, fmt.Errorf("claim deadlines: %w", err)
@@ -199,7 +207,7 @@ func (r *Redis) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 
 func (r *Redis) Unpublished(ctx context.Context, before time.Time, limit int) ([]string, error) {
 	ids, err := r.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: r.prefix + "outbox", ByScore: true, Start: "-inf", Stop: "(" + strconv.FormatInt(before.UnixMilli(), 10),
+		Key: r.outbox, ByScore: true, Start: "-inf", Stop: "(" + strconv.FormatInt(before.UnixMilli(), 10),
 		Count: int64(limit),
 	}).Result()
 	if err != nil {
