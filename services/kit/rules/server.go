@@ -497,7 +497,13 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	if !finished {
 		dl, _ = l.state.Deadline()
 	}
-	ctx2, span := s.tracer.Start(ctx, "store.commit", trace.WithAttributes(attribute.String("table", l.t.ID)))
+	ctx2, span := s.tracer.Start(ctx, "store.commit")
+	if span.IsRecording() {
+		// Set after the start rather than as a start option, which costs allocations even for a span
+		// that records nothing; the sampler (ParentBased(AlwaysSample), package telemetry) does not
+		// look at attributes.
+		span.SetAttributes(attribute.String("table", l.t.ID))
+	}
 	err = s.store.Commit(ctx2, store.Commit{
 		TableID: l.t.ID, From: l.t.Version, State: state, Sequence: l.t.Sequence + uint64(len(encs)),
 		Entry: store.Entry{ActionID: head.actionID, Data: data}, Deadline: dl, Finished: finished, Retain: s.opt.Retain,
