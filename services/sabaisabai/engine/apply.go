@@ -38,8 +38,7 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 	case KindThrow:
 		s.doThrow(seat, a, at, &evs)
 	case KindResolve:
-		evs = make([]engine.Event, 0, 4)
-		s.doResolve(a, &evs)
+		s.doResolve(a, &evs) // the effect's frame lends the list
 	case KindTouchNose:
 		evs = make([]engine.Event, 0, 4)
 		s.doTouch(seat, &evs)
@@ -241,9 +240,9 @@ func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event, box *keptBox) 
 		// Ruling A2: the Ass Joker cannot be swapped out; it is shown, stays, and the drawn card
 		// must be played.
 		s.reveal(old)
-		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_AssJokerRevealed{AssJokerRevealed: &pb.AssJokerRevealed{
-			Seat: uint32(seat), Slot: uint32(slot)}}})
-		s.doPlay(at, evs, nil)
+		f := &revealFrame{}
+		emit(evs, engine.Public, f.event(seat, slot))
+		s.doPlay(at, evs, &f.played)
 		return
 	}
 	s.rows[seat][slot] = s.drawn
@@ -325,6 +324,8 @@ func (s *State) hasTarget(e effect) bool {
 	return false
 }
 
+// doResolve resolves the pending effect; its events come in one frame, whose list is used when
+// *evs has none yet.
 func (s *State) doResolve(a *Action, evs *[]engine.Event) {
 	e := s.queue[0]
 	s.queue = s.queue[1:]
@@ -333,16 +334,27 @@ func (s *State) doResolve(a *Action, evs *[]engine.Event) {
 	case effPeek:
 		id := s.rows[me][a.Slot]
 		s.known[id] |= bit(me)
-		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Peeked{Peeked: &pb.Peeked{Seat: uint32(me), Slot: uint32(a.Slot)}}})
-		emit(evs, int(me), &pb.Event{Kind: &pb.Event_PeekResult{PeekResult: &pb.PeekResult{
-			Slot: uint32(a.Slot), Card: uint32(number(id))}}})
+		f := &peekFrame{}
+		if *evs == nil {
+			*evs = f.evs[:0]
+		}
+		pub, m1, priv, m2 := f.events()
+		m1.Seat, m1.Slot = uint32(me), uint32(a.Slot)
+		m2.Slot, m2.Card = uint32(a.Slot), uint32(number(id))
+		emit(evs, engine.Public, pub)
+		emit(evs, int(me), priv)
 	case effSpy:
 		id := s.rows[a.Target][a.TargetSlot]
 		s.known[id] |= bit(me)
-		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Spied{Spied: &pb.Spied{
-			Seat: uint32(me), TargetSeat: uint32(a.Target), TargetSlot: uint32(a.TargetSlot)}}})
-		emit(evs, int(me), &pb.Event{Kind: &pb.Event_SpyResult{SpyResult: &pb.SpyResult{
-			TargetSeat: uint32(a.Target), TargetSlot: uint32(a.TargetSlot), Card: uint32(number(id))}}})
+		f := &spyFrame{}
+		if *evs == nil {
+			*evs = f.evs[:0]
+		}
+		pub, m1, priv, m2 := f.events()
+		m1.Seat, m1.TargetSeat, m1.TargetSlot = uint32(me), uint32(a.Target), uint32(a.TargetSlot)
+		m2.TargetSeat, m2.TargetSlot, m2.Card = uint32(a.Target), uint32(a.TargetSlot), uint32(number(id))
+		emit(evs, engine.Public, pub)
+		emit(evs, int(me), priv)
 	case effGive, effGiveBack:
 		to := a.Target
 		if e.kind == effGiveBack {
@@ -350,14 +362,24 @@ func (s *State) doResolve(a *Action, evs *[]engine.Event) {
 		}
 		id := s.remove(me, a.Slot)
 		slot := s.place(to, id)
-		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Gave{Gave: &pb.Gave{
-			From: uint32(me), FromSlot: uint32(a.Slot), To: uint32(to), ToSlot: uint32(slot),
-			GiveBack: e.kind == effGiveBack}}})
+		f := &gaveFrame{}
+		if *evs == nil {
+			*evs = f.evs[:0]
+		}
+		pub, m := f.event()
+		m.From, m.FromSlot, m.To, m.ToSlot = uint32(me), uint32(a.Slot), uint32(to), uint32(slot)
+		m.GiveBack = e.kind == effGiveBack
+		emit(evs, engine.Public, pub)
 	case effSwitch:
 		mine, theirs := s.rows[me][a.Slot], s.rows[a.Target][a.TargetSlot]
 		s.rows[me][a.Slot], s.rows[a.Target][a.TargetSlot] = theirs, mine
-		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Switched{Switched: &pb.Switched{
-			Seat: uint32(me), OwnSlot: uint32(a.Slot), Other: uint32(a.Target), OtherSlot: uint32(a.TargetSlot)}}})
+		f := &switchedFrame{}
+		if *evs == nil {
+			*evs = f.evs[:0]
+		}
+		pub, m := f.event()
+		m.Seat, m.OwnSlot, m.Other, m.OtherSlot = uint32(me), uint32(a.Slot), uint32(a.Target), uint32(a.TargetSlot)
+		emit(evs, engine.Public, pub)
 	}
 }
 

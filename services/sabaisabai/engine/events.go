@@ -147,6 +147,96 @@ func evNoseTouched(seat uint8) *pb.Event {
 	return &b.e
 }
 
+type reshuffledBox struct {
+	e pb.Event
+	w pb.Event_Reshuffled
+	m pb.Reshuffled
+}
+
+func evReshuffled(size int) *pb.Event {
+	b := &reshuffledBox{}
+	b.m.DrawSize = uint32(size)
+	b.w.Reshuffled = &b.m
+	b.e.Kind = &b.w
+	return &b.e
+}
+
+// revealFrame holds the events of a keep that reveals the Ass Joker (Ruling A2): the reveal and
+// the drawn card's play.
+type revealFrame struct {
+	e      pb.Event
+	w      pb.Event_AssJokerRevealed
+	m      pb.AssJokerRevealed
+	played playedBox
+}
+
+func (b *revealFrame) event(seat, slot uint8) *pb.Event {
+	b.m.Seat, b.m.Slot = uint32(seat), uint32(slot)
+	b.w.AssJokerRevealed = &b.m
+	b.e.Kind = &b.w
+	return &b.e
+}
+
+// The resolutions of effects: each frame holds the event list and its events.
+
+type peekFrame struct {
+	evs [2]engine.Event
+	e1  pb.Event
+	w1  pb.Event_Peeked
+	m1  pb.Peeked
+	e2  pb.Event
+	w2  pb.Event_PeekResult
+	m2  pb.PeekResult
+}
+
+func (f *peekFrame) events() (*pb.Event, *pb.Peeked, *pb.Event, *pb.PeekResult) {
+	f.w1.Peeked, f.w2.PeekResult = &f.m1, &f.m2
+	f.e1.Kind, f.e2.Kind = &f.w1, &f.w2
+	return &f.e1, &f.m1, &f.e2, &f.m2
+}
+
+type spyFrame struct {
+	evs [2]engine.Event
+	e1  pb.Event
+	w1  pb.Event_Spied
+	m1  pb.Spied
+	e2  pb.Event
+	w2  pb.Event_SpyResult
+	m2  pb.SpyResult
+}
+
+func (f *spyFrame) events() (*pb.Event, *pb.Spied, *pb.Event, *pb.SpyResult) {
+	f.w1.Spied, f.w2.SpyResult = &f.m1, &f.m2
+	f.e1.Kind, f.e2.Kind = &f.w1, &f.w2
+	return &f.e1, &f.m1, &f.e2, &f.m2
+}
+
+type gaveFrame struct {
+	evs [2]engine.Event
+	e   pb.Event
+	w   pb.Event_Gave
+	m   pb.Gave
+}
+
+func (f *gaveFrame) event() (*pb.Event, *pb.Gave) {
+	f.w.Gave = &f.m
+	f.e.Kind = &f.w
+	return &f.e, &f.m
+}
+
+type switchedFrame struct {
+	evs [2]engine.Event
+	e   pb.Event
+	w   pb.Event_Switched
+	m   pb.Switched
+}
+
+func (f *switchedFrame) event() (*pb.Event, *pb.Switched) {
+	f.w.Switched = &f.m
+	f.e.Kind = &f.w
+	return &f.e, &f.m
+}
+
 // The turn actions go further: the event list and the action's usual events share one frame (the
 // next turn's TurnStarted included). The list holds the usual two events; a rarer longer list (a
 // reshuffle, a nose window, the round's end) grows out of the frame.
@@ -190,6 +280,7 @@ type frames struct {
 	play   pool[playFrame]
 	keep   pool[keepFrame]
 	queued pool[effectQueuedBox]
+	turn   pool[turnStartedBox] // a TurnStarted no action's frame holds
 }
 
 // chunkBytes is the most a chunk takes: a size class of the allocator, which a chunk of the

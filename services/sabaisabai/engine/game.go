@@ -167,7 +167,7 @@ func (s *State) startTurn(seat uint8, evs *[]engine.Event, b *turnStartedBox) {
 	s.ph = phaseDraw
 	s.turnDone = false
 	if b == nil {
-		b = &turnStartedBox{}
+		b = s.mem.turn.get()
 	}
 	emit(evs, engine.Public, b.event(seat, s.turn))
 }
@@ -225,12 +225,21 @@ func (s *State) endRound(evs *[]engine.Event) {
 
 // score reveals every row, gives the victory points and deals the next round or ends the game.
 func (s *State) score(evs *[]engine.Event) {
-	ended := &pb.RoundEnded{Round: uint32(s.round)}
+	ended := &pb.RoundEnded{Round: uint32(s.round), Results: make([]*pb.SeatRound, 0, s.n)}
 	points := make([]int, s.n)
 	ass := -1
+	// Every seat's result, and every seat's cards, in one allocation each.
+	results := make([]pb.SeatRound, s.n)
+	total := 0
+	for _, row := range s.rows {
+		total += len(row)
+	}
+	all := make([]uint32, 0, total)
 	for seat := range s.n {
-		r := &pb.SeatRound{Seat: uint32(seat)}
+		r := &results[seat]
+		r.Seat = uint32(seat)
 		jokers, cards := 0, 0
+		start := len(all)
 		for _, id := range s.rows[seat] {
 			if id == noCard {
 				continue
@@ -245,7 +254,10 @@ func (s *State) score(evs *[]engine.Event) {
 				r.AssJoker = true
 			}
 			points[seat] += Points(n)
-			r.Cards = append(r.Cards, uint32(n))
+			all = append(all, uint32(n))
+		}
+		if cards > 0 {
+			r.Cards = all[start:len(all):len(all)]
 		}
 		r.CardPoints = int32(points[seat])
 		if cards == 4 && jokers == 4 {
@@ -319,8 +331,7 @@ func (s *State) drawCard(evs *[]engine.Event) (uint8, bool) {
 			s.known[id] = 0
 		}
 		s.shuffle(s.pile)
-		emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_Reshuffled{Reshuffled: &pb.Reshuffled{
-			DrawSize: uint32(len(s.pile))}}})
+		emit(evs, engine.Public, evReshuffled(len(s.pile)))
 	}
 	id := s.pile[len(s.pile)-1]
 	s.pile = s.pile[:len(s.pile)-1]
