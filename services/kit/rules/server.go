@@ -500,8 +500,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	ctx2, span := s.tracer.Start(ctx, "store.commit")
 	if span.IsRecording() {
 		// Set after the start rather than as a start option, which costs allocations even for a span
-		// that records nothing; the sampler (ParentBased(AlwaysSample), package telemetry) does not
-		// look at attributes.
+		// that records nothing; the samplers of package telemetry do not look at attributes.
 		span.SetAttributes(attribute.String("table", l.t.ID))
 	}
 	err = s.store.Commit(ctx2, store.Commit{
