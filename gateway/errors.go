@@ -8,6 +8,7 @@ import (
 
 	"cardroom.dev/gateway/lobby"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	"cardroom.dev/services/kit/store"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )
@@ -69,6 +70,10 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.DeadlineExceeded, "request deadline exceeded")
 	case errors.Is(err, lobby.ErrConflict):
 		return refusal(codes.Aborted, CodeContention, "the record changed too often; try again")
+	case store.Unavailable(err):
+		// Redis restarting or out of reach: a retry soon succeeds.
+		s.log.WarnContext(ctx, "store unavailable", slog.Any("error", err))
+		return status.Error(codes.Unavailable, "briefly unavailable; try again")
 	}
 	if st, ok := status.FromError(err); ok {
 		return st.Err()

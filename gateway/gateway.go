@@ -69,6 +69,7 @@ func OptionsFrom(cfg config.Config) Options {
 	o := Options{
 		SessionTTL: cfg.SessionTTL, AbsenceGrace: cfg.AbsenceGrace, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
 		MaxRequestBytes: cfg.MaxRequestBytes, TicketMaxWait: cfg.TicketMaxWait, Retention: cfg.Retention,
+		DriveLease: cfg.DriveLease,
 	}
 	if cfg.SessionKey != "" {
 		o.SessionKey = []byte(cfg.SessionKey)
@@ -95,7 +96,7 @@ func (o *Options) defaults() {
 	def(&o.Retention, 24*time.Hour)
 	def(&o.MatchInterval, 200*time.Millisecond)
 	def(&o.DriveInterval, 250*time.Millisecond)
-	def(&o.DriveLease, 10*time.Second)
+	def(&o.DriveLease, 3*time.Second)
 	def(&o.OrphanAfter, 30*time.Second)
 	if o.RateLimit == 0 {
 		o.RateLimit = 50

@@ -15,6 +15,7 @@ import (
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -405,7 +406,9 @@ func (s *Server) deal(ctx context.Context, t *lobby.Table) error {
 	if t.PerAction > 0 {
 		cfg.TimeLimits = &gamev1.TimeLimits{PerAction: durationpb.New(t.PerAction)}
 	}
-	if _, err := c.CreateTable(ctx, &rulesv1.CreateTableRequest{TableId: t.ID, Config: cfg}); err != nil {
+	// ALREADY_EXISTS: an earlier attempt of this deal created it (its answer was lost, or the
+	// store retried the write); only this deal ever creates this table id.
+	if _, err := c.CreateTable(ctx, &rulesv1.CreateTableRequest{TableId: t.ID, Config: cfg}); err != nil && status.Code(err) != codes.AlreadyExists {
 		return err
 	}
 	now := s.now()

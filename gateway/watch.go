@@ -231,7 +231,9 @@ func (h *hub) start(ctx context.Context) error {
 	// The replica's subscription hands this hub its table's events from now on (it was in the
 	// map before this); then read the log: every event committed after the read is published
 	// after it, so it reaches the hub through the subscription.
-	if err := h.fill(ctx); err != nil {
+	// NOT_FOUND: not dealt yet (a driver or a player waiting for the deal): the deal's events
+	// come through the subscription.
+	if err := h.fill(ctx); err != nil && status.Code(err) != codes.NotFound {
 		return err
 	}
 	go h.repair(hctx)

@@ -2,6 +2,8 @@ package lobby
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -333,16 +335,25 @@ func (r *Redis) DropDrive(ctx context.Context, table string) error {
 	return nil
 }
 
+// claimDriveScript claims up to ARGV[3] tables whose lease has run out. The claim is recorded
+// under its token (KEYS[3]) for a minute, so that the same call repeated — the client retries a
+// script whose answer was lost, when Redis restarts — gets the same tables instead of none (the
+// first attempt already moved their leases forward).
 var claimDriveScript = redis.NewScript(`
+local prev = redis.call('GET', KEYS[3])
+if prev then return cjson.decode(prev) end
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(ids) do
   redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
   redis.call('HSET', KEYS[2], id, ARGV[4])
 end
+if #ids > 0 then redis.call('SET', KEYS[3], cjson.encode(ids), 'PX', 60000) end
 return ids`)
 
 func (r *Redis) ClaimDrive(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]string, error) {
-	ids, err := claimDriveScript.Run(ctx, r.rdb, []string{r.prefix + "drive", r.prefix + "owner"},
+	var token [12]byte
+	_, _ = rand.Read(token[:])
+	ids, err := claimDriveScript.Run(ctx, r.rdb, []string{r.prefix + "drive", r.prefix + "owner", r.prefix + "claim:" + hex.EncodeToString(token[:])},
 		now.UnixMilli(), now.Add(lease).UnixMilli(), limit, owner).StringSlice()
 	if err != nil {
 		return nil, fmt.Errorf("claim drive: %w", err)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
+	"strings"
+	"time"
 
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
@@ -26,6 +29,7 @@ func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
 	}
+	retriesDefault(opt, a.Config.RedisURL)
 	rdb := redis.NewClient(opt)
 	if err := redisotel.InstrumentTracing(rdb); err != nil {
 		_ = rdb.Close()
@@ -74,4 +78,25 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	}
 	a.OnClose(func(context.Context) error { b.Close(); return nil })
 	return b, nil
+}
+
+// retriesDefault makes the client ride out a Redis restart (a few seconds, during which Redis
+// refuses connections, then answers LOADING while it reads its append-only file) instead of
+// giving up after three quick tries (about 0.1 s): 20 retries, backing off up to 250 ms, about 4 s
+// in all. A script repeated after its answer was lost applies nothing twice: commits compare and
+// set the version and remember action ids (the repeat is answered from the log), a repeated
+// create finds its table (ALREADY_EXISTS, which the gateway's deal accepts), the drive claim
+// remembers its token; a repeated deadline claim finds nothing and the deadline waits for the
+// lease. A URL that sets max_retries or max_retry_backoff keeps its own.
+func retriesDefault(opt *redis.Options, rawURL string) {
+	q := ""
+	if u, err := url.Parse(rawURL); err == nil {
+		q = u.RawQuery
+	}
+	if !strings.Contains(q, "max_retries=") {
+		opt.MaxRetries = 20
+	}
+	if !strings.Contains(q, "max_retry_backoff=") {
+		opt.MaxRetryBackoff = 250 * time.Millisecond
+	}
 }

@@ -57,6 +57,9 @@ type Config struct {
 	MaxRequestBytes int
 	// TicketMaxWait is a matchmaking ticket's longest wait when it names none.
 	TicketMaxWait time.Duration
+	// DriveLease is how long a gateway replica holds a table's bots without renewing: after a
+	// replica dies, its tables' bots move again within about this long.
+	DriveLease time.Duration
 }
 
 type setting struct {
@@ -121,6 +124,7 @@ var settings = []setting{
 	{"rate-limit", "CARDROOM_RATE_LIMIT", "50", "gateway: requests per second per player (0: no limit)", float(func(c *Config) *float64 { return &c.RateLimit })},
 	{"rate-burst", "CARDROOM_RATE_BURST", "100", "gateway: burst of requests per player", num(func(c *Config) *int { return &c.RateBurst })},
 	{"max-request-bytes", "CARDROOM_MAX_REQUEST_BYTES", "65536", "gateway: largest request message", num(func(c *Config) *int { return &c.MaxRequestBytes })},
+	{"drive-lease", "CARDROOM_DRIVE_LEASE", "3s", "gateway: how long a replica holds the bots of a table without renewing (a dead replica's tables move on after it)", dur(func(c *Config) *time.Duration { return &c.DriveLease })},
 	{"ticket-max-wait", "CARDROOM_TICKET_MAX_WAIT", "30s", "gateway: longest matchmaking wait of a ticket that names none", dur(func(c *Config) *time.Duration { return &c.TicketMaxWait })},
 }
 
@@ -194,6 +198,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("rate_burst", c.RateBurst),
 		slog.Int("max_request_bytes", c.MaxRequestBytes),
 		slog.Duration("ticket_max_wait", c.TicketMaxWait),
+		slog.Duration("drive_lease", c.DriveLease),
 	)
 }
 
