@@ -18,8 +18,9 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 	var spare *turnStartedBox // memory for the next TurnStarted, lent by a play's or keep's frame
 	seat := uint8(m.Seat)
 	a := &m.Action
-	// Turn actions and throws build their events in one frame each (see events.go); the rarer
-	// actions use a plain list.
+	// Turn actions, throws and resolutions build their events in one frame each (see events.go),
+	// the turn actions' frames lent by the state's chunks (see frames); the rarer actions use a
+	// plain list.
 	switch a.Kind {
 	case KindDraw:
 		fr := s.mem.draw.get()

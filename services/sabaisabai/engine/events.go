@@ -7,9 +7,8 @@ import (
 	"cardroom.dev/services/kit/engine"
 )
 
-// The frequent events are built in one allocation each: the Event, its oneof wrapper and the
-// message share one box (the interior pointers keep it alive), which cuts the allocations per
-// action by about half. The messages are never copied.
+// The frequent events are built in one box each: the Event, its oneof wrapper and the message
+// share one allocation (the interior pointers keep it alive). The messages are never copied.
 
 type turnStartedBox struct {
 	e pb.Event
