@@ -8,6 +8,7 @@ import (
 
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -77,7 +78,9 @@ func Dial(targets map[string]string) (conns map[string]grpc.ClientConnInterface,
 		cc, err := grpc.NewClient(targets[g],
 			grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithDefaultServiceConfig(roundRobin),
-			grpc.WithStatsHandler(otelgrpc.NewClientHandler()),
+			// Traces cross to the rules service; the call's metrics are the rules service's own
+			// (rpc_server_*), not measured twice.
+			grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithMeterProvider(metricnoop.NewMeterProvider()))),
 		)
 		if err != nil {
 			_ = close()

@@ -49,6 +49,7 @@ func (s *Server) act(ctx context.Context, sess Session, req *gatewayv1.ActReques
 	r, err := c.Act(ctx, &rulesv1.ActRequest{
 		TableId: req.GetTableId(), Seat: uint32(seat), Action: req.GetAction(),
 		ActionId: clientActionPrefix + req.GetActionId(), ExpectedVersion: req.ExpectedVersion,
+		IncludeLegalActions: req.GetIncludeLegalActions(),
 	})
 	if err != nil {
 		return nil, err
@@ -56,7 +57,8 @@ func (s *Server) act(ctx context.Context, sess Session, req *gatewayv1.ActReques
 	if r.GetFinished() {
 		s.finish(context.WithoutCancel(ctx), req.GetTableId())
 	}
-	return &gatewayv1.ActResponse{Version: r.GetVersion(), Events: r.GetEvents(), Finished: r.GetFinished(), Replayed: r.GetReplayed()}, nil
+	return &gatewayv1.ActResponse{Version: r.GetVersion(), Events: r.GetEvents(), Finished: r.GetFinished(), Replayed: r.GetReplayed(),
+		LegalActions: r.GetLegalActions()}, nil
 }
 
 func (s *Server) GetView(ctx context.Context, req *gatewayv1.GetViewRequest) (*gatewayv1.GetViewResponse, error) {

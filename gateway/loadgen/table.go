@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // slot keeps one table in play for the whole run: when its table finishes, it opens the next.
@@ -256,12 +257,18 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 const poll = 250 * time.Millisecond
 
 // playSeat plays one seat until the table finishes or ctx ends: list the legal actions; if there
-// are some, wait for the pace, play a random one at the version listed; if none, wait for an
-// event of a later version.
+// are some, wait for the pace and play a random one at the version listed, asking for the seat's
+// next legal actions with the answer (a seat that moves again needs no list); if none, wait for
+// an event of a later version.
 func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch) {
 	rec := s.r.rec
 	failures := 0
 	pc := p.ctx(ctx)
+	var (
+		actions []*anypb.Any
+		version uint64
+		known   bool // actions and version are current: no need to list
+	)
 	for {
 		select {
 		case <-t.finished:
@@ -270,20 +277,24 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 			return
 		default:
 		}
-		t0 := time.Now()
-		legal, err := s.client.ListLegalActions(pc, &gatewayv1.ListLegalActionsRequest{TableId: t.id})
-		if err != nil {
-			if ctx.Err() != nil {
-				return
+		if !known {
+			t0 := time.Now()
+			legal, err := s.client.ListLegalActions(pc, &gatewayv1.ListLegalActionsRequest{TableId: t.id})
+			if err != nil {
+				if ctx.Err() != nil {
+					return
+				}
+				if s.giveUp(ctx, t, err, &failures) {
+					return
+				}
+				continue
 			}
-			if s.giveUp(ctx, t, err, &failures) {
-				return
-			}
-			continue
+			rec.legal(time.Since(t0))
+			actions, version, known = legal.GetActions(), legal.GetVersion(), true
 		}
-		rec.legal(time.Since(t0))
-		if len(legal.GetActions()) == 0 {
-			if !s.waitPast(ctx, t, sw, legal.GetVersion()) {
+		if len(actions) == 0 {
+			known = false
+			if !s.waitPast(ctx, t, sw, version) {
 				return
 			}
 			continue
@@ -291,14 +302,16 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 		if err := s.r.pace(ctx); err != nil {
 			return
 		}
-		v := legal.GetVersion()
+		v := version
 		req := &gatewayv1.ActRequest{
-			TableId:         t.id,
-			Action:          legal.GetActions()[s.intn(len(legal.GetActions()))],
-			ActionId:        actionID(),
-			ExpectedVersion: &v,
+			TableId:             t.id,
+			Action:              actions[s.intn(len(actions))],
+			ActionId:            actionID(),
+			ExpectedVersion:     &v,
+			IncludeLegalActions: true,
 		}
-		t0 = time.Now()
+		known = false
+		t0 := time.Now()
 		res, err := s.client.Act(pc, req)
 		d := time.Since(t0)
 		switch {
@@ -308,6 +321,9 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 			if res.GetFinished() {
 				t.finish()
 				return
+			}
+			if !res.GetReplayed() {
+				actions, version, known = res.GetLegalActions(), res.GetVersion(), true
 			}
 		case ctx.Err() != nil:
 			return

@@ -412,6 +412,13 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		if err != nil {
 			return nil, err
 		}
+		// Read before the commit: once committed, the state belongs to the replica's cache.
+		var legal []*anypb.Any
+		if req.GetIncludeLegalActions() {
+			if legal, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+				return nil, err
+			}
+		}
 		head := &entryHead{by: bySeat, seat: req.GetSeat(), action: req.GetAction(), actionID: req.GetActionId()}
 		var buf [8]encodedEvent
 		encs, finished, err := s.commit(ctx, &l, head, evs, now, buf[:0])
@@ -426,8 +433,12 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			return nil, err
 		}
 		version := l.t.Version + 1
+		if finished {
+			legal = nil
+		}
 		return &rulesv1.ActResponse{
 			Version: version, Events: envelopes(l.t.ID, s.info.Name, version, now, encs, int(req.GetSeat())), Finished: finished,
+			LegalActions: legal,
 		}, nil
 	}
 }
@@ -595,14 +606,24 @@ func (s *Server) listLegal(ctx context.Context, req *rulesv1.ListLegalActionsReq
 	if l.t.Finished {
 		return resp, nil
 	}
-	for _, a := range l.state.Legal(int(req.GetSeat())) {
+	if resp.Actions, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// legalAnys lists seat's legal actions, each wrapped in an Any.
+func legalAnys(st engine.State, seat int) ([]*anypb.Any, error) {
+	acts := st.Legal(seat)
+	out := make([]*anypb.Any, 0, len(acts))
+	for _, a := range acts {
 		m, err := anypb.New(a)
 		if err != nil {
 			return nil, fmt.Errorf("wrap action: %w", err)
 		}
-		resp.Actions = append(resp.Actions, m)
+		out = append(out, m)
 	}
-	return resp, nil
+	return out, nil
 }
 
 func (s *Server) SuggestAction(ctx context.Context, req *rulesv1.SuggestActionRequest) (*rulesv1.SuggestActionResponse, error) {

@@ -485,3 +485,43 @@ func TestAbort(t *testing.T) {
 		}
 	})
 }
+
+// TestActIncludesLegalActions: asked for, an action's answer carries the acting seat's legal
+// actions after it — the same list ListLegalActions gives at that version — none once the game is
+// over, and none with a replayed answer.
+func TestActIncludesLegalActions(t *testing.T) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, nil)
+		e.create(t, "l1", tableConfig(2, 2, 0))
+		for i := range 4 {
+			seat := uint32(i % 2)
+			legal, err := e.client.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "l1", Seat: seat})
+			if err != nil || len(legal.GetActions()) == 0 {
+				t.Fatalf("legal for seat %d: %v %v", seat, err, legal)
+			}
+			req := &rulesv1.ActRequest{TableId: "l1", Seat: seat, Action: legal.GetActions()[0], ActionId: fmt.Sprint("l", i), IncludeLegalActions: true}
+			r, err := e.client.Act(t.Context(), req)
+			if err != nil {
+				t.Fatalf("act %d: %v", i, err)
+			}
+			after, err := e.client.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "l1", Seat: seat})
+			if err != nil || after.GetVersion() != r.GetVersion() {
+				t.Fatalf("legal after act %d: %v %v", i, err, after)
+			}
+			if r.GetFinished() && len(r.GetLegalActions()) != 0 {
+				t.Fatalf("legal actions after the end: %v", r.GetLegalActions())
+			}
+			if len(r.GetLegalActions()) != len(after.GetActions()) {
+				t.Fatalf("act %d answered %d legal actions, the list has %d", i, len(r.GetLegalActions()), len(after.GetActions()))
+			}
+			for j, a := range r.GetLegalActions() {
+				if !proto.Equal(a, after.GetActions()[j]) {
+					t.Fatalf("act %d: legal action %d is %v, the list has %v", i, j, a, after.GetActions()[j])
+				}
+			}
+			if again, err := e.client.Act(t.Context(), req); err != nil || !again.GetReplayed() || len(again.GetLegalActions()) != 0 {
+				t.Fatalf("replayed act %d: %v %v", i, err, again)
+			}
+		}
+	})
+}

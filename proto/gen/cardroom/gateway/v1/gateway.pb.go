@@ -1688,8 +1688,11 @@ type ActRequest struct {
 	ActionId string `protobuf:"bytes,3,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
 	// When set, the action is refused with ABORTED (STALE_VERSION) unless the table is at it.
 	ExpectedVersion *uint64 `protobuf:"varint,4,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// When true, the answer carries the caller's legal actions after the move, saving the
+	// ListLegalActions call a client would make next.
+	IncludeLegalActions bool `protobuf:"varint,5,opt,name=include_legal_actions,json=includeLegalActions,proto3" json:"include_legal_actions,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *ActRequest) Reset() {
@@ -1750,6 +1753,13 @@ func (x *ActRequest) GetExpectedVersion() uint64 {
 	return 0
 }
 
+func (x *ActRequest) GetIncludeLegalActions() bool {
+	if x != nil {
+		return x.IncludeLegalActions
+	}
+	return false
+}
+
 type ActResponse struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
@@ -1757,7 +1767,10 @@ type ActResponse struct {
 	Events   []*v11.Event `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	Finished bool         `protobuf:"varint,3,opt,name=finished,proto3" json:"finished,omitempty"`
 	// True when the action id had already been applied: the answer comes from the log.
-	Replayed      bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	Replayed bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	// With include_legal_actions: the caller's legal actions at `version` (none when the game is
+	// over; not given with a replayed answer — list them then).
+	LegalActions  []*anypb.Any `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1818,6 +1831,13 @@ func (x *ActResponse) GetReplayed() bool {
 		return x.Replayed
 	}
 	return false
+}
+
+func (x *ActResponse) GetLegalActions() []*anypb.Any {
+	if x != nil {
+		return x.LegalActions
+	}
+	return nil
 }
 
 type GetViewRequest struct {
@@ -2488,19 +2508,21 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x0fplayers_waiting\x18\x06 \x01(\rR\x0eplayersWaiting\x12\x19\n" +
 	"\btable_id\x18\a \x01(\tR\atableId\x12\x17\n" +
 	"\x04seat\x18\b \x01(\rH\x00R\x04seat\x88\x01\x01B\a\n" +
-	"\x05_seat\"\xb7\x01\n" +
+	"\x05_seat\"\xeb\x01\n" +
 	"\n" +
 	"ActRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12,\n" +
 	"\x06action\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x06action\x12\x1b\n" +
 	"\taction_id\x18\x03 \x01(\tR\bactionId\x12.\n" +
-	"\x10expected_version\x18\x04 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01B\x13\n" +
-	"\x11_expected_version\"\x92\x01\n" +
+	"\x10expected_version\x18\x04 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01\x122\n" +
+	"\x15include_legal_actions\x18\x05 \x01(\bR\x13includeLegalActionsB\x13\n" +
+	"\x11_expected_version\"\xcd\x01\n" +
 	"\vActResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x121\n" +
 	"\x06events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x1a\n" +
 	"\bfinished\x18\x03 \x01(\bR\bfinished\x12\x1a\n" +
-	"\breplayed\x18\x04 \x01(\bR\breplayed\"+\n" +
+	"\breplayed\x18\x04 \x01(\bR\breplayed\x129\n" +
+	"\rlegal_actions\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\"+\n" +
 	"\x0eGetViewRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"\x8a\x02\n" +
 	"\x0fGetViewResponse\x12\x18\n" +
@@ -2662,58 +2684,59 @@ var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
 	46, // 20: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
 	44, // 21: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
 	47, // 22: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	44, // 23: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	41, // 24: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	48, // 25: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	44, // 26: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	47, // 27: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
-	44, // 28: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	41, // 29: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	47, // 30: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	48, // 31: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	47, // 32: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	39, // 33: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
-	2,  // 34: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	4,  // 35: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	6,  // 36: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	10, // 37: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	12, // 38: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	14, // 39: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	16, // 40: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	18, // 41: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	20, // 42: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	22, // 43: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	24, // 44: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	26, // 45: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	28, // 46: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	30, // 47: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	32, // 48: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	34, // 49: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	36, // 50: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	38, // 51: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	3,  // 52: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	5,  // 53: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	8,  // 54: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	11, // 55: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	13, // 56: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	15, // 57: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	17, // 58: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	19, // 59: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	21, // 60: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	23, // 61: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	25, // 62: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	27, // 63: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	29, // 64: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	31, // 65: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	33, // 66: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	35, // 67: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	37, // 68: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	40, // 69: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	52, // [52:70] is the sub-list for method output_type
-	34, // [34:52] is the sub-list for method input_type
-	34, // [34:34] is the sub-list for extension type_name
-	34, // [34:34] is the sub-list for extension extendee
-	0,  // [0:34] is the sub-list for field type_name
+	44, // 23: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	44, // 24: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	41, // 25: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	48, // 26: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	44, // 27: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	47, // 28: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	44, // 29: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	41, // 30: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	47, // 31: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	48, // 32: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	47, // 33: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	39, // 34: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	2,  // 35: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	4,  // 36: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	6,  // 37: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	10, // 38: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	12, // 39: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	14, // 40: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	16, // 41: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	18, // 42: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	20, // 43: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	22, // 44: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	24, // 45: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	26, // 46: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	28, // 47: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	30, // 48: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	32, // 49: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	34, // 50: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	36, // 51: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	38, // 52: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	3,  // 53: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	5,  // 54: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	8,  // 55: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	11, // 56: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	13, // 57: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	15, // 58: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	17, // 59: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	19, // 60: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	21, // 61: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	23, // 62: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	25, // 63: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	27, // 64: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	29, // 65: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	31, // 66: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	33, // 67: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	35, // 68: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	37, // 69: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	40, // 70: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	53, // [53:71] is the sub-list for method output_type
+	35, // [35:53] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }

@@ -257,8 +257,10 @@ type ActRequest struct {
 	// When set, the action is applied only if the table is still at this version (else ABORTED).
 	// When unset, a lost race is retried against the new state, re-validated.
 	ExpectedVersion *uint64 `protobuf:"varint,5,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// When true, the answer carries the acting seat's legal actions after the action.
+	IncludeLegalActions bool `protobuf:"varint,6,opt,name=include_legal_actions,json=includeLegalActions,proto3" json:"include_legal_actions,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *ActRequest) Reset() {
@@ -326,6 +328,13 @@ func (x *ActRequest) GetExpectedVersion() uint64 {
 	return 0
 }
 
+func (x *ActRequest) GetIncludeLegalActions() bool {
+	if x != nil {
+		return x.IncludeLegalActions
+	}
+	return false
+}
+
 type ActResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The table version after the action.
@@ -334,7 +343,10 @@ type ActResponse struct {
 	Events   []*v11.Event `protobuf:"bytes,2,rep,name=events,proto3" json:"events,omitempty"`
 	Finished bool         `protobuf:"varint,3,opt,name=finished,proto3" json:"finished,omitempty"`
 	// True when this answer repeats the first result of the same action_id.
-	Replayed      bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	Replayed bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
+	// With include_legal_actions: the acting seat's legal actions at `version` (none when the game
+	// is over; not given with a replayed answer, which comes from the log).
+	LegalActions  []*anypb.Any `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -395,6 +407,13 @@ func (x *ActResponse) GetReplayed() bool {
 		return x.Replayed
 	}
 	return false
+}
+
+func (x *ActResponse) GetLegalActions() []*anypb.Any {
+	if x != nil {
+		return x.LegalActions
+	}
+	return nil
 }
 
 // Viewer is a seat, or a spectator who sees public information only.
@@ -1188,20 +1207,22 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x125\n" +
 	"\x06config\x18\x02 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\"K\n" +
 	"\x13CreateTableResponse\x124\n" +
-	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\"\xcb\x01\n" +
+	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\"\xff\x01\n" +
 	"\n" +
 	"ActRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\rR\x04seat\x12,\n" +
 	"\x06action\x18\x03 \x01(\v2\x14.google.protobuf.AnyR\x06action\x12\x1b\n" +
 	"\taction_id\x18\x04 \x01(\tR\bactionId\x12.\n" +
-	"\x10expected_version\x18\x05 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01B\x13\n" +
-	"\x11_expected_version\"\x92\x01\n" +
+	"\x10expected_version\x18\x05 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01\x122\n" +
+	"\x15include_legal_actions\x18\x06 \x01(\bR\x13includeLegalActionsB\x13\n" +
+	"\x11_expected_version\"\xcd\x01\n" +
 	"\vActResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x121\n" +
 	"\x06events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x1a\n" +
 	"\bfinished\x18\x03 \x01(\bR\bfinished\x12\x1a\n" +
-	"\breplayed\x18\x04 \x01(\bR\breplayed\"E\n" +
+	"\breplayed\x18\x04 \x01(\bR\breplayed\x129\n" +
+	"\rlegal_actions\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\"E\n" +
 	"\x06Viewer\x12\x14\n" +
 	"\x04seat\x18\x01 \x01(\rH\x00R\x04seat\x12\x1e\n" +
 	"\tspectator\x18\x02 \x01(\bH\x00R\tspectatorB\x05\n" +
@@ -1305,40 +1326,41 @@ var file_cardroom_rules_v1_rules_proto_depIdxs = []int32{
 	19, // 1: cardroom.rules.v1.CreateTableResponse.table:type_name -> cardroom.game.v1.TableSummary
 	20, // 2: cardroom.rules.v1.ActRequest.action:type_name -> google.protobuf.Any
 	21, // 3: cardroom.rules.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	6,  // 4: cardroom.rules.v1.GetViewRequest.viewer:type_name -> cardroom.rules.v1.Viewer
-	20, // 5: cardroom.rules.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	22, // 6: cardroom.rules.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	19, // 7: cardroom.rules.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	20, // 8: cardroom.rules.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	20, // 9: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
-	22, // 10: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
-	21, // 11: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
-	19, // 12: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
-	12, // 13: cardroom.rules.v1.GetLogResponse.entries:type_name -> cardroom.rules.v1.LogEntry
-	21, // 14: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
-	20, // 15: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
-	19, // 16: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	0,  // 17: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
-	2,  // 18: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
-	4,  // 19: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
-	7,  // 20: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
-	9,  // 21: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
-	11, // 22: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
-	14, // 23: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
-	16, // 24: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
-	1,  // 25: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
-	3,  // 26: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
-	5,  // 27: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
-	8,  // 28: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
-	10, // 29: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
-	13, // 30: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
-	15, // 31: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
-	17, // 32: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
-	25, // [25:33] is the sub-list for method output_type
-	17, // [17:25] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	20, // 4: cardroom.rules.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	6,  // 5: cardroom.rules.v1.GetViewRequest.viewer:type_name -> cardroom.rules.v1.Viewer
+	20, // 6: cardroom.rules.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	22, // 7: cardroom.rules.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	19, // 8: cardroom.rules.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	20, // 9: cardroom.rules.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	20, // 10: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
+	22, // 11: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
+	21, // 12: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
+	19, // 13: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
+	12, // 14: cardroom.rules.v1.GetLogResponse.entries:type_name -> cardroom.rules.v1.LogEntry
+	21, // 15: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
+	20, // 16: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
+	19, // 17: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	0,  // 18: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
+	2,  // 19: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
+	4,  // 20: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
+	7,  // 21: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
+	9,  // 22: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
+	11, // 23: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
+	14, // 24: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
+	16, // 25: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
+	1,  // 26: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
+	3,  // 27: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
+	5,  // 28: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
+	8,  // 29: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
+	10, // 30: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
+	13, // 31: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
+	15, // 32: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
+	17, // 33: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
+	26, // [26:34] is the sub-list for method output_type
+	18, // [18:26] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_rules_v1_rules_proto_init() }
