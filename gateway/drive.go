@@ -125,18 +125,20 @@ func (s *Server) drive(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	humans := false
+	humans, bots := false, false
 	for _, p := range t.Seats {
 		humans = humans || !p.Bot
+		bots = bots || p.Bot
 	}
 	absent := map[int]bool{}
-	tick := time.NewTicker(s.opt.DriveInterval)
-	defer tick.Stop()
 	// Presence is read from the lobby store at a tenth of the grace period (not at every tick): a
 	// replica driving hundreds of tables would otherwise read it thousands of times a second to
 	// learn, at most, that a player has been gone a little longer than the grace.
 	checkEvery := max(s.opt.DriveInterval, s.opt.AbsenceGrace/10)
 	var checked time.Time
+	period := s.opt.DriveInterval
+	tick := time.NewTicker(period)
+	defer tick.Stop()
 	for {
 		_, changed, finished := h.since(^uint64(0))
 		if finished {
@@ -144,6 +146,16 @@ func (s *Server) drive(ctx context.Context, id string) error {
 			return nil
 		}
 		s.playFor(ctx, t, c, absent)
+		// A table with someone to play for is looked at every DriveInterval (a bot may have
+		// declined to move yet); a table of present players only when presence is due.
+		wait := checkEvery
+		if bots || len(absent) > 0 {
+			wait = s.opt.DriveInterval
+		}
+		if wait != period {
+			period = wait
+			tick.Reset(period)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
