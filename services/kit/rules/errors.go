@@ -66,6 +66,11 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 		return status.Error(codes.Canceled, "request canceled")
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, "request deadline exceeded")
+	case store.Unavailable(err):
+		// The store restarting or out of reach: a retry with the same action id soon succeeds, or
+		// is answered from the log if the commit landed before its answer was lost.
+		s.log.WarnContext(ctx, "store unavailable", slog.Any("error", err))
+		return status.Error(codes.Unavailable, "briefly unavailable; try again")
 	}
 	if _, ok := status.FromError(err); ok {
 		return err

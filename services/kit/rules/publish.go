@@ -164,7 +164,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}()
 	sweep := time.NewTicker(s.opt.SweepInterval)
 	defer sweep.Stop()
-	republish := time.NewTicker(time.Second)
+	republish := time.NewTicker(max(s.opt.RepublishAfter/4, 10*time.Millisecond))
 	defer republish.Stop()
 	for {
 		select {

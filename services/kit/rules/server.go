@@ -48,7 +48,8 @@ type Options struct {
 	// Lease hides a claimed deadline from other replicas while one applies it (default 5s).
 	Lease time.Duration
 	// RepublishAfter is how old an unconfirmed publication must be before the sweeper republishes it
-	// (default 5s).
+	// (default 1s: the events of a replica that died between its commit and its publication reach
+	// the bus a second or so later, through another replica; JetStream drops the duplicates).
 	RepublishAfter time.Duration
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
@@ -89,7 +90,7 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 		opt.Lease = 5 * time.Second
 	}
 	if opt.RepublishAfter == 0 {
-		opt.RepublishAfter = 5 * time.Second
+		opt.RepublishAfter = time.Second
 	}
 	if opt.Now == nil {
 		opt.Now = time.Now
