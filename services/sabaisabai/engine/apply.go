@@ -410,14 +410,17 @@ func (s *State) doCall(me uint8, evs *[]engine.Event) {
 // Legal implements engine.Game: the nose touch, the pending effect's targets, the turn actions,
 // throws (each own card alone, every own known identical card at once, and known cards of others
 // their owners do not know) and the sabai sabai call.
+//
+// Legal itself only answers the common "nothing" (see idle) and is small enough to inline into
+// the method's interface wrapper; legal lists the rest.
 func (Game) Legal(s *State, seat int, buf []Action) []Action {
-	if seat < 0 || seat >= int(s.n) || s.over() {
+	if seat < 0 || seat >= int(s.n) || s.over() || s.idle(uint8(seat)) {
 		return buf
 	}
-	me := uint8(seat)
-	if s.idle(me) {
-		return buf
-	}
+	return s.legal(uint8(seat), buf)
+}
+
+func (s *State) legal(me uint8, buf []Action) []Action {
 	if cap(buf)-len(buf) < legalRoom {
 		buf = slices.Grow(buf, legalRoom)
 	}

@@ -405,6 +405,10 @@ func (Game) Outcome(s *State) (*gamev1.Outcome, bool) {
 	if !s.over() {
 		return nil, false
 	}
+	return s.outcome(), true
+}
+
+func (s *State) outcome() *gamev1.Outcome {
 	win := s.winners()
 	o := &gamev1.Outcome{Results: make([]*gamev1.SeatResult, 0, s.n)}
 	rs := make([]gamev1.SeatResult, s.n) // one allocation for every seat's result
@@ -420,7 +424,7 @@ func (Game) Outcome(s *State) (*gamev1.Outcome, bool) {
 		o.Results = append(o.Results, r)
 	}
 	o.Summary = summary(s, win)
-	return o, true
+	return o
 }
 
 func better(s *State, a, b int) bool {
