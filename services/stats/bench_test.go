@@ -15,7 +15,8 @@ var benchBatch = 1000
 // consumeBatch is the consumer's default.
 var consumeBatch = 0
 
-// benchWorkload is a stream of finished games; b.N games are fed per run.
+// benchWorkload is a stream of finished games (real ones, see storetest.NewWorkload); b.N games
+// are fed per run.
 func benchWorkload(b *testing.B) *storetest.Workload {
 	return storetest.NewWorkload(1, storetest.WorkloadOptions{Games: max(b.N, 100)})
 }
@@ -54,8 +55,8 @@ func BenchmarkApply(b *testing.B) {
 
 // BenchmarkConsume measures the whole path against the local Redis: the durable consumer reading
 // an embedded NATS stream already holding the events, aggregating into Redis. "lifecycle" is the
-// worst case (about 70% of the events are TableCreated/TableFinished); "mixed" adds 30 public game
-// events per table, which are read and skipped, closer to a real stream.
+// worst case (about 60% of the events are TableCreated/TableFinished); "mixed" adds up to 30 public
+// events of each table's moves, which are read and skipped, closer to a real stream.
 func BenchmarkConsume(b *testing.B) {
 	for _, bc := range []struct {
 		name       string

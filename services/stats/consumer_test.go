@@ -113,10 +113,14 @@ func stores(t *testing.T) []storeCase {
 
 // TestConsumer10000Games feeds 10,000 finished games (and malformed, unknown, duplicated and
 // out-of-order events) through the real bus into both stores at once; the aggregates match the
-// direct computation, and a rebuild from the stream gives exactly the same aggregates.
+// direct computation, and a rebuild from the stream gives exactly the same aggregates. Every game is
+// a real one: played by its engine's random playout, dealt and finished by the kit's rules service
+// (storetest.NewWorkload). The games are published as they are played.
 func TestConsumer10000Games(t *testing.T) {
-	games := 10000
-	w := storetest.NewWorkload(42, storetest.WorkloadOptions{Games: games, Faults: true})
+	games, reuse := 10000, 1
+	if raceEnabled {
+		reuse = 2 // 5,000 distinct games, each played at two tables
+	}
 	b := newBus(t)
 	type run struct {
 		sc   storeCase
@@ -134,8 +138,21 @@ func TestConsumer10000Games(t *testing.T) {
 		runs = append(runs, r)
 	}
 	t0 := time.Now()
-	publish(t, b, w.Msgs)
-	t.Logf("published %d messages in %v", len(w.Msgs), time.Since(t0))
+	chunks := make(chan []bus.Message, 16)
+	var w *storetest.Workload
+	go func() {
+		defer close(chunks)
+		w = storetest.StreamWorkload(42, storetest.WorkloadOptions{Games: games, Faults: true, Reuse: reuse}, func(m []bus.Message) {
+			select {
+			case chunks <- m:
+			case <-t.Context().Done(): // the test failed: let the generation end
+			}
+		})
+	}()
+	for c := range chunks {
+		publish(t, b, c)
+	}
+	t.Logf("played and published %d games (%d distinct), %d messages in %v; moves per game %v", games, games/reuse, len(w.Msgs), time.Since(t0), movesPerGame(w))
 	for _, r := range runs {
 		r.p.wait(t, w.LastPublicSeq(), 2*time.Minute)
 		r.stop()
@@ -165,6 +182,21 @@ func TestConsumer10000Games(t *testing.T) {
 			}
 		})
 	}
+}
+
+// movesPerGame is the mean number of moves of a workload's complete games, per game.
+func movesPerGame(w *storetest.Workload) map[string]int {
+	n := map[string]int{}
+	for _, t := range w.Tables {
+		if t.Finished != nil && !t.Finished.GetOutcome().GetAborted() {
+			n[t.Game]++
+		}
+	}
+	out := map[string]int{}
+	for g, m := range w.Moves {
+		out[g] = m / max(n[g], 1)
+	}
+	return out
 }
 
 // redisAvailable reports whether the test Redis answers (skipping a subtest is not possible

@@ -5,6 +5,10 @@ go 1.26.7
 require (
 	cardroom.dev/proto v0.0.0
 	cardroom.dev/services/kit v0.0.0
+	cardroom.dev/services/sabaisabai v0.0.0
+	cardroom.dev/services/saboteur v0.0.0
+	cardroom.dev/services/sapotagem v0.0.0
+	cardroom.dev/services/sponsio v0.0.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel v1.47.0
@@ -60,4 +64,8 @@ require (
 replace (
 	cardroom.dev/proto => ../../proto
 	cardroom.dev/services/kit => ../kit
+	cardroom.dev/services/sabaisabai => ../sabaisabai
+	cardroom.dev/services/saboteur => ../saboteur
+	cardroom.dev/services/sapotagem => ../sapotagem
+	cardroom.dev/services/sponsio => ../sponsio
 )

@@ -156,25 +156,12 @@ func Expect(w *Workload) *Expected {
 	return e
 }
 
-// optionKeys lists a table's set options as "option=value", decoded by hand for the generated types.
+// optionKeys lists a table's set options as "option=value", as the workload chose them.
 func optionKeys(t *Table) []string {
-	if t.Options == nil {
+	if len(t.optionKeys) == 0 {
 		return []string{"(defaults)="}
 	}
-	m, err := t.Options.UnmarshalNew()
-	if err != nil {
-		panic(err)
-	}
-	var out []string
-	for _, field := range strings.Split(strings.TrimSpace(fmtFields(m)), " ") {
-		if field != "" {
-			out = append(out, field)
-		}
-	}
-	if len(out) == 0 {
-		return []string{"(defaults)="}
-	}
-	return out
+	return t.optionKeys
 }
 
 // nearestRank is the exact nearest-rank percentile of samples.

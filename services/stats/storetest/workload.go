@@ -1,19 +1,20 @@
 // Package storetest holds what the stats tests share: the conformance suite every aggregate store
-// passes, a generator of realistic event streams, and a direct computation of the figures those
-// streams should produce.
+// passes, a generator of event streams of real games (played by the engines, published by the
+// kit's rules service), and a direct computation of the figures those streams should produce.
 package storetest
 
 import (
+	"container/heap"
 	"fmt"
 	"math/rand/v2"
-	"sort"
+	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
-	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
-	sapotagemv1 "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/stats"
 	"google.golang.org/protobuf/proto"
@@ -30,6 +31,8 @@ type Table struct {
 	Created  time.Time
 	// Finished is nil for a table still in play at the end of the stream.
 	Finished *eventsv1.TableFinished
+	// optionKeys are the options the table set, as "option=value" (none: the defaults).
+	optionKeys []string
 }
 
 // Workload is a generated stream: the messages in publication order and what they mean.
@@ -42,6 +45,9 @@ type Workload struct {
 	// Ignored counts the games' own public events; Rejected the malformed ones by reason.
 	Ignored  int
 	Rejected map[string]int
+	// Moves counts the moves of the complete games' playouts, per game (a pool game played at
+	// several tables counts at each).
+	Moves map[string]int
 }
 
 // Lifecycle is one TableCreated or TableFinished message.
@@ -52,214 +58,425 @@ type Lifecycle struct {
 
 // WorkloadOptions shape a workload.
 type WorkloadOptions struct {
+	// Games is the number of games played to their end. About one table in 33 more is aborted
+	// part-way, and a few more are left in play.
 	Games int
 	// Players is the size of the human player pool (default 400).
 	Players int
 	// Faults adds malformed and unknown events, duplicated (republished) events and a TableCreated
 	// arriving after its TableFinished.
 	Faults bool
-	// GameEvents adds about that many public game events per table (a real game publishes one or more
-	// per action), which the consumer reads and skips.
+	// GameEvents adds up to that many public events of each table's moves (a real game publishes one
+	// or more per action), which the consumer reads and skips. The deal's and the last move's events
+	// are there for one table in four.
 	GameEvents int
+	// Reuse, when above 1, has that many tables in a row play the same pool game (with other
+	// players): the workload plays Reuse times fewer distinct games. For the race detector, which
+	// slows the playouts most.
+	Reuse int
 }
 
-type gameSpec struct {
-	name           string
-	minSeats, maxS int
-	scoreMax       int
-	scoreMin       int
-	actions        [2]int
-	options        func(r *rand.Rand) *anypb.Any
+type workloadKey struct {
+	seed uint64
+	opts WorkloadOptions
 }
 
-var specs = []gameSpec{
-	{"sapotagem", 3, 6, 60, 0, [2]int{40, 220}, func(r *rand.Rand) *anypb.Any {
-		switch r.IntN(4) {
-		case 0:
-			return mustAny(&sapotagemv1.Options{UnderArrest: true})
-		case 1:
-			return mustAny(&sapotagemv1.Options{FrogsOnDuty: true, UnderArrest: r.IntN(2) == 0})
-		}
-		return nil
-	}},
-	{"sponsio", 3, 5, 40, -10, [2]int{60, 300}, func(*rand.Rand) *anypb.Any { return nil }},
-	{"sabaisabai", 2, 6, 150, 0, [2]int{30, 400}, func(r *rand.Rand) *anypb.Any {
-		if r.IntN(3) == 0 {
-			return mustAny(&sabaisabaiv1.Options{Rounds: uint32(1 + r.IntN(3)), PeekAtStart: uint32(r.IntN(3))})
-		}
-		return nil
-	}},
-	{"saboteur", 3, 10, 12, 0, [2]int{50, 250}, func(*rand.Rand) *anypb.Any { return nil }},
-}
+var (
+	workloadsMu sync.Mutex
+	workloads   = map[workloadKey]*Workload{}
+)
 
-func mustAny(m proto.Message) *anypb.Any {
-	a, err := anypb.New(m)
-	if err != nil {
-		panic(err)
-	}
-	return a
-}
-
-type inPlay struct {
-	t   *Table
-	seq uint64
-}
-
-// NewWorkload generates a stream of opts.Games finished games (and a few left in play), seeded.
-// Outcomes are synthetic but shaped like real ones: hidden skills, a first-seat advantage, ties,
-// aborted tables, bots, per-game options.
+// NewWorkload generates a stream of opts.Games finished games (and a few aborted or left in play),
+// seeded: the same seed and options give the same stream. Every table is a real one: a game of one
+// of the four engines, with a seat count and options the engine accepts, played by the engine's
+// random playout, dealt and finished by the kit's rules service (see poolGame and service).
+// Outcomes, scores, numbers of actions and durations are the games' own. Workloads are kept for the
+// process: tests and benchmarks asking for the same one again share it, and must not change it.
 func NewWorkload(seed uint64, opts WorkloadOptions) *Workload {
-	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	return StreamWorkload(seed, opts, nil)
+}
+
+// StreamWorkload is NewWorkload handing the messages to send (when not nil) as they are generated,
+// in publication order, in chunks, so that they can be published while later games are still
+// being played. It returns when all are sent.
+func StreamWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
 	if opts.Players == 0 {
 		opts.Players = 400
 	}
-	skill := make([]float64, opts.Players)
-	for i := range skill {
-		skill[i] = r.NormFloat64()
-	}
-	w := &Workload{Rejected: map[string]int{}}
-	clock := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	var open []*inPlay
-	finished := 0
-	tableN := 0
-	var late []*Table // tables whose TableCreated is held back until after their TableFinished
-	for finished < opts.Games {
-		clock = clock.Add(time.Duration(1+r.IntN(3000)) * time.Millisecond)
-		if len(open) < 40 && (len(open) < 5 || r.IntN(2) == 0) {
-			tableN++
-			spec := specs[r.IntN(len(specs))]
-			n := spec.minSeats + r.IntN(spec.maxS-spec.minSeats+1)
-			t := &Table{ID: fmt.Sprintf("t%06d", tableN), Game: spec.name, Options: spec.options(r), Created: clock}
-			used, usedBot := map[int]bool{}, map[int]bool{}
-			for i := range n {
-				p := &gamev1.PlayerRef{Kind: gamev1.PlayerKind_PLAYER_KIND_HUMAN}
-				if r.IntN(10) == 0 {
-					b := 1 + r.IntN(12)
-					for usedBot[b] {
-						b = 1 + r.IntN(12)
-					}
-					usedBot[b] = true
-					p.PlayerId, p.DisplayName, p.Kind = "bot-"+spec.name+"-"+strconv.Itoa(b), "Bot "+strconv.Itoa(b), gamev1.PlayerKind_PLAYER_KIND_BOT
-				} else {
-					k := r.IntN(opts.Players)
-					for used[k] {
-						k = r.IntN(opts.Players)
-					}
-					used[k] = true
-					p.PlayerId, p.DisplayName = fmt.Sprintf("p%04d", k), fmt.Sprintf("Player %d", k)
-				}
-				t.Seats = append(t.Seats, &gamev1.Seat{Index: uint32(i), Player: p})
-			}
-			w.Tables = append(w.Tables, t)
-			ip := &inPlay{t: t, seq: 1}
-			if opts.Faults && tableN%997 == 500 {
-				late = append(late, t)
-			} else {
-				w.lifecycle(t, false, 1, clock, "")
-			}
-			open = append(open, ip)
-			continue
+	k := workloadKey{seed, opts}
+	workloadsMu.Lock()
+	defer workloadsMu.Unlock()
+	w := workloads[k]
+	if w == nil {
+		w = newWorkload(seed, opts, send)
+		workloads[k] = w
+	} else if send != nil {
+		for i := 0; i < len(w.Msgs); i += 1000 {
+			send(w.Msgs[i:min(i+1000, len(w.Msgs))])
 		}
-		i := r.IntN(len(open))
-		ip := open[i]
-		// A few public game events and a private one.
-		for range r.IntN(3) {
-			ip.seq++
-			w.event(ip.t, ip.seq, clock, &anypb.Any{TypeUrl: "type.googleapis.com/cardroom." + ip.t.Game + ".v1.CardPlayed"}, -1)
-			w.Ignored++
-		}
-		for range opts.GameEvents {
-			ip.seq++
-			w.event(ip.t, ip.seq, clock, &anypb.Any{TypeUrl: "type.googleapis.com/cardroom." + ip.t.Game + ".v1.CardPlayed"}, -1)
-			w.Ignored++
-		}
-		if r.IntN(5) == 0 {
-			ip.seq++
-			w.event(ip.t, ip.seq, clock, &anypb.Any{TypeUrl: "type.googleapis.com/cardroom." + ip.t.Game + ".v1.HandDealt"}, 0)
-		}
-		if r.IntN(6) == 0 {
-			continue // still playing
-		}
-		open = append(open[:i], open[i+1:]...)
-		t := ip.t
-		spec := specOf(t.Game)
-		t.Finished = finish(r, spec, t, skill, clock)
-		ip.seq++
-		w.lifecycle(t, true, ip.seq, clock, "")
-		finished++
-		if opts.Faults && finished%1000 == 10 {
-			w.lifecycle(t, true, ip.seq, clock, ":republished") // a republication past the dedupe window
-		}
-		if opts.Faults && finished%1500 == 20 {
-			w.lifecycle(t, false, 1, clock, ":republished")
-		}
-		for j := 0; j < len(late); j++ {
-			if late[j] == t {
-				w.lifecycle(t, false, 1, clock, "")
-				late = append(late[:j], late[j+1:]...)
-				j--
-			}
-		}
-		if opts.Faults && finished%2000 == 7 {
-			w.faults(t, clock)
-		}
-	}
-	for _, t := range late {
-		w.lifecycle(t, false, 1, clock, "")
 	}
 	return w
 }
 
-func specOf(game string) gameSpec {
-	for _, s := range specs {
-		if s.name == game {
-			return s
-		}
-	}
-	panic(game)
+// poolGame is one game of the pool every workload of the process draws its tables from, in order:
+// the game, seat count, options, seed, time limit, start and fate are drawn once (seeded), and the
+// game is played once by its engine's random playout, however many workloads use it. Workloads
+// differ in who sits at the tables, in their faults, and in how many games they take; table n of
+// every workload is created at pool game n's start (n/Reuse with WorkloadOptions.Reuse). The pool
+// starts one game every 3 s on average: 10,000 games span about nine hours.
+type poolGame struct {
+	g      *game
+	seats  int
+	opts   proto.Message
+	keys   []string
+	seed   uint64
+	turn   time.Duration
+	start  time.Time
+	fate   fate // complete or aborted
+	played *playout
 }
 
-func finish(r *rand.Rand, spec gameSpec, t *Table, skill []float64, clock time.Time) *eventsv1.TableFinished {
-	n := len(t.Seats)
-	f := &eventsv1.TableFinished{
-		Config:    &gamev1.TableConfig{Game: t.Game, Seats: t.Seats, Options: t.Options, SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_RANDOM, Seed: r.Uint64()},
-		StartedAt: timestamppb.New(t.Created), FinishedAt: timestamppb.New(clock),
+var pool struct {
+	sync.Mutex
+	r     *rand.Rand
+	clock time.Time
+	games []*poolGame
+}
+
+// poolGames returns the first n games of the pool, playing those not played yet (in parallel; each
+// game draws its playout's choices from its own source, so the result does not depend on the
+// schedule).
+func poolGames(n int) []*poolGame {
+	pool.Lock()
+	defer pool.Unlock()
+	if pool.r == nil {
+		pool.r = rand.New(rand.NewPCG(0x9a3e5, 0x5eed))
+		pool.clock = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	}
-	if r.IntN(33) == 0 {
-		f.Outcome = &gamev1.Outcome{Aborted: true, Summary: "aborted"}
-		f.Actions = uint64(r.IntN(spec.actions[0]))
-		return f
-	}
-	f.Actions = uint64(spec.actions[0] + r.IntN(spec.actions[1]-spec.actions[0]))
-	scores := make([]int64, n)
-	span := float64(spec.scoreMax - spec.scoreMin)
-	for i, s := range t.Seats {
-		k := 0.0
-		if id := s.GetPlayer().GetPlayerId(); len(id) == 5 && id[0] == 'p' {
-			x, _ := strconv.Atoi(id[1:])
-			k = skill[x]
+	from := len(pool.games)
+	r := pool.r
+	for len(pool.games) < n {
+		pool.clock = pool.clock.Add(time.Duration(1+r.IntN(6000)) * time.Millisecond)
+		g := games[r.IntN(len(games))]
+		pg := &poolGame{g: g, seats: g.info.MinSeats + r.IntN(g.info.MaxSeats-g.info.MinSeats+1), seed: r.Uint64(), start: pool.clock}
+		pg.opts, pg.keys = g.options(r, pg.seats)
+		if r.IntN(3) == 0 {
+			pg.turn = 30 * time.Second
 		}
-		v := 0.5 + 0.15*k + 0.12*r.NormFloat64()
-		if i == 0 {
-			v += 0.04 // first-seat advantage
+		if r.IntN(33) == 0 {
+			pg.fate = aborted
 		}
-		sc := int64(float64(spec.scoreMin) + v*span)
-		scores[i] = min(max(sc, int64(spec.scoreMin)), int64(spec.scoreMax))
+		pool.games = append(pool.games, pg)
 	}
-	res := make([]*gamev1.SeatResult, n)
-	for i := range n {
-		rank := uint32(1)
-		for j := range n {
-			if scores[j] > scores[i] {
-				rank++
+	var next atomic.Int64
+	next.Store(int64(from))
+	var wg sync.WaitGroup
+	errs := make(chan error, runtime.GOMAXPROCS(0))
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(pool.games) {
+					return
+				}
+				pg := pool.games[i]
+				po, err := pg.g.playout(pg, rand.New(rand.NewPCG(0x9a3e5, uint64(i))))
+				if err != nil {
+					errs <- fmt.Errorf("pool game %d (%s, %d seats): %w", i, pg.g.info.Name, pg.seats, err)
+					next.Store(int64(len(pool.games)))
+					return
+				}
+				pg.played = po
 			}
-		}
-		res[i] = &gamev1.SeatResult{Seat: uint32(i), Score: scores[i], Rank: rank, Winner: rank == 1}
+		}()
 	}
-	// Results in rank order, as engines tend to report them.
-	sort.SliceStable(res, func(a, b int) bool { return res[a].Rank < res[b].Rank })
-	f.Outcome = &gamev1.Outcome{Results: res, Summary: "done"}
-	return f
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		panic(err)
+	}
+	return pool.games[:n]
+}
+
+// plannedTable is one table of a workload.
+type plannedTable struct {
+	n    int // the table's number (from 1)
+	t    *Table
+	pg   *poolGame
+	cfg  *gamev1.TableConfig
+	fate fate
+	p    *played
+}
+
+func newWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
+	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	inPlayTables := 3 + opts.Games/500
+	a := &assembler{w: &Workload{Rejected: map[string]int{}, Moves: map[string]int{}}, opts: opts, late: map[*Table]bool{}, latePlayed: map[*Table]*played{}}
+	// Tables are planned, played and put in the stream a chunk at a time.
+	const chunk = 256
+	done, left := 0, 0
+	reuse := max(opts.Reuse, 1)
+	for i := 0; left < inPlayTables; {
+		pgs := poolGames((i+chunk)/reuse + 1)
+		var plan []*plannedTable
+		for ; i/reuse < len(pgs) && left < inPlayTables; i++ {
+			pg := pgs[i/reuse]
+			f := pg.fate
+			switch {
+			case done == opts.Games:
+				f = inPlay
+				left++
+			case f == complete:
+				done++
+			}
+			plan = append(plan, newTable(r, i+1, pg, f, opts.Players))
+		}
+		serve(plan, opts.GameEvents)
+		for _, pt := range plan {
+			a.table(pt)
+		}
+		if send != nil && a.sent < len(a.w.Msgs) {
+			send(a.w.Msgs[a.sent:])
+			a.sent = len(a.w.Msgs)
+		}
+	}
+	a.end()
+	if send != nil && a.sent < len(a.w.Msgs) {
+		send(a.w.Msgs[a.sent:])
+	}
+	return a.w
+}
+
+// newTable seats players from a pool of players at table number n, which plays pg.
+func newTable(r *rand.Rand, n int, pg *poolGame, f fate, players int) *plannedTable {
+	t := &Table{ID: fmt.Sprintf("t%06d", n), Game: pg.g.info.Name, Created: pg.start}
+	used, usedBot := map[int]bool{}, map[int]bool{}
+	for i := range pg.seats {
+		p := &gamev1.PlayerRef{Kind: gamev1.PlayerKind_PLAYER_KIND_HUMAN}
+		if r.IntN(10) == 0 {
+			b := 1 + r.IntN(12)
+			for usedBot[b] {
+				b = 1 + r.IntN(12)
+			}
+			usedBot[b] = true
+			p.PlayerId, p.DisplayName, p.Kind = "bot-"+t.Game+"-"+strconv.Itoa(b), "Bot "+strconv.Itoa(b), gamev1.PlayerKind_PLAYER_KIND_BOT
+		} else {
+			k := r.IntN(players)
+			for used[k] {
+				k = r.IntN(players)
+			}
+			used[k] = true
+			p.PlayerId, p.DisplayName = fmt.Sprintf("p%04d", k), fmt.Sprintf("Player %d", k)
+		}
+		t.Seats = append(t.Seats, &gamev1.Seat{Index: uint32(i), Player: p})
+	}
+	if pg.opts != nil {
+		t.Options, t.optionKeys = mustAny(pg.opts), pg.keys
+	}
+	cfg := &gamev1.TableConfig{Game: t.Game, Seats: t.Seats, Options: t.Options, SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_FIXED, Seed: pg.seed}
+	if pg.turn > 0 {
+		cfg.TimeLimits = &gamev1.TimeLimits{PerAction: durationpb.New(pg.turn)}
+	}
+	return &plannedTable{n: n, t: t, pg: pg, cfg: cfg, fate: f}
+}
+
+// serve sends the planned tables through the games' rules services, in parallel.
+func serve(plan []*plannedTable, middle int) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, runtime.GOMAXPROCS(0))
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			services := map[*game]*service{}
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(plan) {
+					return
+				}
+				pt := plan[i]
+				s := services[pt.pg.g]
+				if s == nil {
+					s = newService(pt.pg.g)
+					services[pt.pg.g] = s
+				}
+				p, err := s.table(pt.t.ID, pt.cfg, pt.pg, pt.fate, middle)
+				if err != nil {
+					errs <- err
+					next.Store(int64(len(plan)))
+					return
+				}
+				pt.p, pt.t.Finished = p, p.Finished
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		panic(err)
+	}
+}
+
+// assembler puts the tables' messages in one stream in the order of the games' clocks, as they
+// come (tables come in the order they are created), and adds the faults.
+type assembler struct {
+	w    *Workload
+	opts WorkloadOptions
+	// pending are the batches of tables already created that are not in the stream yet.
+	pending batches
+	added   int // batches added, for their order among equal times
+	n       int // batches in the stream
+	// finished counts the tables finished so far.
+	finished int
+	// late are the tables whose TableCreated is held back until after their TableFinished.
+	late       map[*Table]bool
+	latePlayed map[*Table]*played
+	// sent is how many messages were handed to send.
+	sent int
+}
+
+// A batch is the messages of a table at one time: its creation, some of its moves, or its end.
+type batch struct {
+	at   time.Time
+	seq  int
+	pt   *plannedTable
+	kind int // 0 created, 1 moves in between, 2 ended
+}
+
+type batches []batch
+
+func (h batches) Len() int { return len(h) }
+func (h batches) Less(i, j int) bool {
+	return h[i].at.Before(h[j].at) || h[i].at.Equal(h[j].at) && h[i].seq < h[j].seq
+}
+func (h batches) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *batches) Push(x any)   { *h = append(*h, x.(batch)) }
+func (h *batches) Pop() any {
+	old := *h
+	b := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return b
+}
+
+// table adds a table: what happened before its creation goes in the stream, then its creation.
+func (a *assembler) table(pt *plannedTable) {
+	a.w.Tables = append(a.w.Tables, pt.t)
+	if pt.fate == complete {
+		a.w.Moves[pt.t.Game] += pt.pg.played.moves
+	}
+	for len(a.pending) > 0 && !a.pending[0].at.After(pt.t.Created) {
+		a.emit(heap.Pop(&a.pending).(batch))
+	}
+	a.added++
+	a.emit(batch{at: pt.t.Created, seq: a.added, pt: pt})
+	if pt.p.Ended != nil {
+		p := pt.p
+		heap.Push(&a.pending, batch{at: pt.t.Created.Add(p.End.Sub(pt.t.Created) / 2), seq: a.added + 1, pt: pt, kind: 1})
+		heap.Push(&a.pending, batch{at: p.End, seq: a.added + 2, pt: pt, kind: 2})
+		a.added += 2
+	}
+}
+
+// end puts the rest in the stream.
+func (a *assembler) end() {
+	for len(a.pending) > 0 {
+		a.emit(heap.Pop(&a.pending).(batch))
+	}
+	for _, t := range a.w.Tables {
+		if a.late[t] {
+			a.w.add(t, a.latePlayed[t].Created[0], true)
+		}
+	}
+}
+
+// The consumer aggregates TableCreated and TableFinished, skips the games' other public events and
+// never reads the seats' subjects. Publishing every event of the deal and of the last move would
+// triple the stream: the other public events are kept for one table in four and the seats' events
+// for one in twenty, enough to show they are skipped or not read.
+func (a *assembler) addAll(pt *plannedTable, msgs []bus.Message) {
+	t := pt.t
+	for _, m := range msgs {
+		switch {
+		case m.Subject == bus.PublicSubject(t.ID):
+			a.w.add(t, m, pt.n%4 == 0)
+		case m.Subject == bus.FinishedSubject(t.Game) || pt.n%20 == 0:
+			a.w.Msgs = append(a.w.Msgs, m)
+		}
+	}
+}
+
+func (a *assembler) emit(b batch) {
+	w, opts := a.w, a.opts
+	t, p := b.pt.t, b.pt.p
+	n := a.n
+	a.n++
+	switch b.kind {
+	case 0:
+		msgs := p.Created
+		if opts.Faults && n%997 == 500 {
+			a.late[t] = true
+			a.latePlayed[t] = p
+			msgs = msgs[1:]
+		}
+		a.addAll(b.pt, msgs)
+	case 1:
+		for _, m := range p.Middle {
+			w.add(t, m, true)
+		}
+	case 2:
+		a.addAll(b.pt, p.Ended)
+		a.finished++
+		if opts.Faults && a.finished%1000 == 10 {
+			w.republish(t, p.Ended) // a republication past the dedupe window
+		}
+		if opts.Faults && a.finished%1500 == 20 {
+			w.republish(t, p.Created[:1])
+		}
+		if a.late[t] {
+			w.add(t, p.Created[0], true)
+			delete(a.late, t)
+		}
+		if opts.Faults && a.finished%2000 == 7 {
+			w.faults(t, b.at)
+		}
+	}
+}
+
+// add appends a message of table t's public subject, noting what it is; a game's own event only
+// when games is set.
+func (w *Workload) add(t *Table, m bus.Message, games bool) {
+	env := &eventsv1.Event{}
+	if err := proto.Unmarshal(m.Data, env); err != nil {
+		panic(err)
+	}
+	switch {
+	case env.GetPayload().MessageIs(&eventsv1.TableCreated{}):
+		w.Lifecycle = append(w.Lifecycle, Lifecycle{Table: t})
+	case env.GetPayload().MessageIs(&eventsv1.TableFinished{}):
+		w.Lifecycle = append(w.Lifecycle, Lifecycle{Table: t, Finished: true})
+	case games:
+		w.Ignored++
+	default:
+		return
+	}
+	w.Msgs = append(w.Msgs, m)
+}
+
+// republish publishes again the lifecycle messages among msgs (TableFinished on both its subjects)
+// under new message ids, as a republication after the bus's deduplication window does.
+func (w *Workload) republish(t *Table, msgs []bus.Message) {
+	for _, m := range msgs {
+		m.ID += ":republished"
+		switch m.Subject {
+		case bus.PublicSubject(t.ID):
+			w.add(t, m, false)
+		case bus.FinishedSubject(t.Game):
+			w.Msgs = append(w.Msgs, m)
+		}
+	}
 }
 
 func (w *Workload) envelope(t *Table, seq uint64, at time.Time, payload *anypb.Any, seat int) []byte {
@@ -273,31 +490,6 @@ func (w *Workload) envelope(t *Table, seq uint64, at time.Time, payload *anypb.A
 		panic(err)
 	}
 	return b
-}
-
-func (w *Workload) event(t *Table, seq uint64, at time.Time, payload *anypb.Any, seat int) {
-	subject := bus.PublicSubject(t.ID)
-	if seat >= 0 {
-		subject = bus.SeatSubject(t.ID, seat)
-	}
-	w.Msgs = append(w.Msgs, bus.Message{Subject: subject, ID: t.ID + ":" + strconv.FormatUint(seq, 10), Data: w.envelope(t, seq, at, payload, seat)})
-}
-
-func (w *Workload) lifecycle(t *Table, finished bool, seq uint64, at time.Time, idSuffix string) {
-	var payload *anypb.Any
-	if finished {
-		payload = mustAny(t.Finished)
-	} else {
-		cfg := &gamev1.TableConfig{Game: t.Game, Seats: t.Seats, Options: t.Options, SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_RANDOM}
-		payload = mustAny(&eventsv1.TableCreated{Config: cfg})
-	}
-	data := w.envelope(t, seq, at, payload, -1)
-	id := t.ID + ":" + strconv.FormatUint(seq, 10) + idSuffix
-	w.Msgs = append(w.Msgs, bus.Message{Subject: bus.PublicSubject(t.ID), ID: id, Data: data})
-	w.Lifecycle = append(w.Lifecycle, Lifecycle{Table: t, Finished: finished})
-	if finished {
-		w.Msgs = append(w.Msgs, bus.Message{Subject: bus.FinishedSubject(t.Game), ID: id + ":finished", Data: data})
-	}
 }
 
 // faults adds one event of each kind the consumer must reject.
@@ -341,4 +533,12 @@ func isPublic(subject string) bool {
 func (w *Workload) LastPublicSeq() uint64 {
 	p := w.Public()
 	return p[len(p)-1].Seq
+}
+
+func mustAny(m proto.Message) *anypb.Any {
+	a, err := anypb.New(m)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
