@@ -3,7 +3,9 @@ package engine
 import (
 	"math/rand/v2"
 	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
@@ -20,6 +22,7 @@ func benchPlayouts(b *testing.B, opts *pb.Options, roundsPerGame int) {
 	var m0, m1 runtime.MemStats
 	b.ReportAllocs()
 	runtime.ReadMemStats(&m0)
+	cpu0 := cpuTime()
 	for i := 0; b.Loop(); i++ {
 		cfg := engine.Config{Seats: 4, Seed: uint64(i), Options: opts, Start: start}
 		res, err := p.Run(cfg, r)
@@ -28,11 +31,22 @@ func benchPlayouts(b *testing.B, opts *pb.Options, roundsPerGame int) {
 		}
 		moves += res.Moves
 	}
+	cpu := cpuTime() - cpu0
 	runtime.ReadMemStats(&m1)
 	rounds := float64(b.N * roundsPerGame)
 	b.ReportMetric(rounds/b.Elapsed().Seconds(), "rounds/s")
+	// Per second of the process's processor time: what one idle core does, even on a machine
+	// busy with other work (with -cpu 1 the garbage collector's share is counted too).
+	b.ReportMetric(rounds/cpu.Seconds(), "rounds/cpu-s")
 	b.ReportMetric(float64(moves)/rounds, "actions/round")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(moves), "allocs/action")
+}
+
+// cpuTime is the processor time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkRandomRound4 plays full random 4-player games of one round. A one-round game's round is
