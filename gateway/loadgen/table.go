@@ -255,7 +255,7 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 // poll bounds the wait for an event that would change what a seat may do: a move whose events
 // the seat does not see (another seat's private event) still changes its legal actions. It is a
 // safety net, not a pace: with thousands of idle seats, a short one would be most of the load.
-const poll = 5 * time.Second
+const poll = 30 * time.Second
 
 // playSeat plays one seat until the table finishes or ctx ends: list the legal actions; if there
 // are some, wait for the pace and play a random one at the version listed, asking for the seat's
