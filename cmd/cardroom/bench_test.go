@@ -53,6 +53,9 @@ func TestBench(t *testing.T) {
 		if rep.Actions == 0 || rep.ActionsPerSecond <= 0 || rep.Act.Count != int(rep.Actions) {
 			t.Errorf("actions %d (%.0f/s), %d act latencies", rep.Actions, rep.ActionsPerSecond, rep.Act.Count)
 		}
+		if rep.TableActions < rep.Actions {
+			t.Errorf("the tables reached %d versions in all, fewer than the %d actions applied", rep.TableActions, rep.Actions)
+		}
 		if rep.TablesStarted < 8 || rep.Events == 0 || rep.Legal.Count == 0 {
 			t.Errorf("%d tables started, %d events, %d legal lists", rep.TablesStarted, rep.Events, rep.Legal.Count)
 		}

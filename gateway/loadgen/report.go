@@ -18,6 +18,7 @@ import (
 // recorder collects the run's figures from every seat.
 type recorder struct {
 	actions, refusals, errors, events atomic.Int64
+	tableActions                      atomic.Int64 // versions the tables reached
 	throttled                         atomic.Int64
 	started, finished                 atomic.Int64
 
@@ -85,6 +86,10 @@ type Report struct {
 	TargetRate       float64 `json:"target_actions_per_s"`
 	Actions          int64   `json:"actions"`
 	ActionsPerSecond float64 `json:"actions_per_s"`
+	// TableActions counts every action the tables applied, as their versions show: the seats'
+	// moves and the timeouts the games applied (a paced seat may let its time run out).
+	TableActions          int64   `json:"table_actions"`
+	TableActionsPerSecond float64 `json:"table_actions_per_s"`
 	// Refused counts actions overtaken by another seat's move at the same version (ABORTED or
 	// FAILED_PRECONDITION): part of play, not errors.
 	Refused int64 `json:"refused"`
@@ -138,6 +143,7 @@ func (r *runner) report(o Options, games []gameSeats, elapsed time.Duration, c0,
 		DurationSeconds: elapsed.Seconds(),
 		TargetRate:      o.Rate,
 		Actions:         rec.actions.Load(),
+		TableActions:    rec.tableActions.Load(),
 		Refused:         rec.refusals.Load(),
 		Throttled:       rec.throttled.Load(),
 		Errors:          rec.errors.Load(),
@@ -155,6 +161,7 @@ func (r *runner) report(o Options, games []gameSeats, elapsed time.Duration, c0,
 	}
 	if elapsed > 0 {
 		rep.ActionsPerSecond = float64(rep.Actions) / elapsed.Seconds()
+		rep.TableActionsPerSecond = float64(rep.TableActions) / elapsed.Seconds()
 	}
 	cpu := CPU{
 		Cores:                   runtime.NumCPU(),
@@ -211,6 +218,8 @@ func (rep *Report) WriteText(w io.Writer) {
 		rep.Tables, strings.Join(games, ", "), strings.Join(rep.Gateways, ", "), rep.DurationSeconds, pace)
 	fmt.Fprintf(w, "  actions      %s applied, %s/s; %s overtaken by another move (refused, part of play)\n",
 		commas(float64(rep.Actions)), commas(rep.ActionsPerSecond), commas(float64(rep.Refused)))
+	fmt.Fprintf(w, "  table moves  %s, %s/s (the seats' actions and the games' timeouts, from the tables' versions)\n",
+		commas(float64(rep.TableActions)), commas(rep.TableActionsPerSecond))
 	fmt.Fprintf(w, "  act latency  p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  max %.2f ms\n", rep.Act.P50, rep.Act.P95, rep.Act.P99, rep.Act.Max)
 	fmt.Fprintf(w, "  legal list   p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  (%s calls)\n", rep.Legal.P50, rep.Legal.P95, rep.Legal.P99, commas(float64(rep.Legal.Count)))
 	fmt.Fprintf(w, "  tables       %d started, %d finished; table setup p50 %.1f ms  p99 %.1f ms\n", rep.TablesStarted, rep.TablesFinished, rep.Setup.P50, rep.Setup.P99)

@@ -172,6 +172,13 @@ func (s *slot) playTable(ctx context.Context) error {
 	seats.Wait()
 	stop()
 	streams.Wait()
+	// Every applied action raises the table's version by one, whoever made it: the seats' moves,
+	// and the timeouts the game applies when a seat lets its time run out.
+	var version uint64
+	for _, w := range watches {
+		version = max(version, w.version.Load())
+	}
+	s.r.rec.tableActions.Add(int64(version))
 	select {
 	case <-t.finished:
 		if !t.left.Load() {
@@ -187,6 +194,20 @@ func (s *slot) playTable(ctx context.Context) error {
 type seatWatch struct {
 	version atomic.Uint64
 	wake    chan struct{}
+}
+
+// saw raises the version the seat knows the table reached (from its stream or its own move's
+// answer); true when it grew.
+func (sw *seatWatch) saw(v uint64) bool {
+	for {
+		cur := sw.version.Load()
+		if v <= cur {
+			return false
+		}
+		if sw.version.CompareAndSwap(cur, v) {
+			return true
+		}
+	}
 }
 
 // follow reads one seat's Watch stream: each event raises the version the seat has seen and wakes
@@ -242,8 +263,7 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 		if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
 			t.finish()
 		}
-		if e.GetVersion() > sw.version.Load() {
-			sw.version.Store(e.GetVersion())
+		if sw.saw(e.GetVersion()) {
 			select {
 			case sw.wake <- struct{}{}:
 			default:
@@ -319,6 +339,7 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 		case err == nil:
 			failures = 0
 			rec.act(d)
+			sw.saw(res.GetVersion())
 			if res.GetFinished() {
 				t.finish()
 				return
