@@ -56,6 +56,68 @@ func BenchmarkRandomRound4(b *testing.B) {
 	benchPlayouts(b, &pb.Options{Rounds: 1}, 1)
 }
 
+// BenchmarkRandomRound4Direct plays the same games as BenchmarkRandomRound4 — every seat's legal
+// actions listed at every step, a random seat among those that can act plays a random one of them,
+// the virtual clock one second per action, a deadline applied when nobody can act or it has passed
+// — driven by typed calls with buffers kept across games instead of the generic Playout.
+func BenchmarkRandomRound4Direct(b *testing.B) {
+	g := Game{}
+	opts := &pb.Options{Rounds: 1}
+	r := rand.New(rand.NewPCG(1, 2))
+	var bufs [4][]Action
+	actors := make([]int, 0, 4)
+	moves := 0
+	var m0, m1 runtime.MemStats
+	b.ReportAllocs()
+	runtime.ReadMemStats(&m0)
+	cpu0 := cpuTime()
+	for i := 0; b.Loop(); i++ {
+		s, _, err := g.Setup(engine.Config{Seats: 4, Seed: uint64(i), Options: opts, Start: start})
+		if err != nil {
+			b.Fatal(err)
+		}
+		now := start
+		for {
+			if _, over := g.Outcome(s); over {
+				break
+			}
+			actors = actors[:0]
+			for seat := range bufs {
+				bufs[seat] = g.Legal(s, seat, bufs[seat][:0])
+				if len(bufs[seat]) > 0 {
+					actors = append(actors, seat)
+				}
+			}
+			deadline, waits := g.Deadline(s)
+			switch {
+			case len(actors) > 0 && !(waits && !now.Before(deadline)):
+				seat := actors[r.IntN(len(actors))]
+				if next := now.Add(time.Second); !waits || next.Before(deadline) {
+					now = next
+				}
+				_, err = g.Apply(s, engine.Move[Action]{Seat: seat, Action: bufs[seat][r.IntN(len(bufs[seat]))], At: now})
+			case waits:
+				if deadline.After(now) {
+					now = deadline
+				}
+				_, err = g.Timeout(s, now)
+			default:
+				b.Fatal("stuck: not over, nobody can act, no deadline")
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			moves++
+		}
+	}
+	cpu := cpuTime() - cpu0
+	runtime.ReadMemStats(&m1)
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rounds/s")
+	b.ReportMetric(float64(b.N)/cpu.Seconds(), "rounds/cpu-s")
+	b.ReportMetric(float64(moves)/float64(b.N), "actions/round")
+	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(moves), "allocs/action")
+}
+
 // BenchmarkRandomGame4 plays full random 4-player games with the default five rounds (four that
 // random calls of sabai sabai end early, then the final round) and reports rounds/s over them.
 func BenchmarkRandomGame4(b *testing.B) {
