@@ -1,13 +1,12 @@
 package rules_test
 
 import (
+	"cardroom.dev/services/kit/engine/enginetest"
 	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"context"
 	"fmt"
 	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
@@ -68,19 +67,11 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 	return func(ctx context.Context, cmds []redis.Cmder) error { r.n.Add(1); return next(ctx, cmds) }
 }
 
-// cpuTime is the process's user+system CPU time: on a shared machine, actions per CPU-second say what
-// one idle core would do better than wall-clock time does.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func benchActions(b *testing.B, srv *rules.Server, tables int) {
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := enginetest.CPUTime()
 	defer func() {
-		b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "actions/cpu-s")
+		b.ReportMetric(float64(b.N)/(enginetest.CPUTime()-cpu0).Seconds(), "actions/cpu-s")
 	}()
 	var ids atomic.Int64
 	if tables == 1 {

@@ -29,7 +29,7 @@ func messages(evs []*eventsv1.Event) ([]bus.Message, error) {
 		if a, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok {
 			subject = bus.SeatSubject(e.GetTableId(), int(a.Seat))
 		}
-		id := e.GetTableId() + ":" + uitoa(e.GetSequence())
+		id := e.GetTableId() + ":" + strconv.FormatUint(e.GetSequence(), 10)
 		out = append(out, bus.Message{Subject: subject, ID: id, Data: data})
 		if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
 			out = append(out, bus.Message{Subject: bus.FinishedSubject(e.GetGame()), ID: id + ":finished", Data: data})
@@ -117,19 +117,6 @@ func uitoaLen(v uint64) int {
 		n++
 	}
 	return n
-}
-
-func uitoa(v uint64) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + v%10)
-		v /= 10
-		if v == 0 {
-			return string(b[i:])
-		}
-	}
 }
 
 // publish puts committed events on the bus. A failure does not undo the commit: the table stays in

@@ -3,7 +3,6 @@ package engine
 import (
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
@@ -22,7 +21,7 @@ func benchPlayouts(b *testing.B, opts *pb.Options, roundsPerGame int) {
 	var m0, m1 runtime.MemStats
 	b.ReportAllocs()
 	runtime.ReadMemStats(&m0)
-	cpu0 := cpuTime()
+	cpu0 := enginetest.CPUTime()
 	for i := 0; b.Loop(); i++ {
 		cfg := engine.Config{Seats: 4, Seed: uint64(i), Options: opts, Start: start}
 		res, err := p.Run(cfg, r)
@@ -31,7 +30,7 @@ func benchPlayouts(b *testing.B, opts *pb.Options, roundsPerGame int) {
 		}
 		moves += res.Moves
 	}
-	cpu := cpuTime() - cpu0
+	cpu := enginetest.CPUTime() - cpu0
 	runtime.ReadMemStats(&m1)
 	rounds := float64(b.N * roundsPerGame)
 	b.ReportMetric(rounds/b.Elapsed().Seconds(), "rounds/s")
@@ -40,13 +39,6 @@ func benchPlayouts(b *testing.B, opts *pb.Options, roundsPerGame int) {
 	b.ReportMetric(rounds/cpu.Seconds(), "rounds/cpu-s")
 	b.ReportMetric(float64(moves)/rounds, "actions/round")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(moves), "allocs/action")
-}
-
-// cpuTime is the processor time this process has used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkRandomRound4 plays full random 4-player games of one round. A one-round game's round is
@@ -70,7 +62,7 @@ func BenchmarkRandomRound4Direct(b *testing.B) {
 	var m0, m1 runtime.MemStats
 	b.ReportAllocs()
 	runtime.ReadMemStats(&m0)
-	cpu0 := cpuTime()
+	cpu0 := enginetest.CPUTime()
 	for i := 0; b.Loop(); i++ {
 		s, _, err := g.Setup(engine.Config{Seats: 4, Seed: uint64(i), Options: opts, Start: start})
 		if err != nil {
@@ -110,7 +102,7 @@ func BenchmarkRandomRound4Direct(b *testing.B) {
 			moves++
 		}
 	}
-	cpu := cpuTime() - cpu0
+	cpu := enginetest.CPUTime() - cpu0
 	runtime.ReadMemStats(&m1)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rounds/s")
 	b.ReportMetric(float64(b.N)/cpu.Seconds(), "rounds/cpu-s")

@@ -1,11 +1,10 @@
 package engine
 
 import (
+	"cardroom.dev/services/kit/engine/enginetest"
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 	"cardroom.dev/services/kit/engine"
@@ -18,7 +17,7 @@ func BenchmarkRandomRounds(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	var buf []Action
 	rounds, actions := 0, 0
-	cpu0 := cpuTime()
+	cpu0 := enginetest.CPUTime()
 	m0 := allocsSince(0)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
@@ -37,7 +36,7 @@ func BenchmarkRandomRounds(b *testing.B) {
 	}
 	b.ReportMetric(float64(rounds)/b.Elapsed().Seconds(), "rounds/s")
 	// On a shared machine wall time understates the engine; the process's CPU time does not.
-	b.ReportMetric(float64(rounds)/(cpuTime()-cpu0).Seconds(), "rounds/cpu-s")
+	b.ReportMetric(float64(rounds)/(enginetest.CPUTime()-cpu0).Seconds(), "rounds/cpu-s")
 	b.ReportMetric(float64(actions)/float64(rounds), "actions/round")
 	b.ReportMetric(float64(allocsSince(m0))/float64(actions), "allocs/action")
 }
@@ -78,22 +77,13 @@ func BenchmarkLegalCrowded(b *testing.B) {
 	g := Game{}
 	buf := g.Legal(s, s.cur, nil)
 	b.ReportAllocs()
-	cpu0 := cpuTime()
+	cpu0 := enginetest.CPUTime()
 	for b.Loop() {
 		buf = g.Legal(s, s.cur, buf[:0])
 	}
-	b.ReportMetric(float64((cpuTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((enginetest.CPUTime()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(len(s.b.slots)-4), "cards")
 	b.ReportMetric(float64(len(buf)), "moves")
-}
-
-// cpuTime is the CPU time the process has used (user and system).
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // allocsSince returns the heap allocations made since a count taken earlier.

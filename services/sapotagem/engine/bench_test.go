@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
@@ -24,7 +22,7 @@ func BenchmarkRandomGame(b *testing.B) {
 			moves := 0
 			var m0, m1 runtime.MemStats
 			runtime.ReadMemStats(&m0)
-			cpu0 := cpuTime()
+			cpu0 := enginetest.CPUTime()
 			for i := 0; b.Loop(); i++ {
 				res, err := p.Run(engine.Config{Seats: n, Seed: uint64(i), Options: OptionsOf(), Start: start}, r)
 				if err != nil {
@@ -33,7 +31,7 @@ func BenchmarkRandomGame(b *testing.B) {
 				moves += res.Moves
 			}
 			runtime.ReadMemStats(&m1)
-			b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "games/cpu-s")
+			b.ReportMetric(float64(b.N)/(enginetest.CPUTime()-cpu0).Seconds(), "games/cpu-s")
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 			b.ReportMetric(float64(moves)/float64(b.N), "actions/game")
 			b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(moves), "allocs/action")
@@ -51,7 +49,7 @@ func BenchmarkRandomGameDirect(b *testing.B) {
 	moves := 0
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	cpu0 := cpuTime()
+	cpu0 := enginetest.CPUTime()
 	for i := 0; b.Loop(); i++ {
 		s, _, err := g.Setup(engine.Config{Seats: 4, Seed: uint64(i), Options: OptionsOf(), Start: start})
 		if err != nil {
@@ -67,18 +65,8 @@ func BenchmarkRandomGameDirect(b *testing.B) {
 		}
 	}
 	runtime.ReadMemStats(&m1)
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "games/cpu-s")
+	b.ReportMetric(float64(b.N)/(enginetest.CPUTime()-cpu0).Seconds(), "games/cpu-s")
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 	b.ReportMetric(float64(moves)/float64(b.N), "actions/game")
 	b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/float64(moves), "allocs/action")
-}
-
-// cpuTime is the process's CPU time: on a shared machine games per CPU-second is steadier than
-// games per wall-clock second.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -1,11 +1,10 @@
 package engine
 
 import (
+	"cardroom.dev/services/kit/engine/enginetest"
 	"math/rand/v2"
 	"runtime"
-	"syscall"
 	"testing"
-	"time"
 
 	"cardroom.dev/services/kit/engine"
 )
@@ -26,12 +25,6 @@ func playRandom(g Game, c engine.Config, r *rand.Rand, buf *[]Action) int {
 	return n
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // benchGames plays full random games (all rounds). games/s is by the wall clock; games/cpu-s by
 // the process's CPU time, which is the fairer figure on a shared machine (run with -cpu 1).
 func benchGames(b *testing.B, seats int) {
@@ -42,7 +35,7 @@ func benchGames(b *testing.B, seats int) {
 	actions := 0
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	cpu0 := cpuTime()
+	cpu0 := enginetest.CPUTime()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -50,7 +43,7 @@ func benchGames(b *testing.B, seats int) {
 		actions += playRandom(g, c, r, &buf)
 	}
 	b.StopTimer()
-	cpu := cpuTime() - cpu0
+	cpu := enginetest.CPUTime() - cpu0
 	runtime.ReadMemStats(&m1)
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "games/s")
 	b.ReportMetric(float64(b.N)/cpu.Seconds(), "games/cpu-s")
