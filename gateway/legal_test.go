@@ -1,6 +1,11 @@
 package gateway_test
 
 import (
+	"errors"
+	"io"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
@@ -71,5 +76,117 @@ func TestActIncludesLegalActions(t *testing.T) {
 	}
 	if nonEmpty == 0 {
 		t.Fatal("no answer listed a next move: the same seat never acted twice in a row")
+	}
+}
+
+// TestWatchIncludesLegalActions plays four-seat sabai-sabai through two gateways and two rules
+// replicas sharing Redis, every seat moving only on what its own stream lists: each list is
+// exactly what ListLegalActions gives the seat while the table is at that version, every move
+// taken from a list at its version is accepted (or refused only as stale), and a spectator who asks
+// for legal actions gets none.
+func TestWatchIncludesLegalActions(t *testing.T) {
+	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}, gateways: 2, rules: 2, redis: true})
+	players := []*client{e.signIn(0, "Ann"), e.signIn(1, "Bob"), e.signIn(0, "Cid"), e.signIn(1, "Dee")}
+	cr, err := players[0].c.CreateTable(players[0].ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetTableId()
+	for _, p := range players[1:] {
+		if _, err := p.c.JoinTable(p.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	streams := make([]gatewayv1.GatewayService_WatchClient, len(players))
+	for i, p := range players {
+		if streams[i], err = p.c.Watch(p.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := players[0].c.StartTable(players[0].ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
+		t.Fatal(err)
+	}
+	spectator := e.signIn(1, "Eve")
+	spec, err := spectator.c.Watch(spectator.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var moves, compared atomic.Int64
+	var wg sync.WaitGroup
+	for i, p := range players {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rnd := rand.New(rand.NewPCG(uint64(i), 7))
+			var last uint64
+			for {
+				m, err := streams[i].Recv()
+				if err != nil {
+					t.Errorf("seat %d: stream ended before the table finished: %v", i, err)
+					return
+				}
+				if ev := m.GetEvent(); ev != nil {
+					if isFinished(ev) {
+						return
+					}
+					continue
+				}
+				l := m.GetLegalActions()
+				if l == nil {
+					t.Errorf("seat %d: a message with neither an event nor legal actions", i)
+					return
+				}
+				if l.GetVersion() <= last && last > 0 {
+					t.Errorf("seat %d: legal actions at %d after %d", i, l.GetVersion(), last)
+					return
+				}
+				last = l.GetVersion()
+				if len(l.GetActions()) == 0 {
+					continue
+				}
+				if now, err := p.c.ListLegalActions(p.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id}); err == nil && now.GetVersion() == l.GetVersion() {
+					compared.Add(1)
+					if len(now.GetActions()) != len(l.GetActions()) {
+						t.Errorf("seat %d at %d: the stream lists %d actions, ListLegalActions %d", i, l.GetVersion(), len(l.GetActions()), len(now.GetActions()))
+						return
+					}
+					for j := range now.GetActions() {
+						if !proto.Equal(now.GetActions()[j], l.GetActions()[j]) {
+							t.Errorf("seat %d at %d: action %d differs", i, l.GetVersion(), j)
+							return
+						}
+					}
+				}
+				v := l.GetVersion()
+				_, err = p.c.Act(p.ctx(), &gatewayv1.ActRequest{TableId: id, Action: l.GetActions()[rnd.IntN(len(l.GetActions()))], ActionId: nextActionID(), ExpectedVersion: &v})
+				switch {
+				case err == nil:
+					moves.Add(1)
+				case !isRace(err):
+					t.Errorf("seat %d: a move its stream listed at %d was refused: %v", i, v, err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if moves.Load() < 20 || compared.Load() < 10 {
+		t.Fatalf("only %d moves, %d lists compared", moves.Load(), compared.Load())
+	}
+	for {
+		m, err := spec.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.GetLegalActions() != nil {
+			t.Fatalf("a spectator received legal actions: %v", m.GetLegalActions())
+		}
 	}
 }

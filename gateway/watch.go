@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // gapRepairAfter is how long an event may be missing, with later ones already here, before the
@@ -25,8 +26,8 @@ import (
 const gapRepairAfter = 150 * time.Millisecond
 
 // hubs holds this replica's hub of each table it streams, and the replica's one subscription to
-// every table's events (all audiences: the gateway is trusted and filters per client), which
-// hands each event to its table's hub, if any. One plain NATS subscription per replica costs the
+// every table's live updates (events of all audiences and every seat's legal actions: the gateway
+// is trusted and filters per client), which hands each update to its table's hub, if any. One plain NATS subscription per replica costs the
 // bus nothing per table; what it may miss (while the connection is down, or a slow-consumer drop)
 // the hubs read from the rules services' logs, which are the record.
 type hubs struct {
@@ -51,7 +52,7 @@ func (hs *hubs) subscribeLocked() error {
 	if hs.sub != nil {
 		return nil
 	}
-	sub, err := hs.s.bus.Conn().Subscribe(bus.AllTableSubjects, hs.deliver)
+	sub, err := hs.s.bus.Conn().Subscribe(bus.AllLiveSubjects, hs.deliver)
 	if err != nil {
 		return fmt.Errorf("subscribe to table events: %w", err)
 	}
@@ -63,10 +64,10 @@ func (hs *hubs) subscribeLocked() error {
 	return nil
 }
 
-// deliver hands one published event to its table's hub; events of tables this replica does not
+// deliver hands one live update to its table's hub; updates of tables this replica does not
 // stream are dropped before decoding.
 func (hs *hubs) deliver(m *nats.Msg) {
-	id, ok := bus.TableOf(m.Subject)
+	id, ok := bus.LiveTableOf(m.Subject)
 	if !ok {
 		return
 	}
@@ -76,9 +77,9 @@ func (hs *hubs) deliver(m *nats.Msg) {
 	if h == nil {
 		return
 	}
-	ev := &eventsv1.Event{}
-	if proto.Unmarshal(m.Data, ev) == nil {
-		h.add(ev)
+	u := &rulesv1.TableUpdate{}
+	if proto.Unmarshal(m.Data, u) == nil && u.GetTableId() == id {
+		h.update(u)
 	}
 }
 
@@ -155,6 +156,12 @@ type hub struct {
 	finished bool
 	changed  chan struct{} // closed and replaced at every change
 	gap      chan struct{} // signalled when a gap opens: repair wakes only then
+
+	// legal is every seat's legal actions at legalVersion, from the newest live update (nil before
+	// the first: the log does not hold them).
+	legal        []*rulesv1.SeatActions
+	legalVersion uint64
+	legalKnown   bool
 }
 
 func newHub(s *Server, table string, rules rulesv1.RulesServiceClient) *hub {
@@ -304,11 +311,35 @@ func (h *hub) repair(ctx context.Context) {
 func (h *hub) add(e *eventsv1.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.addLocked(e) {
+		h.changedLocked()
+	}
+}
+
+// update adds a live update's events and keeps its legal actions if it is the newest.
+func (h *hub) update(u *rulesv1.TableUpdate) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	changed := false
+	for _, e := range u.GetEvents() {
+		changed = h.addLocked(e) || changed
+	}
+	if !h.legalKnown || u.GetVersion() > h.legalVersion {
+		h.legal, h.legalVersion, h.legalKnown = u.GetLegal(), u.GetVersion(), true
+		changed = true
+	}
+	if changed {
+		h.changedLocked()
+	}
+}
+
+// addLocked is add with h.mu held; true when the events in order grew.
+func (h *hub) addLocked(e *eventsv1.Event) bool {
 	seq := e.GetSequence()
 	next := uint64(len(h.events)) + 1
 	switch {
 	case seq < next:
-		return
+		return false
 	case seq > next:
 		h.pending[seq] = e
 		if h.gapSince.IsZero() {
@@ -318,7 +349,7 @@ func (h *hub) add(e *eventsv1.Event) {
 			default:
 			}
 		}
-		return
+		return false
 	}
 	h.append(e)
 	for {
@@ -339,8 +370,29 @@ func (h *hub) add(e *eventsv1.Event) {
 	} else {
 		h.gapSince = time.Now()
 	}
+	return true
+}
+
+// changedLocked wakes every stream waiting for a change; h.mu is held.
+func (h *hub) changedLocked() {
 	close(h.changed)
 	h.changed = make(chan struct{})
+}
+
+// legalOf returns seat's legal actions at the newest version a live update told, and whether one
+// did.
+func (h *hub) legalOf(seat int) (version uint64, actions []*anypb.Any, known bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.legalKnown {
+		return 0, nil, false
+	}
+	for _, sa := range h.legal {
+		if int(sa.GetSeat()) == seat {
+			return h.legalVersion, sa.GetActions(), true
+		}
+	}
+	return h.legalVersion, nil, true
 }
 
 func (h *hub) append(e *eventsv1.Event) {
@@ -403,15 +455,27 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 		go s.present(ctx, t.ID, seat)
 	}
 	cursor := req.GetAfterSequence()
+	var legal *legalFeed
+	if req.GetIncludeLegalActions() && seat >= 0 {
+		legal = &legalFeed{s: s, h: h, seat: seat}
+	}
 	for {
 		evs, changed, finished := h.since(cursor)
 		for _, e := range evs {
 			cursor = e.GetSequence()
+			if legal != nil {
+				legal.seen = e.GetVersion()
+			}
 			if !visible(e, seat) {
 				continue
 			}
 			if err := stream.Send(&gatewayv1.WatchResponse{Event: e}); err != nil {
 				return fmt.Errorf("send: %w", err)
+			}
+		}
+		if legal != nil && cursor > 0 {
+			if err := legal.send(ctx, stream); err != nil {
+				return err
 			}
 		}
 		if finished && len(evs) == 0 {
@@ -426,6 +490,50 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 			return ctx.Err()
 		}
 	}
+}
+
+// legalFeed sends a watching seat its legal actions: after the events of each version it saw,
+// the list the live update of that version carried, or, when no update told it (the events came
+// from the log), the list the rules service gives.
+type legalFeed struct {
+	s    *Server
+	h    *hub
+	seat int
+	// seen is the version of the last event the stream passed (sent or not).
+	seen uint64
+	// sent is the version of the last list sent (valid when any); nonEmpty: that list had actions.
+	sent     uint64
+	any      bool
+	nonEmpty bool
+}
+
+func (f *legalFeed) send(ctx context.Context, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {
+	if f.any && f.sent >= f.seen {
+		return nil
+	}
+	version, actions, known := f.h.legalOf(f.seat)
+	switch {
+	case known && version > f.seen:
+		return nil // its events are on the way: the list follows them
+	case !known || version < f.seen:
+		r, err := f.h.rules.ListLegalActions(ctx, &rulesv1.ListLegalActionsRequest{TableId: f.h.table, Seat: uint32(f.seat)})
+		if err != nil {
+			return err
+		}
+		version, actions = r.GetVersion(), r.GetActions()
+	}
+	if f.any && version <= f.sent {
+		return nil
+	}
+	f.sent, f.any = max(version, f.seen), true
+	if len(actions) == 0 && !f.nonEmpty {
+		return nil
+	}
+	f.nonEmpty = len(actions) > 0
+	if err := stream.Send(&gatewayv1.WatchResponse{LegalActions: &gatewayv1.LegalActions{Version: version, Actions: actions}}); err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	return nil
 }
 
 // awaitStart waits until the open table id, where the caller has a place, is dealt.

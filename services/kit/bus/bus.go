@@ -21,11 +21,11 @@ import (
 // DefaultStream is the JetStream stream name.
 const DefaultStream = "CARDROOM"
 
-// Subjects of the stream.
-const (
-	subjectRoot = "cardroom"
-	AllSubjects = subjectRoot + ".>"
-)
+// Subjects of the stream: every table's events and every game's finished tables. Live updates
+// (LiveSubject) are not kept.
+const subjectRoot = "cardroom"
+
+var streamSubjects = []string{subjectRoot + ".table.>", subjectRoot + ".game.>"}
 
 // PublicSubject is where a table's public events go.
 func PublicSubject(table string) string { return subjectRoot + ".table." + table + ".public" }
@@ -38,17 +38,17 @@ func SeatSubject(table string, seat int) string {
 // TableSubjects matches every event of a table.
 func TableSubjects(table string) string { return subjectRoot + ".table." + table + ".>" }
 
-// AllTableSubjects matches every event of every table.
-const AllTableSubjects = subjectRoot + ".table.>"
+// LiveSubject carries a table's live updates (cardroom.rules.v1.TableUpdate) from the rules
+// services to the gateways: plain NATS, outside the stream.
+func LiveSubject(table string) string { return subjectRoot + ".live." + table }
 
-// TableOf is the table of a subject under AllTableSubjects.
-func TableOf(subject string) (string, bool) {
-	rest, ok := strings.CutPrefix(subject, subjectRoot+".table.")
-	if !ok {
-		return "", false
-	}
-	table, _, ok := strings.Cut(rest, ".")
-	if !ok || table == "" {
+// AllLiveSubjects matches every table's live updates.
+const AllLiveSubjects = subjectRoot + ".live.*"
+
+// LiveTableOf is the table of a subject under AllLiveSubjects.
+func LiveTableOf(subject string) (string, bool) {
+	table, ok := strings.CutPrefix(subject, subjectRoot+".live.")
+	if !ok || table == "" || strings.Contains(table, ".") {
 		return "", false
 	}
 	return table, true
@@ -128,7 +128,7 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	}
 	cfg := jetstream.StreamConfig{
 		Name:       opt.Stream,
-		Subjects:   []string{AllSubjects},
+		Subjects:   streamSubjects,
 		Storage:    jetstream.FileStorage,
 		MaxAge:     opt.MaxAge,
 		Duplicates: opt.Duplicates,
@@ -164,6 +164,15 @@ func (b *Bus) JetStream() jetstream.JetStream { return b.js }
 
 // Stream is the stream name.
 func (b *Bus) Stream() string { return b.stream }
+
+// PublishLive sends one message that the stream does not keep, without waiting for anything: it
+// reaches the subscribers connected now, or nobody.
+func (b *Bus) PublishLive(subject string, data []byte) error {
+	if err := b.nc.Publish(subject, data); err != nil {
+		return fmt.Errorf("publish %s: %w", subject, err)
+	}
+	return nil
+}
 
 // Publish publishes msgs, in order, and waits until the stream has acknowledged every one. The
 // trace context of ctx goes in each message's headers.

@@ -11,6 +11,7 @@ import (
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/natsembed"
 	"cardroom.dev/services/kit/testenv"
+	"github.com/nats-io/nats.go"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
@@ -129,18 +130,51 @@ func TestPublishSubscribeResume(t *testing.T) {
 	})
 }
 
-func TestTableOf(t *testing.T) {
+func TestLiveTableOf(t *testing.T) {
 	for subject, want := range map[string]string{
-		bus.PublicSubject("t-1"):  "t-1",
-		bus.SeatSubject("t-2", 3): "t-2",
-		bus.FinishedSubject("x"):  "",
-		"cardroom.table.":         "",
-		"cardroom.table.t-3":      "",
-		"other.table.t-4.public":  "",
+		bus.LiveSubject("t-1"):     "t-1",
+		bus.PublicSubject("t-2"):   "",
+		bus.SeatSubject("t-2", 3):  "",
+		bus.FinishedSubject("x"):   "",
+		"cardroom.live.":           "",
+		"cardroom.live.t-3.public": "",
+		"other.live.t-4":           "",
 	} {
-		got, ok := bus.TableOf(subject)
+		got, ok := bus.LiveTableOf(subject)
 		if got != want || ok != (want != "") {
-			t.Errorf("TableOf(%q) = %q, %v; want %q", subject, got, ok, want)
+			t.Errorf("LiveTableOf(%q) = %q, %v; want %q", subject, got, ok, want)
 		}
+	}
+}
+
+// Live updates reach subscribers but are not kept by the stream.
+func TestLiveNotKept(t *testing.T) {
+	ns, err := natsembed.Start(0, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	b := connect(t, ns.URL())
+	before, err := b.LastSequence(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := make(chan *nats.Msg, 1)
+	sub, err := b.Conn().ChanSubscribe(bus.AllLiveSubjects, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	if err := b.PublishLive(bus.LiveSubject("t-9"), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-msgs; m.Subject != bus.LiveSubject("t-9") || string(m.Data) != "x" {
+		t.Fatalf("received %s %q", m.Subject, m.Data)
+	}
+	if err := b.Publish(t.Context(), []bus.Message{{Subject: bus.PublicSubject("t-9"), Data: []byte("y")}}); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := b.LastSequence(t.Context()); err != nil || after != before+1 {
+		t.Fatalf("the stream went from %d to %d (%v); want one message more", before, after, err)
 	}
 }

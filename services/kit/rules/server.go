@@ -64,6 +64,7 @@ type Server struct {
 	info    engine.Info
 	store   store.Store
 	pub     Publisher
+	live    LivePublisher // nil: no live updates
 	opt     Options
 	log     *slog.Logger
 	tracer  trace.Tracer
@@ -99,8 +100,9 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 		opt.Logger = slog.Default()
 	}
 	info := eng.Info()
+	live, _ := pub.(LivePublisher)
 	return &Server{
-		eng: eng, info: info, store: st, pub: pub, opt: opt,
+		eng: eng, info: info, store: st, pub: pub, live: live, opt: opt,
 		log:       opt.Logger.With(slog.String("game", info.Name)),
 		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
 		metrics:   newMetrics(info.Name),
@@ -248,6 +250,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 		return nil, err
 	}
 	subj := &subjects{}
+	s.publishLive(ctx, id, 0, encs, st, n)
 	s.publish(ctx, id, encs, subj)
 	s.states.put(id, 0, state, st, subj) // neither is used again
 	s.metrics.tablesCreated.Add(ctx, 1)
@@ -526,6 +529,11 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	if l.subj == nil {
 		l.subj = &subjects{}
 	}
+	st := l.state
+	if finished {
+		st = nil
+	}
+	s.publishLive(ctx, l.t.ID, head.version, encs, st, len(l.cfg.GetSeats()))
 	s.publish(ctx, l.t.ID, encs, l.subj)
 	if finished {
 		s.metrics.tablesFinished.Add(ctx, 1)

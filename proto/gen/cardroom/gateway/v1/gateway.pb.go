@@ -2070,8 +2070,11 @@ type WatchRequest struct {
 	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	// Resume after this sequence; 0 starts from the table's first event.
 	AfterSequence uint64 `protobuf:"varint,2,opt,name=after_sequence,json=afterSequence,proto3" json:"after_sequence,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// When true and the caller has a seat, the stream also carries the seat's legal actions (see
+	// WatchResponse.legal_actions), so a client needs no ListLegalActions call while it watches.
+	IncludeLegalActions bool `protobuf:"varint,3,opt,name=include_legal_actions,json=includeLegalActions,proto3" json:"include_legal_actions,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *WatchRequest) Reset() {
@@ -2118,9 +2121,20 @@ func (x *WatchRequest) GetAfterSequence() uint64 {
 	return 0
 }
 
+func (x *WatchRequest) GetIncludeLegalActions() bool {
+	if x != nil {
+		return x.IncludeLegalActions
+	}
+	return false
+}
+
+// WatchResponse carries one event, or (with include_legal_actions) the seat's legal actions.
 type WatchResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Event         *v11.Event             `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Event *v11.Event             `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// Sent after the events of a version at which the seat may act, and once with no action when it
+	// no longer may. When the stream falls behind, only the newest version's list is sent.
+	LegalActions  *LegalActions `protobuf:"bytes,2,opt,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2162,6 +2176,66 @@ func (x *WatchResponse) GetEvent() *v11.Event {
 	return nil
 }
 
+func (x *WatchResponse) GetLegalActions() *LegalActions {
+	if x != nil {
+		return x.LegalActions
+	}
+	return nil
+}
+
+// LegalActions are the caller's legal actions at a table version.
+type LegalActions struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LegalActions) Reset() {
+	*x = LegalActions{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LegalActions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LegalActions) ProtoMessage() {}
+
+func (x *LegalActions) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LegalActions.ProtoReflect.Descriptor instead.
+func (*LegalActions) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *LegalActions) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *LegalActions) GetActions() []*anypb.Any {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
 type GetReplayRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
@@ -2171,7 +2245,7 @@ type GetReplayRequest struct {
 
 func (x *GetReplayRequest) Reset() {
 	*x = GetReplayRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2183,7 +2257,7 @@ func (x *GetReplayRequest) String() string {
 func (*GetReplayRequest) ProtoMessage() {}
 
 func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2196,7 +2270,7 @@ func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReplayRequest.ProtoReflect.Descriptor instead.
 func (*GetReplayRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *GetReplayRequest) GetTableId() string {
@@ -2225,7 +2299,7 @@ type ReplayEntry struct {
 
 func (x *ReplayEntry) Reset() {
 	*x = ReplayEntry{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2237,7 +2311,7 @@ func (x *ReplayEntry) String() string {
 func (*ReplayEntry) ProtoMessage() {}
 
 func (x *ReplayEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2250,7 +2324,7 @@ func (x *ReplayEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayEntry.ProtoReflect.Descriptor instead.
 func (*ReplayEntry) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ReplayEntry) GetVersion() uint64 {
@@ -2350,7 +2424,7 @@ type GetReplayResponse struct {
 
 func (x *GetReplayResponse) Reset() {
 	*x = GetReplayResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2362,7 +2436,7 @@ func (x *GetReplayResponse) String() string {
 func (*GetReplayResponse) ProtoMessage() {}
 
 func (x *GetReplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2375,7 +2449,7 @@ func (x *GetReplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReplayResponse.ProtoReflect.Descriptor instead.
 func (*GetReplayResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GetReplayResponse) GetTable() *v1.TableSummary {
@@ -2537,12 +2611,17 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"d\n" +
 	"\x18ListLegalActionsResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
-	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"P\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"\x84\x01\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12%\n" +
-	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\"@\n" +
+	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\x122\n" +
+	"\x15include_legal_actions\x18\x03 \x01(\bR\x13includeLegalActions\"\x88\x01\n" +
 	"\rWatchResponse\x12/\n" +
-	"\x05event\x18\x01 \x01(\v2\x19.cardroom.events.v1.EventR\x05event\"-\n" +
+	"\x05event\x18\x01 \x01(\v2\x19.cardroom.events.v1.EventR\x05event\x12F\n" +
+	"\rlegal_actions\x18\x02 \x01(\v2!.cardroom.gateway.v1.LegalActionsR\flegalActions\"X\n" +
+	"\fLegalActions\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"-\n" +
 	"\x10GetReplayRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"\x88\x02\n" +
 	"\vReplayEntry\x12\x18\n" +
@@ -2608,7 +2687,7 @@ func file_cardroom_gateway_v1_gateway_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_gateway_v1_gateway_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
 var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(TableState)(0),                  // 0: cardroom.gateway.v1.TableState
 	(TicketState)(0),                 // 1: cardroom.gateway.v1.TicketState
@@ -2648,95 +2727,98 @@ var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(*ListLegalActionsResponse)(nil), // 35: cardroom.gateway.v1.ListLegalActionsResponse
 	(*WatchRequest)(nil),             // 36: cardroom.gateway.v1.WatchRequest
 	(*WatchResponse)(nil),            // 37: cardroom.gateway.v1.WatchResponse
-	(*GetReplayRequest)(nil),         // 38: cardroom.gateway.v1.GetReplayRequest
-	(*ReplayEntry)(nil),              // 39: cardroom.gateway.v1.ReplayEntry
-	(*GetReplayResponse)(nil),        // 40: cardroom.gateway.v1.GetReplayResponse
-	(*timestamppb.Timestamp)(nil),    // 41: google.protobuf.Timestamp
-	(*v1.PlayerRef)(nil),             // 42: cardroom.game.v1.PlayerRef
-	(*v1.Seat)(nil),                  // 43: cardroom.game.v1.Seat
-	(*anypb.Any)(nil),                // 44: google.protobuf.Any
-	(*v1.TimeLimits)(nil),            // 45: cardroom.game.v1.TimeLimits
-	(*durationpb.Duration)(nil),      // 46: google.protobuf.Duration
-	(*v11.Event)(nil),                // 47: cardroom.events.v1.Event
-	(*v1.TableSummary)(nil),          // 48: cardroom.game.v1.TableSummary
+	(*LegalActions)(nil),             // 38: cardroom.gateway.v1.LegalActions
+	(*GetReplayRequest)(nil),         // 39: cardroom.gateway.v1.GetReplayRequest
+	(*ReplayEntry)(nil),              // 40: cardroom.gateway.v1.ReplayEntry
+	(*GetReplayResponse)(nil),        // 41: cardroom.gateway.v1.GetReplayResponse
+	(*timestamppb.Timestamp)(nil),    // 42: google.protobuf.Timestamp
+	(*v1.PlayerRef)(nil),             // 43: cardroom.game.v1.PlayerRef
+	(*v1.Seat)(nil),                  // 44: cardroom.game.v1.Seat
+	(*anypb.Any)(nil),                // 45: google.protobuf.Any
+	(*v1.TimeLimits)(nil),            // 46: cardroom.game.v1.TimeLimits
+	(*durationpb.Duration)(nil),      // 47: google.protobuf.Duration
+	(*v11.Event)(nil),                // 48: cardroom.events.v1.Event
+	(*v1.TableSummary)(nil),          // 49: cardroom.game.v1.TableSummary
 }
 var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
-	41, // 0: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	41, // 1: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
+	42, // 0: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	42, // 1: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
 	7,  // 2: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
 	0,  // 3: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
-	42, // 4: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
-	43, // 5: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
-	44, // 6: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
-	45, // 7: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	44, // 8: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
-	45, // 9: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	43, // 4: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
+	44, // 5: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
+	45, // 6: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
+	46, // 7: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	45, // 8: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
+	46, // 9: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
 	9,  // 10: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
 	9,  // 11: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
 	9,  // 12: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
 	9,  // 13: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
 	9,  // 14: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
 	9,  // 15: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	44, // 16: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
-	45, // 17: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	46, // 18: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
+	45, // 16: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
+	46, // 17: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	47, // 18: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
 	1,  // 19: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
-	46, // 20: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
-	44, // 21: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
-	47, // 22: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	44, // 23: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
-	44, // 24: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	41, // 25: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	48, // 26: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	44, // 27: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	47, // 28: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
-	44, // 29: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	41, // 30: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	47, // 31: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	48, // 32: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	47, // 33: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	39, // 34: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
-	2,  // 35: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	4,  // 36: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	6,  // 37: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	10, // 38: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	12, // 39: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	14, // 40: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	16, // 41: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	18, // 42: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	20, // 43: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	22, // 44: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	24, // 45: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	26, // 46: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	28, // 47: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	30, // 48: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	32, // 49: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	34, // 50: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	36, // 51: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	38, // 52: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	3,  // 53: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	5,  // 54: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	8,  // 55: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	11, // 56: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	13, // 57: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	15, // 58: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	17, // 59: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	19, // 60: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	21, // 61: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	23, // 62: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	25, // 63: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	27, // 64: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	29, // 65: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	31, // 66: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	33, // 67: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	35, // 68: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	37, // 69: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	40, // 70: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	53, // [53:71] is the sub-list for method output_type
-	35, // [35:53] is the sub-list for method input_type
-	35, // [35:35] is the sub-list for extension type_name
-	35, // [35:35] is the sub-list for extension extendee
-	0,  // [0:35] is the sub-list for field type_name
+	47, // 20: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
+	45, // 21: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
+	48, // 22: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	45, // 23: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	45, // 24: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	42, // 25: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	49, // 26: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	45, // 27: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	48, // 28: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	38, // 29: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
+	45, // 30: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
+	45, // 31: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	42, // 32: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	48, // 33: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	49, // 34: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	48, // 35: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	40, // 36: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	2,  // 37: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	4,  // 38: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	6,  // 39: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	10, // 40: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	12, // 41: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	14, // 42: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	16, // 43: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	18, // 44: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	20, // 45: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	22, // 46: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	24, // 47: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	26, // 48: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	28, // 49: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	30, // 50: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	32, // 51: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	34, // 52: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	36, // 53: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	39, // 54: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	3,  // 55: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	5,  // 56: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	8,  // 57: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	11, // 58: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	13, // 59: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	15, // 60: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	17, // 61: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	19, // 62: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	21, // 63: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	23, // 64: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	25, // 65: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	27, // 66: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	29, // 67: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	31, // 68: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	33, // 69: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	35, // 70: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	37, // 71: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	41, // 72: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	55, // [55:73] is the sub-list for method output_type
+	37, // [37:55] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }
@@ -2748,7 +2830,7 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 	file_cardroom_gateway_v1_gateway_proto_msgTypes[27].OneofWrappers = []any{}
 	file_cardroom_gateway_v1_gateway_proto_msgTypes[28].OneofWrappers = []any{}
 	file_cardroom_gateway_v1_gateway_proto_msgTypes[31].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[37].OneofWrappers = []any{
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[38].OneofWrappers = []any{
 		(*ReplayEntry_Seat)(nil),
 		(*ReplayEntry_Timeout)(nil),
 		(*ReplayEntry_Abort)(nil),
@@ -2759,7 +2841,7 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_gateway_v1_gateway_proto_rawDesc), len(file_cardroom_gateway_v1_gateway_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   39,
+			NumMessages:   40,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

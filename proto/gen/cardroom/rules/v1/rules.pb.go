@@ -989,6 +989,133 @@ func (x *GetLogResponse) GetCreatedEvents() []*v11.Event {
 	return nil
 }
 
+// TableUpdate is what a rules service publishes for the gateways after every commit, on
+// cardroom.live.<table> (plain NATS, not kept: a gateway that misses one reads the log): the events
+// of one version for every audience, and the legal actions of every seat that may act at that
+// version. The gateways pass each seat only its own.
+type TableUpdate struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// The table version after the commit (0: the deal).
+	Version uint64       `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	Events  []*v11.Event `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
+	// Seats absent here have no legal action at this version.
+	Legal         []*SeatActions `protobuf:"bytes,4,rep,name=legal,proto3" json:"legal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TableUpdate) Reset() {
+	*x = TableUpdate{}
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TableUpdate) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TableUpdate) ProtoMessage() {}
+
+func (x *TableUpdate) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TableUpdate.ProtoReflect.Descriptor instead.
+func (*TableUpdate) Descriptor() ([]byte, []int) {
+	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *TableUpdate) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *TableUpdate) GetVersion() uint64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *TableUpdate) GetEvents() []*v11.Event {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *TableUpdate) GetLegal() []*SeatActions {
+	if x != nil {
+		return x.Legal
+	}
+	return nil
+}
+
+// SeatActions are one seat's legal actions.
+type SeatActions struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatActions) Reset() {
+	*x = SeatActions{}
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatActions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatActions) ProtoMessage() {}
+
+func (x *SeatActions) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatActions.ProtoReflect.Descriptor instead.
+func (*SeatActions) Descriptor() ([]byte, []int) {
+	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *SeatActions) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatActions) GetActions() []*anypb.Any {
+	if x != nil {
+		return x.Actions
+	}
+	return nil
+}
+
 type SuggestActionRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
@@ -999,7 +1126,7 @@ type SuggestActionRequest struct {
 
 func (x *SuggestActionRequest) Reset() {
 	*x = SuggestActionRequest{}
-	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[14]
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1011,7 +1138,7 @@ func (x *SuggestActionRequest) String() string {
 func (*SuggestActionRequest) ProtoMessage() {}
 
 func (x *SuggestActionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[14]
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1024,7 +1151,7 @@ func (x *SuggestActionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestActionRequest.ProtoReflect.Descriptor instead.
 func (*SuggestActionRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SuggestActionRequest) GetTableId() string {
@@ -1051,7 +1178,7 @@ type SuggestActionResponse struct {
 
 func (x *SuggestActionResponse) Reset() {
 	*x = SuggestActionResponse{}
-	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[15]
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1063,7 +1190,7 @@ func (x *SuggestActionResponse) String() string {
 func (*SuggestActionResponse) ProtoMessage() {}
 
 func (x *SuggestActionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[15]
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1076,7 +1203,7 @@ func (x *SuggestActionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SuggestActionResponse.ProtoReflect.Descriptor instead.
 func (*SuggestActionResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SuggestActionResponse) GetVersion() uint64 {
@@ -1103,7 +1230,7 @@ type AbortTableRequest struct {
 
 func (x *AbortTableRequest) Reset() {
 	*x = AbortTableRequest{}
-	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[16]
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1115,7 +1242,7 @@ func (x *AbortTableRequest) String() string {
 func (*AbortTableRequest) ProtoMessage() {}
 
 func (x *AbortTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[16]
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1128,7 +1255,7 @@ func (x *AbortTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortTableRequest.ProtoReflect.Descriptor instead.
 func (*AbortTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AbortTableRequest) GetTableId() string {
@@ -1154,7 +1281,7 @@ type AbortTableResponse struct {
 
 func (x *AbortTableResponse) Reset() {
 	*x = AbortTableResponse{}
-	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[17]
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1166,7 +1293,7 @@ func (x *AbortTableResponse) String() string {
 func (*AbortTableResponse) ProtoMessage() {}
 
 func (x *AbortTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[17]
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1179,7 +1306,7 @@ func (x *AbortTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AbortTableResponse.ProtoReflect.Descriptor instead.
 func (*AbortTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AbortTableResponse) GetTable() *v1.TableSummary {
@@ -1258,7 +1385,15 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\x0eGetLogResponse\x124\n" +
 	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x125\n" +
 	"\aentries\x18\x02 \x03(\v2\x1b.cardroom.rules.v1.LogEntryR\aentries\x12@\n" +
-	"\x0ecreated_events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\"E\n" +
+	"\x0ecreated_events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\"\xab\x01\n" +
+	"\vTableUpdate\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x04R\aversion\x121\n" +
+	"\x06events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x124\n" +
+	"\x05legal\x18\x04 \x03(\v2\x1e.cardroom.rules.v1.SeatActionsR\x05legal\"Q\n" +
+	"\vSeatActions\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\rR\x04seat\x12.\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"E\n" +
 	"\x14SuggestActionRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\rR\x04seat\"_\n" +
@@ -1295,7 +1430,7 @@ func file_cardroom_rules_v1_rules_proto_rawDescGZIP() []byte {
 	return file_cardroom_rules_v1_rules_proto_rawDescData
 }
 
-var file_cardroom_rules_v1_rules_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_cardroom_rules_v1_rules_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_cardroom_rules_v1_rules_proto_goTypes = []any{
 	(*DescribeGameRequest)(nil),      // 0: cardroom.rules.v1.DescribeGameRequest
 	(*DescribeGameResponse)(nil),     // 1: cardroom.rules.v1.DescribeGameResponse
@@ -1311,56 +1446,61 @@ var file_cardroom_rules_v1_rules_proto_goTypes = []any{
 	(*GetLogRequest)(nil),            // 11: cardroom.rules.v1.GetLogRequest
 	(*LogEntry)(nil),                 // 12: cardroom.rules.v1.LogEntry
 	(*GetLogResponse)(nil),           // 13: cardroom.rules.v1.GetLogResponse
-	(*SuggestActionRequest)(nil),     // 14: cardroom.rules.v1.SuggestActionRequest
-	(*SuggestActionResponse)(nil),    // 15: cardroom.rules.v1.SuggestActionResponse
-	(*AbortTableRequest)(nil),        // 16: cardroom.rules.v1.AbortTableRequest
-	(*AbortTableResponse)(nil),       // 17: cardroom.rules.v1.AbortTableResponse
-	(*v1.TableConfig)(nil),           // 18: cardroom.game.v1.TableConfig
-	(*v1.TableSummary)(nil),          // 19: cardroom.game.v1.TableSummary
-	(*anypb.Any)(nil),                // 20: google.protobuf.Any
-	(*v11.Event)(nil),                // 21: cardroom.events.v1.Event
-	(*timestamppb.Timestamp)(nil),    // 22: google.protobuf.Timestamp
+	(*TableUpdate)(nil),              // 14: cardroom.rules.v1.TableUpdate
+	(*SeatActions)(nil),              // 15: cardroom.rules.v1.SeatActions
+	(*SuggestActionRequest)(nil),     // 16: cardroom.rules.v1.SuggestActionRequest
+	(*SuggestActionResponse)(nil),    // 17: cardroom.rules.v1.SuggestActionResponse
+	(*AbortTableRequest)(nil),        // 18: cardroom.rules.v1.AbortTableRequest
+	(*AbortTableResponse)(nil),       // 19: cardroom.rules.v1.AbortTableResponse
+	(*v1.TableConfig)(nil),           // 20: cardroom.game.v1.TableConfig
+	(*v1.TableSummary)(nil),          // 21: cardroom.game.v1.TableSummary
+	(*anypb.Any)(nil),                // 22: google.protobuf.Any
+	(*v11.Event)(nil),                // 23: cardroom.events.v1.Event
+	(*timestamppb.Timestamp)(nil),    // 24: google.protobuf.Timestamp
 }
 var file_cardroom_rules_v1_rules_proto_depIdxs = []int32{
-	18, // 0: cardroom.rules.v1.CreateTableRequest.config:type_name -> cardroom.game.v1.TableConfig
-	19, // 1: cardroom.rules.v1.CreateTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	20, // 2: cardroom.rules.v1.ActRequest.action:type_name -> google.protobuf.Any
-	21, // 3: cardroom.rules.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	20, // 4: cardroom.rules.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	20, // 0: cardroom.rules.v1.CreateTableRequest.config:type_name -> cardroom.game.v1.TableConfig
+	21, // 1: cardroom.rules.v1.CreateTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	22, // 2: cardroom.rules.v1.ActRequest.action:type_name -> google.protobuf.Any
+	23, // 3: cardroom.rules.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	22, // 4: cardroom.rules.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
 	6,  // 5: cardroom.rules.v1.GetViewRequest.viewer:type_name -> cardroom.rules.v1.Viewer
-	20, // 6: cardroom.rules.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	22, // 7: cardroom.rules.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	19, // 8: cardroom.rules.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	20, // 9: cardroom.rules.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	20, // 10: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
-	22, // 11: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
-	21, // 12: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
-	19, // 13: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
+	22, // 6: cardroom.rules.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	24, // 7: cardroom.rules.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	21, // 8: cardroom.rules.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	22, // 9: cardroom.rules.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	22, // 10: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
+	24, // 11: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
+	23, // 12: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
+	21, // 13: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
 	12, // 14: cardroom.rules.v1.GetLogResponse.entries:type_name -> cardroom.rules.v1.LogEntry
-	21, // 15: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
-	20, // 16: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
-	19, // 17: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	0,  // 18: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
-	2,  // 19: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
-	4,  // 20: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
-	7,  // 21: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
-	9,  // 22: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
-	11, // 23: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
-	14, // 24: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
-	16, // 25: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
-	1,  // 26: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
-	3,  // 27: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
-	5,  // 28: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
-	8,  // 29: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
-	10, // 30: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
-	13, // 31: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
-	15, // 32: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
-	17, // 33: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
-	26, // [26:34] is the sub-list for method output_type
-	18, // [18:26] is the sub-list for method input_type
-	18, // [18:18] is the sub-list for extension type_name
-	18, // [18:18] is the sub-list for extension extendee
-	0,  // [0:18] is the sub-list for field type_name
+	23, // 15: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
+	23, // 16: cardroom.rules.v1.TableUpdate.events:type_name -> cardroom.events.v1.Event
+	15, // 17: cardroom.rules.v1.TableUpdate.legal:type_name -> cardroom.rules.v1.SeatActions
+	22, // 18: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
+	22, // 19: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
+	21, // 20: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	0,  // 21: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
+	2,  // 22: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
+	4,  // 23: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
+	7,  // 24: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
+	9,  // 25: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
+	11, // 26: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
+	16, // 27: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
+	18, // 28: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
+	1,  // 29: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
+	3,  // 30: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
+	5,  // 31: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
+	8,  // 32: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
+	10, // 33: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
+	13, // 34: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
+	17, // 35: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
+	19, // 36: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
+	29, // [29:37] is the sub-list for method output_type
+	21, // [21:29] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_rules_v1_rules_proto_init() }
@@ -1384,7 +1524,7 @@ func file_cardroom_rules_v1_rules_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_rules_v1_rules_proto_rawDesc), len(file_cardroom_rules_v1_rules_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   18,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,92 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/engine"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+)
+
+// LivePublisher sends messages that nobody keeps, without waiting: *bus.Bus is one. A Server
+// whose Publisher is also a LivePublisher sends the gateways a cardroom.rules.v1.TableUpdate after
+// every commit.
+type LivePublisher interface {
+	PublishLive(subject string, data []byte) error
+}
+
+// Field numbers of cardroom.rules.v1.TableUpdate and SeatActions.
+const (
+	updateTableID protowire.Number = 1
+	updateVersion protowire.Number = 2
+	updateEvents  protowire.Number = 3
+	updateLegal   protowire.Number = 4
+
+	seatActionsSeat    protowire.Number = 1
+	seatActionsActions protowire.Number = 2
+)
+
+// The tags below are written as one byte.
+const _ = uint(15 - max(updateTableID, updateVersion, updateEvents, updateLegal, seatActionsSeat, seatActionsActions))
+
+// publishLive sends the table's update at version: the committed events (already encoded) and the
+// legal actions of every seat at st (nil: none, the table is over). It is best effort: a gateway
+// that misses it reads the log and asks for legal actions.
+func (s *Server) publishLive(ctx context.Context, table string, version uint64, evs []encodedEvent, st engine.State, seats int) {
+	if s.live == nil {
+		return
+	}
+	data, err := appendTableUpdate(nil, table, version, evs, st, seats)
+	if err == nil {
+		err = s.live.PublishLive(bus.LiveSubject(table), data)
+	}
+	if err != nil {
+		s.log.WarnContext(ctx, "live update not sent; gateways will read the log", slog.String("table", table), slog.Any("error", err))
+	}
+}
+
+// appendTableUpdate appends a cardroom.rules.v1.TableUpdate to b.
+func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEvent, st engine.State, seats int) ([]byte, error) {
+	b = appendString(b, updateTableID, table)
+	b = appendUint(b, updateVersion, version)
+	for i := range evs {
+		b = appendMessageHead(b, updateEvents, len(evs[i].raw))
+		b = append(b, evs[i].raw...)
+	}
+	if st == nil {
+		return b, nil
+	}
+	var sizes []int
+	for seat := range seats {
+		acts := st.Legal(seat)
+		if len(acts) == 0 {
+			continue
+		}
+		sizes = sizes[:0]
+		n := sizeUint(seatActionsSeat, uint64(seat))
+		for _, a := range acts {
+			sz := proto.Size(a)
+			sizes = append(sizes, sz)
+			n += sizeMessage(seatActionsActions, anySize(typeURL(a), sz))
+		}
+		b = appendMessageHead(b, updateLegal, n)
+		b = appendUint(b, seatActionsSeat, uint64(seat))
+		for i, a := range acts {
+			url := typeURL(a)
+			b = appendMessageHead(b, seatActionsActions, anySize(url, sizes[i]))
+			b = appendString(b, anyTypeURL, url)
+			if sizes[i] == 0 {
+				continue
+			}
+			b = appendMessageHead(b, anyValue, sizes[i])
+			var err error
+			if b, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(b, a); err != nil {
+				return nil, fmt.Errorf("encode legal action: %w", err)
+			}
+		}
+	}
+	return b, nil
+}

@@ -1,0 +1,109 @@
+package rules_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/rules/rulestest"
+	"cardroom.dev/services/kit/store"
+	"github.com/nats-io/nats.go"
+	"google.golang.org/protobuf/proto"
+)
+
+// Every commit sends the gateways one live update: the version's events as the log has them, and
+// the legal actions of exactly the seats that may act, as ListLegalActions lists them.
+func TestLiveUpdates(t *testing.T) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, startNATS(t))
+		msgs := make(chan *nats.Msg, 64)
+		sub, err := e.bus.Conn().ChanSubscribe(bus.LiveSubject("u1"), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sub.Unsubscribe() })
+		if err := e.bus.Conn().Flush(); err != nil {
+			t.Fatal(err)
+		}
+		next := func() *rulesv1.TableUpdate {
+			t.Helper()
+			select {
+			case m := <-msgs:
+				u := &rulesv1.TableUpdate{}
+				if err := proto.Unmarshal(m.Data, u); err != nil {
+					t.Fatalf("live update does not decode: %v", err)
+				}
+				return u
+			case <-time.After(10 * time.Second):
+				t.Fatal("no live update")
+				return nil
+			}
+		}
+		const seats = 3
+		check := func(u *rulesv1.TableUpdate, version uint64) {
+			t.Helper()
+			if u.GetTableId() != "u1" || u.GetVersion() != version {
+				t.Fatalf("update for %s at %d, want u1 at %d", u.GetTableId(), u.GetVersion(), version)
+			}
+			l, err := e.client.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: "u1", FromVersion: max(version, 1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := l.GetCreatedEvents()
+			if version > 0 {
+				want = l.GetEntries()[0].GetEvents()
+			}
+			if len(u.GetEvents()) != len(want) {
+				t.Fatalf("version %d: %d events, the log has %d", version, len(u.GetEvents()), len(want))
+			}
+			for i := range want {
+				if !proto.Equal(u.GetEvents()[i], want[i]) {
+					t.Fatalf("version %d event %d: %v, the log has %v", version, i, u.GetEvents()[i], want[i])
+				}
+			}
+			listed := map[uint32]*rulesv1.SeatActions{}
+			for _, sa := range u.GetLegal() {
+				if listed[sa.GetSeat()] != nil || len(sa.GetActions()) == 0 {
+					t.Fatalf("version %d: seat %d listed twice or with no action", version, sa.GetSeat())
+				}
+				listed[sa.GetSeat()] = sa
+			}
+			for seat := range uint32(seats) {
+				r, err := e.client.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "u1", Seat: seat})
+				if err != nil || r.GetVersion() != version {
+					t.Fatalf("legal of seat %d: %v %v", seat, err, r)
+				}
+				got := listed[seat].GetActions()
+				if len(got) != len(r.GetActions()) {
+					t.Fatalf("version %d seat %d: %d live legal actions, %d listed", version, seat, len(got), len(r.GetActions()))
+				}
+				for i := range got {
+					if !proto.Equal(got[i], r.GetActions()[i]) {
+						t.Fatalf("version %d seat %d action %d: %v, listed %v", version, seat, i, got[i], r.GetActions()[i])
+					}
+				}
+			}
+		}
+		e.create(t, "u1", tableConfig(seats, 2, 0))
+		check(next(), 0)
+		for i := range 2 * seats {
+			seat := uint32(i % seats)
+			legal, err := e.client.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "u1", Seat: seat})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "u1", Seat: seat, Action: legal.GetActions()[1], ActionId: fmt.Sprint("a", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(next(), r.GetVersion())
+		}
+		select {
+		case m := <-msgs:
+			t.Fatalf("an update after the end: %d bytes", len(m.Data))
+		default:
+		}
+	})
+}
