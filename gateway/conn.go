@@ -16,12 +16,16 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// roundRobin spreads calls over every address a target resolves to (dns:/// re-resolves them), and
-// retries on another replica the calls that are safe to repeat when one was UNAVAILABLE (a replica
-// stopping or killed mid-call): reads, suggestions, and Act, which the rules service applies at most
-// once per action id. CreateTable and AbortTable are left to their callers.
-const roundRobin = `{
-  "loadBalancingConfig": [{"round_robin": {}}],
+// serviceConfig connects to every address a target resolves to (dns:/// re-resolves them) and
+// balances with the table-affinity policy (affinity.go): a call about a table goes to the replica
+// its table id hashes to among the READY ones, where the table's decoded state is likely cached;
+// DescribeGame goes round-robin. It retries the calls that are safe to repeat when one was
+// UNAVAILABLE (a replica stopping or killed mid-call): reads, suggestions, and Act, which the rules
+// service applies at most once per action id. A retry is picked again, so it goes to the same
+// replica if that one is still READY and to the table's next replica by hash if not. CreateTable
+// and AbortTable are left to their callers.
+const serviceConfig = `{
+  "loadBalancingConfig": [{"cardroom_table_affinity": {}}],
   "methodConfig": [{
     "name": [
       {"service": "cardroom.rules.v1.RulesService", "method": "Act"},
@@ -58,8 +62,8 @@ func ParseTargets(s string) (map[string]string, error) {
 	return out, nil
 }
 
-// Dial opens one client connection per game, balanced round-robin over the target's addresses.
-// close closes them all.
+// Dial opens one client connection per game, balanced over the target's addresses by table
+// (see serviceConfig). close closes them all.
 func Dial(targets map[string]string) (conns map[string]grpc.ClientConnInterface, close func() error, err error) {
 	conns = map[string]grpc.ClientConnInterface{}
 	var opened []*grpc.ClientConn
@@ -75,13 +79,7 @@ func Dial(targets map[string]string) (conns map[string]grpc.ClientConnInterface,
 	}
 	sort.Strings(games)
 	for _, g := range games {
-		cc, err := grpc.NewClient(targets[g],
-			grpc.WithTransportCredentials(insecure.NewCredentials()),
-			grpc.WithDefaultServiceConfig(roundRobin),
-			// Traces cross to the rules service; the call's metrics are the rules service's own
-			// (rpc_server_*), not measured twice.
-			grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithMeterProvider(metricnoop.NewMeterProvider()))),
-		)
+		cc, err := grpc.NewClient(targets[g], dialOptions()...)
 		if err != nil {
 			_ = close()
 			return nil, nil, fmt.Errorf("rules service of %s at %s: %w", g, targets[g], err)
@@ -90,6 +88,19 @@ func Dial(targets map[string]string) (conns map[string]grpc.ClientConnInterface,
 		conns[g] = cc
 	}
 	return conns, close, nil
+}
+
+// dialOptions are the options of every connection Dial opens.
+func dialOptions() []grpc.DialOption {
+	return []grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultServiceConfig(serviceConfig),
+		// The balancer sees the call's context, not its request: this leaves the table id there.
+		grpc.WithChainUnaryInterceptor(withTableAffinity),
+		// Traces cross to the rules service; the call's metrics are the rules service's own
+		// (rpc_server_*), not measured twice.
+		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithMeterProvider(metricnoop.NewMeterProvider()))),
+	}
 }
 
 // InProcess is a connection to a RulesService in the same process: calls go straight to srv,
