@@ -2,7 +2,8 @@
 // the public gateway API, the way real clients do, and reports what the system held.
 //
 // Every seat of every table is a client of its own: it signs in, holds a Watch stream on its
-// table, lists its legal actions and plays a random one (seeded) with the table version it saw.
+// table that also lists the seat's legal actions, and plays a random one (seeded) at the table
+// version listed.
 // When a table finishes, its slot starts a new one, so the number of tables in play stays
 // constant for the whole run. Actions can be paced to a target rate across all tables (an
 // open-loop load, as a population of players thinking between moves makes), or sent as fast as

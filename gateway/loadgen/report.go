@@ -18,6 +18,7 @@ import (
 // recorder collects the run's figures from every seat.
 type recorder struct {
 	actions, refusals, errors, events atomic.Int64
+	legalsPushed                      atomic.Int64 // legal-action lists the streams brought
 	tableActions                      atomic.Int64 // versions the tables reached
 	throttled                         atomic.Int64
 	started, finished                 atomic.Int64
@@ -63,6 +64,7 @@ func (r *recorder) setup(d time.Duration) {
 
 func (r *recorder) tableFinished() { r.finished.Add(1) }
 func (r *recorder) event()         { r.events.Add(1) }
+func (r *recorder) legalPushed()   { r.legalsPushed.Add(1) }
 
 func (r *recorder) fail(err error) {
 	r.errors.Add(1)
@@ -95,17 +97,20 @@ type Report struct {
 	Refused int64 `json:"refused"`
 	// Throttled counts calls refused by the gateway's per-player rate limit (RESOURCE_EXHAUSTED);
 	// the seat paused and tried again.
-	Throttled      int64             `json:"throttled"`
-	Errors         int64             `json:"errors"`
-	ErrorsByCode   map[string]int64  `json:"errors_by_code,omitempty"`
-	FirstErrors    map[string]string `json:"first_errors,omitempty"`
-	Act            Latency           `json:"act_latency_ms"`
-	Legal          Latency           `json:"legal_latency_ms"`
-	Setup          Latency           `json:"table_setup_latency_ms"`
-	TablesStarted  int64             `json:"tables_started"`
-	TablesFinished int64             `json:"tables_finished"`
-	Events         int64             `json:"events_received"`
-	CPU            CPU               `json:"cpu"`
+	Throttled    int64             `json:"throttled"`
+	Errors       int64             `json:"errors"`
+	ErrorsByCode map[string]int64  `json:"errors_by_code,omitempty"`
+	FirstErrors  map[string]string `json:"first_errors,omitempty"`
+	Act          Latency           `json:"act_latency_ms"`
+	// Legal is the ListLegalActions calls a seat made when its stream listed nothing for long (a
+	// safety net: the streams list every seat's legal actions).
+	Legal          Latency `json:"legal_latency_ms"`
+	Setup          Latency `json:"table_setup_latency_ms"`
+	TablesStarted  int64   `json:"tables_started"`
+	TablesFinished int64   `json:"tables_finished"`
+	Events         int64   `json:"events_received"`
+	LegalsPushed   int64   `json:"legal_lists_received"`
+	CPU            CPU     `json:"cpu"`
 }
 
 // Latency summarises one kind of call.
@@ -155,6 +160,7 @@ func (r *runner) report(o Options, games []gameSeats, elapsed time.Duration, c0,
 		TablesStarted:   rec.started.Load(),
 		TablesFinished:  rec.finished.Load(),
 		Events:          rec.events.Load(),
+		LegalsPushed:    rec.legalsPushed.Load(),
 	}
 	for _, g := range games {
 		rep.Games[g.name] = g.seats
@@ -221,9 +227,12 @@ func (rep *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "  table moves  %s, %s/s (the seats' actions and the games' timeouts, from the tables' versions)\n",
 		commas(float64(rep.TableActions)), commas(rep.TableActionsPerSecond))
 	fmt.Fprintf(w, "  act latency  p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  max %.2f ms\n", rep.Act.P50, rep.Act.P95, rep.Act.P99, rep.Act.Max)
-	fmt.Fprintf(w, "  legal list   p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  (%s calls)\n", rep.Legal.P50, rep.Legal.P95, rep.Legal.P99, commas(float64(rep.Legal.Count)))
+	if rep.Legal.Count > 0 {
+		fmt.Fprintf(w, "  legal calls  p50 %.2f ms  p95 %.2f ms  p99 %.2f ms  (%s calls after a stream listed nothing for %s)\n",
+			rep.Legal.P50, rep.Legal.P95, rep.Legal.P99, commas(float64(rep.Legal.Count)), poll)
+	}
 	fmt.Fprintf(w, "  tables       %d started, %d finished; table setup p50 %.1f ms  p99 %.1f ms\n", rep.TablesStarted, rep.TablesFinished, rep.Setup.P50, rep.Setup.P99)
-	fmt.Fprintf(w, "  events       %s received on Watch streams\n", commas(float64(rep.Events)))
+	fmt.Fprintf(w, "  streams      %s events and %s legal-action lists received\n", commas(float64(rep.Events)), commas(float64(rep.LegalsPushed)))
 	if rep.Throttled > 0 {
 		fmt.Fprintf(w, "  throttled    %s calls over the per-player rate limit (paused and retried)\n", commas(float64(rep.Throttled)))
 	}

@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // slot keeps one table in play for the whole run: when its table finishes, it opens the next.
@@ -142,7 +141,7 @@ func (s *slot) playTable(ctx context.Context) error {
 		watches[i] = &seatWatch{wake: make(chan struct{}, 1)}
 		var w gatewayv1.GatewayService_WatchClient
 		if err := s.patient(ctx, func() (err error) {
-			w, err = s.client.Watch(p.ctx(tctx), &gatewayv1.WatchRequest{TableId: t.id})
+			w, err = s.client.Watch(p.ctx(tctx), &gatewayv1.WatchRequest{TableId: t.id, IncludeLegalActions: true})
 			return err
 		}); err != nil {
 			return fmt.Errorf("watch: %w", err)
@@ -190,10 +189,13 @@ func (s *slot) playTable(ctx context.Context) error {
 }
 
 // seatWatch is what a seat's stream tells its player: the latest table version an event showed,
-// and a wake-up (coalesced) when it grows.
+// the newest legal-action list not played yet, and a wake-up (coalesced) when either changes.
 type seatWatch struct {
 	version atomic.Uint64
 	wake    chan struct{}
+
+	mu    sync.Mutex
+	legal *gatewayv1.LegalActions // nil: none to play
 }
 
 // saw raises the version the seat knows the table reached (from its stream or its own move's
@@ -210,9 +212,35 @@ func (sw *seatWatch) saw(v uint64) bool {
 	}
 }
 
-// follow reads one seat's Watch stream: each event raises the version the seat has seen and wakes
-// it, the table's end ends the table, and a broken stream resumes after the last sequence it
-// delivered.
+// offer keeps l if it is newer than the list the seat holds.
+func (sw *seatWatch) offer(l *gatewayv1.LegalActions) {
+	sw.mu.Lock()
+	if sw.legal == nil || l.GetVersion() >= sw.legal.GetVersion() {
+		sw.legal = l
+	}
+	sw.mu.Unlock()
+	sw.signal()
+}
+
+// take returns the list to play and forgets it (nil: none).
+func (sw *seatWatch) take() *gatewayv1.LegalActions {
+	sw.mu.Lock()
+	defer sw.mu.Unlock()
+	l := sw.legal
+	sw.legal = nil
+	return l
+}
+
+func (sw *seatWatch) signal() {
+	select {
+	case sw.wake <- struct{}{}:
+	default:
+	}
+}
+
+// follow reads one seat's Watch stream: each event raises the version the seat has seen, each
+// legal-action list is offered to the seat, the table's end ends the table, and a broken stream
+// resumes after the last sequence it delivered.
 func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.GatewayService_WatchClient, sw *seatWatch) {
 	var last uint64
 	for {
@@ -239,7 +267,7 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 				case <-ctx.Done():
 					return
 				}
-				w, err = s.client.Watch(p.ctx(ctx), &gatewayv1.WatchRequest{TableId: t.id, AfterSequence: last})
+				w, err = s.client.Watch(p.ctx(ctx), &gatewayv1.WatchRequest{TableId: t.id, AfterSequence: last, IncludeLegalActions: true})
 				if err == nil {
 					break
 				}
@@ -254,6 +282,11 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 			}
 			continue
 		}
+		if l := m.GetLegalActions(); l != nil {
+			s.r.rec.legalPushed()
+			sw.offer(l)
+			continue
+		}
 		e := m.GetEvent()
 		if e.GetSequence() <= last {
 			s.r.rec.fail(fmt.Errorf("watch: event %d after %d (repeated or out of order)", e.GetSequence(), last))
@@ -264,60 +297,37 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 			t.finish()
 		}
 		if sw.saw(e.GetVersion()) {
-			select {
-			case sw.wake <- struct{}{}:
-			default:
-			}
+			sw.signal()
 		}
 	}
 }
 
-// poll bounds the wait for an event that would change what a seat may do: a move whose events
-// the seat does not see (another seat's private event) still changes its legal actions. It is a
-// safety net, not a pace: with thousands of idle seats, a short one would be most of the load.
+// poll bounds the wait for a legal-action list: when the stream brought none for this long (it
+// lists a seat's actions after every version at which it may act), the seat asks for them. It is
+// a safety net, not a pace: with thousands of idle seats, a short one would be most of the load.
 const poll = 30 * time.Second
 
-// playSeat plays one seat until the table finishes or ctx ends: list the legal actions; if there
-// are some, wait for the pace and play a random one at the version listed, asking for the seat's
-// next legal actions with the answer (a seat that moves again needs no list); if none, wait for
-// an event of a later version.
+// playSeat plays one seat until the table finishes or ctx ends: whenever its stream lists legal
+// actions at the version the seat last saw, it waits for the pace and plays a random one at that
+// version; lists made stale by a later event are dropped (the stream lists again if the seat still
+// may act).
 func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch) {
 	rec := s.r.rec
 	failures := 0
 	pc := p.ctx(ctx)
-	var (
-		actions []*anypb.Any
-		version uint64
-		known   bool // actions and version are current: no need to list
-	)
 	for {
-		select {
-		case <-t.finished:
-			return
-		case <-ctx.Done():
-			return
-		default:
-		}
-		if !known {
-			t0 := time.Now()
-			legal, err := s.client.ListLegalActions(pc, &gatewayv1.ListLegalActionsRequest{TableId: t.id})
-			if err != nil {
-				if ctx.Err() != nil {
-					return
-				}
-				if s.giveUp(ctx, t, err, &failures) {
-					return
-				}
-				continue
-			}
-			rec.legal(time.Since(t0))
-			actions, version, known = legal.GetActions(), legal.GetVersion(), true
-		}
-		if len(actions) == 0 {
-			known = false
-			if !s.waitPast(ctx, t, sw, version) {
+		l := sw.take()
+		if l == nil {
+			var ok bool
+			if l, ok = s.await(ctx, pc, t, sw); !ok {
 				return
 			}
+			if l == nil {
+				continue
+			}
+		}
+		actions, version := l.GetActions(), l.GetVersion()
+		if len(actions) == 0 || version < sw.version.Load() {
 			continue
 		}
 		if err := s.r.pace(ctx); err != nil {
@@ -325,13 +335,11 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 		}
 		v := version
 		req := &gatewayv1.ActRequest{
-			TableId:             t.id,
-			Action:              actions[s.intn(len(actions))],
-			ActionId:            actionID(),
-			ExpectedVersion:     &v,
-			IncludeLegalActions: true,
+			TableId:         t.id,
+			Action:          actions[s.intn(len(actions))],
+			ActionId:        actionID(),
+			ExpectedVersion: &v,
 		}
-		known = false
 		t0 := time.Now()
 		res, err := s.client.Act(pc, req)
 		d := time.Since(t0)
@@ -343,9 +351,6 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 			if res.GetFinished() {
 				t.finish()
 				return
-			}
-			if !res.GetReplayed() {
-				actions, version, known = res.GetLegalActions(), res.GetVersion(), true
 			}
 		case ctx.Err() != nil:
 			return
@@ -360,23 +365,28 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 	}
 }
 
-// waitPast waits until the seat's stream shows a version after v (or the poll interval passes);
-// false when the table or the run is over.
-func (s *slot) waitPast(ctx context.Context, t *table, sw *seatWatch, v uint64) bool {
+// await waits for the seat's stream to offer a list; when none comes within poll it lists the
+// seat's legal actions itself (pc: the seat's context). ok is false when the table or the run is
+// over; l is nil when there is nothing to play yet.
+func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch) (l *gatewayv1.LegalActions, ok bool) {
 	timer := time.NewTimer(poll)
 	defer timer.Stop()
-	for sw.version.Load() <= v {
-		select {
-		case <-sw.wake:
-		case <-timer.C:
-			return true
-		case <-t.finished:
-			return false
-		case <-ctx.Done():
-			return false
-		}
+	select {
+	case <-sw.wake:
+		return sw.take(), true
+	case <-t.finished:
+		return nil, false
+	case <-ctx.Done():
+		return nil, false
+	case <-timer.C:
 	}
-	return true
+	t0 := time.Now()
+	r, err := s.client.ListLegalActions(pc, &gatewayv1.ListLegalActionsRequest{TableId: t.id})
+	if err != nil {
+		return nil, ctx.Err() == nil
+	}
+	s.r.rec.legal(time.Since(t0))
+	return &gatewayv1.LegalActions{Version: r.GetVersion(), Actions: r.GetActions()}, true
 }
 
 // giveUp counts a failed call and pauses; after many failures in a row the table is left. A
