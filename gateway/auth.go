@@ -9,6 +9,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -35,7 +37,15 @@ type sessions struct {
 	key []byte
 	ttl time.Duration
 	now func() time.Time
+
+	// verified remembers the sessions of tokens whose signature was checked (a client sends its
+	// token with every call): token → Session. Expiry is still checked at every call.
+	verified  sync.Map
+	nVerified atomic.Int64
 }
+
+// maxVerified bounds the tokens remembered; past it the memory starts over.
+const maxVerified = 100_000
 
 func (ss *sessions) issue(player, name string) (string, time.Time) {
 	exp := ss.now().Add(ss.ttl).Truncate(time.Second)
@@ -55,6 +65,26 @@ func unauthenticated(msg string) error {
 }
 
 func (ss *sessions) check(token string) (Session, error) {
+	if v, ok := ss.verified.Load(token); ok {
+		sess := v.(Session)
+		if !ss.now().Before(sess.Expires) {
+			return Session{}, unauthenticated("session expired; sign in again")
+		}
+		return sess, nil
+	}
+	sess, err := ss.verify(token)
+	if err != nil {
+		return Session{}, err
+	}
+	if _, loaded := ss.verified.LoadOrStore(token, sess); !loaded && ss.nVerified.Add(1) > maxVerified {
+		ss.verified.Clear()
+		ss.nVerified.Store(0)
+	}
+	return sess, nil
+}
+
+// verify checks a token's signature, claims and expiry.
+func (ss *sessions) verify(token string) (Session, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 || parts[0] != "v1" {
 		return Session{}, unauthenticated("malformed session token")

@@ -31,9 +31,14 @@ func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
 	}
 	retriesDefault(opt, a.Config.RedisURL)
 	rdb := redis.NewClient(opt)
-	if err := redisotel.InstrumentTracing(rdb); err != nil {
-		_ = rdb.Close()
-		return nil, fmt.Errorf("redis tracing: %w", err)
+	// Commands are traced only when traces are exported: otherwise no span would be recorded, and
+	// starting one per command still costs. The caller's file and line are left out: finding them
+	// walks the stack at every command.
+	if a.Config.OTLPEndpoint != "" {
+		if err := redisotel.InstrumentTracing(rdb, redisotel.WithCallerEnabled(false)); err != nil {
+			_ = rdb.Close()
+			return nil, fmt.Errorf("redis tracing: %w", err)
+		}
 	}
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		_ = rdb.Close()
