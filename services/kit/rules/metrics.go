@@ -22,7 +22,25 @@ type metrics struct {
 	publishFailures metric.Int64Counter
 	tablesCreated   metric.Int64Counter
 	tablesFinished  metric.Int64Counter
+	keptActs        metric.Int64Counter
+	keptSets        [keptResults][]metric.AddOption // preallocated per result
 }
+
+// keptResult is what became of an action's attempt to commit from the state the replica kept.
+type keptResult int
+
+const (
+	// keptHit: committed from the kept state, in one store round trip.
+	keptHit keptResult = iota
+	// keptMiss: no state kept that a commit could start from; the table was loaded.
+	keptMiss
+	// keptFallback: a state was kept, but the table was loaded and the action judged again (the
+	// table moved on, a retry, a refusal, an expected version, a passed deadline).
+	keptFallback
+	keptResults
+)
+
+var keptResultNames = [keptResults]string{keptHit: "hit", keptMiss: "miss", keptFallback: "fallback"}
 
 func newMetrics(game string) *metrics {
 	m := otel.Meter("cardroom.dev/services/kit/rules")
@@ -36,12 +54,24 @@ func newMetrics(game string) *metrics {
 	pubFail, _ := m.Int64Counter("cardroom.rules.publish_failures", metric.WithDescription("Commits whose events could not be published at once."))
 	created, _ := m.Int64Counter("cardroom.rules.tables_created", metric.WithDescription("Tables dealt."))
 	finished, _ := m.Int64Counter("cardroom.rules.tables_finished", metric.WithDescription("Tables finished or aborted."))
+	kept, _ := m.Int64Counter("cardroom.rules.kept_state_acts", metric.WithDescription(
+		"Actions by whether they committed from the replica's kept state without loading the table (hit), found none (miss) or loaded it after all (fallback)."))
+	var keptSets [keptResults][]metric.AddOption
+	for r, name := range keptResultNames {
+		keptSets[r] = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game), attribute.String("result", name)))}
+	}
 	return &metrics{
 		game:    attribute.String("game", game),
 		okSet:   []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game), attribute.String("result", "ok")))},
 		gameSet: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("game", game)))}, actions: actions, actionLatency: latency, casRetries: retries,
 		timeouts: timeouts, publishFailures: pubFail, tablesCreated: created, tablesFinished: finished,
+		keptActs: kept, keptSets: keptSets,
 	}
+}
+
+// keptState counts one action's use of the replica's kept state.
+func (m *metrics) keptState(ctx context.Context, r keptResult) {
+	m.keptActs.Add(ctx, 1, m.keptSets[r]...)
 }
 
 func (m *metrics) observeAction(ctx context.Context, start time.Time, err error) {

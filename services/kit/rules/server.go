@@ -252,7 +252,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	subj := &subjects{}
 	s.publishLive(ctx, id, 0, encs, st, n)
 	s.publish(ctx, id, encs, subj)
-	s.states.put(id, 0, state, st, subj) // neither is used again
+	s.states.put(t, cfg, st, subj) // neither is used again
 	s.metrics.tablesCreated.Add(ctx, 1)
 	return &rulesv1.CreateTableResponse{Table: s.summary(t, cfg, nil)}, nil
 }
@@ -348,7 +348,24 @@ func (s *Server) load(ctx context.Context, id, actionID string, write bool) (l l
 // keep puts back in the state cache a writer's state that the game has not changed since load.
 func (s *Server) keep(l *loaded) {
 	if l.cached && l.state != nil && !l.t.Finished {
-		s.states.put(l.t.ID, l.t.Version, l.t.State, l.state, l.subj)
+		s.states.put(l.t, l.cfg, l.state, l.subj)
+	}
+}
+
+// committed is the table's record as a commit of l's state, encoded as state, left it: version,
+// events more, deadline dl, and the commit's write token.
+func (l *loaded) committed(version uint64, state []byte, events int, dl time.Time, token uint64) store.Table {
+	t := l.t
+	t.Version, t.State, t.Sequence, t.Deadline, t.Token = version, state, l.t.Sequence+uint64(events), dl, token
+	return t
+}
+
+// newToken picks a write token (store.Table.Token) at random, never 0.
+func newToken() uint64 {
+	for {
+		if t := mrand.Uint64(); t != 0 {
+			return t
+		}
 	}
 }
 
@@ -381,6 +398,9 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 	if err != nil {
 		return nil, err
 	}
+	if resp, ok := s.actOnKept(ctx, req, action); ok {
+		return resp, nil
+	}
 	for attempt := 0; ; attempt++ {
 		if attempt > s.opt.MaxRetries {
 			return nil, failed(codes.Aborted, CodeContention, "the table changed too often while this action was validated; try again")
@@ -412,20 +432,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			}
 			continue
 		}
-		evs, err := l.state.Apply(int(req.GetSeat()), action, now)
-		if err != nil {
-			return nil, err
-		}
-		// Read before the commit: once committed, the state belongs to the replica's cache.
-		var legal []*anypb.Any
-		if req.GetIncludeLegalActions() {
-			if legal, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
-				return nil, err
-			}
-		}
-		head := &entryHead{by: bySeat, seat: req.GetSeat(), action: req.GetAction(), actionID: req.GetActionId()}
-		var buf [8]encodedEvent
-		encs, finished, err := s.commit(ctx, &l, head, evs, now, buf[:0])
+		resp, err := s.play(ctx, &l, req, action, now)
 		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrDuplicate) {
 			if req.ExpectedVersion != nil && errors.Is(err, store.ErrConflict) {
 				return nil, failed(codes.Aborted, CodeStaleVersion, "the table moved past version %d", req.GetExpectedVersion())
@@ -436,15 +443,83 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		if err != nil {
 			return nil, err
 		}
-		version := l.t.Version + 1
-		if finished {
-			legal = nil
-		}
-		return &rulesv1.ActResponse{
-			Version: version, Events: envelopes(l.t.ID, s.info.Name, version, now, encs, int(req.GetSeat())), Finished: finished,
-			LegalActions: legal,
-		}, nil
+		return resp, nil
 	}
+}
+
+// actOnKept tries the action on the state this replica kept of the table after its last commit
+// there, without reading the store: the commit — from the kept version, expecting the kept write
+// token — is the action's one round trip, and succeeds only if nothing else wrote the table since
+// (see stateCache). ok is false when the load path must decide instead: nothing usable is kept; the
+// seat, the expected version or a passed deadline need the table as stored; the engine refused the
+// action (the kept state may be stale, so a refusal is never answered from it); or the commit failed
+// (another replica moved the table on, the action id was already applied, or anything else). The
+// kept state then goes back untouched if the game never changed it, and is dropped otherwise.
+func (s *Server) actOnKept(ctx context.Context, req *rulesv1.ActRequest, action proto.Message) (resp *rulesv1.ActResponse, ok bool) {
+	e, ok := s.states.takeForCommit(req.GetTableId())
+	if !ok {
+		s.metrics.keptState(ctx, keptMiss)
+		return nil, false
+	}
+	l := loaded{t: e.t, cfg: e.cfg, state: e.state, subj: e.subj, cached: true}
+	now := s.now()
+	if !keptAnswers(&l, req, now) {
+		s.keep(&l)
+		s.metrics.keptState(ctx, keptFallback)
+		return nil, false
+	}
+	resp, err := s.play(ctx, &l, req, action, now)
+	if err != nil {
+		// The game may have changed the state: it is dropped (a successful commit puts it back).
+		s.metrics.keptState(ctx, keptFallback)
+		return nil, false
+	}
+	s.metrics.keptState(ctx, keptHit)
+	return resp, true
+}
+
+// keptAnswers reports whether a kept table can take the action as it is: the seat exists, the
+// expected version (if any) is the kept one, and no deadline has passed (the timeout comes first,
+// on the load path). It only reads the state.
+func keptAnswers(l *loaded, req *rulesv1.ActRequest, now time.Time) bool {
+	if checkSeat(l.cfg, req.GetSeat()) != nil {
+		return false
+	}
+	if req.ExpectedVersion != nil && req.GetExpectedVersion() != l.t.Version {
+		return false
+	}
+	dl, ok := l.state.Deadline()
+	return !ok || now.Before(dl)
+}
+
+// play applies the request's action to l's state at now, commits it and answers it. Errors are the
+// engine's refusal or the commit's (store.ErrConflict, store.ErrDuplicate, ...).
+func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, action proto.Message, now time.Time) (*rulesv1.ActResponse, error) {
+	evs, err := l.state.Apply(int(req.GetSeat()), action, now)
+	if err != nil {
+		return nil, err
+	}
+	// Read before the commit: once committed, the state belongs to the replica's cache.
+	var legal []*anypb.Any
+	if req.GetIncludeLegalActions() {
+		if legal, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+			return nil, err
+		}
+	}
+	head := &entryHead{by: bySeat, seat: req.GetSeat(), action: req.GetAction(), actionID: req.GetActionId()}
+	var buf [8]encodedEvent
+	encs, finished, err := s.commit(ctx, l, head, evs, now, buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	version := l.t.Version + 1
+	if finished {
+		legal = nil
+	}
+	return &rulesv1.ActResponse{
+		Version: version, Events: envelopes(l.t.ID, s.info.Name, version, now, encs, int(req.GetSeat())), Finished: finished,
+		LegalActions: legal,
+	}, nil
 }
 
 // replayed answers a retried action id from the log.
@@ -512,6 +587,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	if !finished {
 		dl, _ = l.state.Deadline()
 	}
+	token := newToken()
 	ctx2, span := s.tracer.Start(ctx, "store.commit")
 	if span.IsRecording() {
 		// Set after the start rather than as a start option, which costs allocations even for a span
@@ -521,6 +597,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	err = s.store.Commit(ctx2, store.Commit{
 		TableID: l.t.ID, From: l.t.Version, State: state, Sequence: l.t.Sequence + uint64(len(encs)),
 		Entry: store.Entry{ActionID: head.actionID, Data: data}, Deadline: dl, Finished: finished, Retain: s.opt.Retain,
+		Token: token, Expect: l.t.Token,
 	})
 	span.End()
 	if err != nil {
@@ -540,7 +617,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	} else if l.cached {
 		// Committed: the state is the table's at the new version. Neither it nor the subjects are
 		// used again here.
-		s.states.put(l.t.ID, head.version, state, l.state, l.subj)
+		s.states.put(l.committed(head.version, state, len(encs), dl, token), l.cfg, l.state, l.subj)
 	}
 	return encs, finished, nil
 }

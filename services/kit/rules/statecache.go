@@ -4,26 +4,39 @@ import (
 	"bytes"
 	"sync"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/store"
 )
 
-// stateCache keeps, per table, the decoded state this replica last committed, so that the next
-// action at that table skips decoding it. An entry serves only a load that finds the table at the
-// entry's version with the very bytes the entry was encoded to: another replica may have moved the
-// table on, and a table id may be reused after expiry. An action takes its table's entry out while
-// it works on the state, so concurrent actions never share one; the state goes back only after its
-// commit succeeded, or untouched when the action stopped before the game saw it. Anything else (a
-// refusal, a lost compare-and-set) drops it, and the next load decodes from the store.
+// stateCache keeps, per table, the decoded state this replica last committed, with the table's
+// record as that commit left it and its decoded configuration, so that the next action at that table
+// skips decoding it and, usually, reading the store at all.
+//
+// An entry serves a load (take) only when the load finds the table at the entry's version with the
+// very bytes the entry was encoded to: another replica may have moved the table on, and a table id
+// may be reused after expiry. It serves an action without a load (takeForCommit) only through a
+// commit from the entry's version that also expects the entry's write token (store.Commit.Expect):
+// the store then holds exactly the write this replica made or read, so the state is current; any
+// other write since — by another replica, or to a table re-created under the same id — makes the
+// commit a conflict, and the action is judged again after a load.
+//
+// An action takes its table's entry out while it works on the state, so concurrent actions never
+// share one; the state goes back only after its commit succeeded, or untouched when the action
+// stopped before the game changed it. Anything else (a refusal, a lost compare-and-set) drops it,
+// and the next load decodes from the store.
 type stateCache struct {
 	mu sync.Mutex
 	m  map[string]cachedState
 }
 
 type cachedState struct {
-	version uint64
-	encoded []byte
-	state   engine.State
-	subj    *subjects
+	// t is the table's record at the state's version: t.State is the state's encoding (bytes nobody
+	// changes) and t.Token the write that left it (0: unknown). t.Published is not kept current.
+	t     store.Table
+	cfg   *gamev1.TableConfig
+	state engine.State
+	subj  *subjects
 }
 
 // maxCachedStates bounds the cache; past it a random entry makes room (tables in play refill it).
@@ -38,19 +51,35 @@ func (c *stateCache) take(id string, version uint64, encoded []byte) (engine.Sta
 		delete(c.m, id)
 	}
 	c.mu.Unlock()
-	if !ok || e.version != version || !bytes.Equal(e.encoded, encoded) {
+	if !ok || e.t.Version != version || !bytes.Equal(e.t.State, encoded) {
 		return nil, nil
 	}
 	return e.state, e.subj
 }
 
-// put keeps st as the table's state at version, encoded as encoded (bytes nobody changes), with the
-// table's subjects (nil: none made yet). The caller must not use st or subj afterwards.
-func (c *stateCache) put(id string, version uint64, encoded []byte, st engine.State, subj *subjects) {
+// takeForCommit removes and returns the table's entry if it knows the write that left the table at
+// its version, so that a commit from it can expect that write instead of reading the table first.
+// An entry that does not (kept after creating the table) stays for take. The caller owns the
+// entry's state until it puts it back.
+func (c *stateCache) takeForCommit(id string) (cachedState, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	old, ok := c.m[id]
-	if ok && old.version > version {
+	e, ok := c.m[id]
+	if !ok || e.t.Token == 0 || e.t.Finished {
+		return cachedState{}, false
+	}
+	delete(c.m, id)
+	return e, true
+}
+
+// put keeps st as the state of table t (at t.Version, encoded as t.State), with its decoded
+// configuration and its subjects (nil: none made yet). The caller must not use st or subj
+// afterwards.
+func (c *stateCache) put(t store.Table, cfg *gamev1.TableConfig, st engine.State, subj *subjects) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	old, ok := c.m[t.ID]
+	if ok && old.t.Version > t.Version {
 		return // a later commit of this replica already put its state
 	}
 	if c.m == nil {
@@ -62,5 +91,5 @@ func (c *stateCache) put(id string, version uint64, encoded []byte, st engine.St
 			break
 		}
 	}
-	c.m[id] = cachedState{version: version, encoded: encoded, state: st, subj: subj}
+	c.m[t.ID] = cachedState{t: t, cfg: cfg, state: st, subj: subj}
 }

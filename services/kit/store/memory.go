@@ -99,7 +99,7 @@ func (m *Memory) Commit(_ context.Context, c Commit) error {
 			return ErrDuplicate
 		}
 	}
-	if mt.t.Version != c.From {
+	if mt.t.Version != c.From || c.Expect != 0 && mt.t.Token != c.Expect {
 		return ErrConflict
 	}
 	// The store keeps the caller's byte slices (see Store.Commit) and never changes them.
@@ -108,6 +108,7 @@ func (m *Memory) Commit(_ context.Context, c Commit) error {
 	mt.t.Sequence = c.Sequence
 	mt.t.Deadline = c.Deadline
 	mt.t.Finished = c.Finished
+	mt.t.Token = c.Token
 	e := c.Entry
 	e.Version = mt.t.Version
 	mt.log.add(e)

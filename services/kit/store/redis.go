@@ -15,10 +15,11 @@ import (
 // global indexes beside a table's keys, so Redis Cluster is not supported).
 //
 // Keys, under a prefix: t:{id} (hash: cfg, s state, v version, q sequence, p published, d deadline
-// ms, fin, ct created ms), t:{id}:log (list; index = version), t:{id}:ids (hash: action id →
+// ms, fin, ct created ms, w token of the last write), t:{id}:log (list; index = version), t:{id}:ids (hash: action id →
 // version), deadlines (sorted set by ms), outbox (sorted set by commit ms).
 //
-// A read is one script call and a commit is one script call: an action costs two round trips.
+// A read is one script call and a commit is one script call: an action costs two round trips, or
+// one when the writer commits from a state it kept, checked by Commit.Expect, without reading.
 type Redis struct {
 	rdb    redis.UniversalClient
 	prefix string
@@ -63,7 +64,7 @@ func fromMS(v int64) time.Time {
 
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'cfg', ARGV[2], 's', ARGV[3], 'v', 0, 'q', ARGV[4], 'p', 0, 'd', ARGV[5], 'fin', 0, 'ct', ARGV[6])
+redis.call('HSET', KEYS[1], 'cfg', ARGV[2], 's', ARGV[3], 'v', 0, 'q', ARGV[4], 'p', 0, 'd', ARGV[5], 'fin', 0, 'ct', ARGV[6], 'w', ARGV[8])
 redis.call('RPUSH', KEYS[2], ARGV[7])
 if ARGV[5] ~= '0' then redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1]) end
 if ARGV[4] ~= '0' then redis.call('ZADD', KEYS[5], ARGV[6], ARGV[1]) end
@@ -72,7 +73,7 @@ return 1
 
 func (r *Redis) Create(ctx context.Context, t Table, created Entry) error {
 	n, err := createScript.Run(ctx, r.rdb, r.keys(t.ID), t.ID, t.Config, t.State, t.Sequence,
-		ms(t.Deadline), ms(t.CreatedAt), created.Data).Int()
+		ms(t.Deadline), ms(t.CreatedAt), created.Data, t.Token).Int()
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
@@ -83,14 +84,14 @@ func (r *Redis) Create(ctx context.Context, t Table, created Entry) error {
 }
 
 var loadScript = redis.NewScript(`
-local f = redis.call('HMGET', KEYS[1], 'cfg', 's', 'v', 'q', 'p', 'd', 'fin', 'ct')
+local f = redis.call('HMGET', KEYS[1], 'cfg', 's', 'v', 'q', 'p', 'd', 'fin', 'ct', 'w')
 if not f[3] then return false end
 local pv, pd = '', ''
 if ARGV[1] ~= '' then
   local v = redis.call('HGET', KEYS[3], ARGV[1])
   if v then pv = v; pd = redis.call('LINDEX', KEYS[2], tonumber(v)) end
 end
-return {f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], pv, pd}
+return {f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], pv, pd, f[9] or '0'}
 `)
 
 func (r *Redis) Load(ctx context.Context, id, actionID string) (Table, *Entry, error) {
@@ -101,7 +102,7 @@ func (r *Redis) Load(ctx context.Context, id, actionID string) (Table, *Entry, e
 	if err != nil {
 		return Table{}, nil, fmt.Errorf("load table: %w", err)
 	}
-	if len(res) != 10 {
+	if len(res) != 11 {
 		return Table{}, nil, fmt.Errorf("load table: unexpected reply of %d fields", len(res))
 	}
 	str := func(i int) string { s, _ := res[i].(string); return s }
@@ -117,6 +118,8 @@ func (r *Redis) Load(ctx context.Context, id, actionID string) (Table, *Entry, e
 		Finished:  str(6) == "1",
 		CreatedAt: fromMS(num(7)),
 	}
+	// A token is a full 64-bit value: parsed unsigned, and compared as a string in the commit script.
+	t.Token, _ = strconv.ParseUint(str(10), 10, 64)
 	if str(8) == "" {
 		return t, nil, nil
 	}
@@ -128,8 +131,9 @@ local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if ARGV[3] ~= '' and redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 then return -2 end
 if tonumber(v) ~= tonumber(ARGV[2]) then return -3 end
+if ARGV[12] ~= '0' and redis.call('HGET', KEYS[1], 'w') ~= ARGV[12] then return -3 end
 local nv = tonumber(v) + 1
-redis.call('HSET', KEYS[1], 's', ARGV[4], 'v', nv, 'q', ARGV[6], 'd', ARGV[7], 'fin', ARGV[8])
+redis.call('HSET', KEYS[1], 's', ARGV[4], 'v', nv, 'q', ARGV[6], 'd', ARGV[7], 'fin', ARGV[8], 'w', ARGV[11])
 redis.call('RPUSH', KEYS[2], ARGV[5])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], nv) end
 if ARGV[7] == '0' or ARGV[8] == '1' then
@@ -156,7 +160,7 @@ func (r *Redis) Commit(ctx context.Context, c Commit) error {
 		retain = 1
 	}
 	n, err := commitScript.Run(ctx, r.rdb, r.keys(c.TableID), c.TableID, c.From, c.Entry.ActionID,
-		c.State, c.Entry.Data, c.Sequence, ms(c.Deadline), fin, retain, time.Now().UnixMilli()).Int64()
+		c.State, c.Entry.Data, c.Sequence, ms(c.Deadline), fin, retain, time.Now().UnixMilli(), c.Token, c.Expect).Int64()
 	if err != nil {
 		return fmt.Errorf("commit table: %w", err)
 	}

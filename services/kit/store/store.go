@@ -40,6 +40,11 @@ type Table struct {
 	Deadline  time.Time
 	Finished  bool
 	CreatedAt time.Time
+	// Token names the table's last write: the one Create was given, then each Commit's Token. A
+	// writer that picks tokens at random (see Commit.Expect) can tell its own last write from any
+	// other that left the table at the same version, such as a table id reused after expiry or a
+	// store that lost writes and was played forward again.
+	Token uint64
 }
 
 // Entry is one log record: the table version it produced and its encoded content
@@ -62,6 +67,11 @@ type Commit struct {
 	Finished bool
 	// Retain is how long a finished table (state and log) is kept before it expires.
 	Retain time.Duration
+	// Token becomes the table's Token.
+	Token uint64
+	// Expect, when not 0, must be the table's Token as well as From its version: ErrConflict
+	// otherwise, with nothing written.
+	Expect uint64
 }
 
 // Store is the table store.

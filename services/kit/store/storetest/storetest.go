@@ -24,6 +24,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"CommitAndLog", testCommitAndLog},
 		{"Conflict", testConflict},
 		{"IdempotentRetry", testIdempotentRetry},
+		{"ExpectToken", testExpectToken},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"DeadlineClaims", testDeadlineClaims},
 		{"Outbox", testOutbox},
@@ -139,6 +140,50 @@ func testIdempotentRetry(t *testing.T, s store.Store) {
 	got, prior, err := s.Load(ctx, "t1", "act-1")
 	if err != nil || prior == nil || prior.Version != 1 || string(prior.Data) != "entry-1-act-1" || got.Version != 1 {
 		t.Fatalf("load with action id: %v %+v %+v", err, got, prior)
+	}
+}
+
+// testExpectToken checks the write tokens: Create and Commit set the table's token, Load returns it
+// (all 64 bits), and a commit that expects another token is refused as a conflict even at the
+// right version, writing nothing; one that expects none is not checked.
+func testExpectToken(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const created, first, second = 1<<64 - 3, 1<<63 + 1, 42
+	tb := store.Table{ID: "t1", Config: []byte("cfg"), State: []byte("s0"), Token: created}
+	if err := s.Create(ctx, tb, store.Entry{Data: []byte("created")}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := s.Load(ctx, "t1", ""); err != nil || got.Token != created {
+		t.Fatalf("token after create: %v %d, want %d", err, got.Token, uint64(created))
+	}
+	write := func(from, token, expect uint64, actionID string) error {
+		return s.Commit(ctx, store.Commit{
+			TableID: "t1", From: from, State: fmt.Appendf(nil, "s%d", from+1),
+			Entry:    store.Entry{ActionID: actionID, Data: []byte("e-" + actionID)},
+			Sequence: from + 1, Retain: time.Hour, Token: token, Expect: expect,
+		})
+	}
+	if err := write(0, first, created-1, "a"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("commit expecting another token: %v, want ErrConflict", err)
+	}
+	if got, prior, err := s.Load(ctx, "t1", "a"); err != nil || got.Version != 0 || prior != nil || got.Token != created {
+		t.Fatalf("a refused commit wrote something: %v %+v %v", err, got, prior)
+	}
+	if err := write(0, first, created, "a"); err != nil {
+		t.Fatalf("commit expecting the token: %v", err)
+	}
+	if got, _, err := s.Load(ctx, "t1", ""); err != nil || got.Version != 1 || got.Token != first {
+		t.Fatalf("after the commit: %v %+v", err, got)
+	}
+	// Expecting nothing checks nothing; the right token at the wrong version is still a conflict.
+	if err := write(1, second, 0, "b"); err != nil {
+		t.Fatalf("commit expecting no token: %v", err)
+	}
+	if err := write(1, 7, second, "c"); !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("stale version with the current token: %v, want ErrConflict", err)
+	}
+	if got, _, err := s.Load(ctx, "t1", ""); err != nil || got.Version != 2 || got.Token != second {
+		t.Fatalf("after expecting none: %v %+v", err, got)
 	}
 }
 
