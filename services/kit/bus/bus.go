@@ -177,8 +177,19 @@ func (b *Bus) PublishLive(subject string, data []byte) error {
 // Publish publishes msgs, in order, and waits until the stream has acknowledged every one. The
 // trace context of ctx goes in each message's headers.
 func (b *Bus) Publish(ctx context.Context, msgs []Message) error {
+	wait, err := b.PublishAsync(ctx, msgs)
+	if err != nil {
+		return err
+	}
+	return wait(ctx)
+}
+
+// PublishAsync publishes msgs, in order, without waiting for the stream: wait returns once the
+// stream has acknowledged every one (or one failed, or ctx ended). The trace context of ctx goes
+// in each message's headers.
+func (b *Bus) PublishAsync(ctx context.Context, msgs []Message) (wait func(context.Context) error, err error) {
 	if len(msgs) == 0 {
-		return nil
+		return func(context.Context) error { return nil }, nil
 	}
 	hdr := nats.Header{}
 	b.prop.Inject(ctx, propagation.HeaderCarrier(hdr))
@@ -194,20 +205,22 @@ func (b *Bus) Publish(ctx context.Context, msgs []Message) error {
 		}
 		f, err := b.js.PublishMsgAsync(nm, opts...)
 		if err != nil {
-			return fmt.Errorf("publish %s: %w", m.Subject, err)
+			return nil, fmt.Errorf("publish %s: %w", m.Subject, err)
 		}
 		acks = append(acks, f)
 	}
-	for _, f := range acks {
-		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return fmt.Errorf("publish %s: %w", f.Msg().Subject, err)
-		case <-ctx.Done():
-			return fmt.Errorf("publish: %w", ctx.Err())
+	return func(ctx context.Context) error {
+		for _, f := range acks {
+			select {
+			case <-f.Ok():
+			case err := <-f.Err():
+				return fmt.Errorf("publish %s: %w", f.Msg().Subject, err)
+			case <-ctx.Done():
+				return fmt.Errorf("publish: %w", ctx.Err())
+			}
 		}
-	}
-	return nil
+		return nil
+	}, nil
 }
 
 // Delivery is one received message.

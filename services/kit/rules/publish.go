@@ -119,35 +119,113 @@ func uitoaLen(v uint64) int {
 	return n
 }
 
+// AsyncPublisher is a Publisher that can also publish without waiting for the stream: *bus.Bus
+// is one. While Run runs, a Server with one answers its callers as soon as their events are
+// handed to the bus, and confirms them in the background.
+type AsyncPublisher interface {
+	PublishAsync(ctx context.Context, msgs []bus.Message) (wait func(context.Context) error, err error)
+}
+
+// pendingAck is a publication handed to the bus whose acknowledgement is awaited.
+type pendingAck struct {
+	table string
+	seq   uint64
+	wait  func(context.Context) error
+}
+
+// maxPendingAcks bounds the publications awaited in the background; past it, publishing waits
+// where it is made (back-pressure).
+const maxPendingAcks = 4096
+
+// ackTimeout bounds the wait for one acknowledgement; past it the outbox sweeper republishes.
+const ackTimeout = 10 * time.Second
+
 // publish puts committed events on the bus. A failure does not undo the commit: the table stays in
-// the outbox and the sweeper republishes it (ids make that idempotent).
+// the outbox and the sweeper republishes it (ids make that idempotent). Confirmed publications are
+// marked in the outbox.
 func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, subj *subjects) {
 	if len(evs) == 0 || s.pub == nil {
 		return
 	}
 	msgs := committedMessages(table, s.info.Name, evs, subj)
+	seq := evs[len(evs)-1].seq
 	ctx, span := s.tracer.Start(ctx, "bus.publish")
-	err := s.pub.Publish(ctx, msgs)
-	span.End()
+	defer span.End()
+	var err error
+	if s.async != nil && s.running.Load() {
+		var wait func(context.Context) error
+		if wait, err = s.async.PublishAsync(ctx, msgs); err == nil {
+			select {
+			case s.acks <- pendingAck{table: table, seq: seq, wait: wait}:
+				return
+			default:
+				err = wait(ctx)
+			}
+		}
+	} else {
+		err = s.pub.Publish(ctx, msgs)
+	}
+	s.published(ctx, table, seq, err)
+}
+
+// published records the outcome of one publication: a mark for the outbox, or a warning.
+func (s *Server) published(ctx context.Context, table string, seq uint64, err error) {
 	if err != nil {
 		s.metrics.publishFailures.Add(ctx, 1)
 		s.log.WarnContext(ctx, "publish failed; the outbox sweeper will retry", slog.String("table", table), slog.Any("error", err))
 		return
 	}
 	select {
-	case s.marks <- store.Mark{TableID: table, Sequence: evs[len(evs)-1].seq}:
+	case s.marks <- store.Mark{TableID: table, Sequence: seq}:
 	default:
 		// Marks are an optimisation: an unmarked table is republished later, deduplicated.
+	}
+}
+
+// runAcks confirms background publications in the order they were made until ctx ends, then
+// those still pending, each within a short deadline.
+func (s *Server) runAcks(ctx context.Context) {
+	confirm := func(ctx context.Context, p pendingAck) {
+		wctx, cancel := context.WithTimeout(ctx, ackTimeout)
+		s.published(wctx, p.table, p.seq, p.wait(wctx))
+		cancel()
+	}
+	for {
+		select {
+		case p := <-s.acks:
+			confirm(ctx, p)
+		case <-ctx.Done():
+			final, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+			defer cancel()
+			for {
+				select {
+				case p := <-s.acks:
+					confirm(final, p)
+				default:
+					return
+				}
+			}
+		}
 	}
 }
 
 // Run runs the background work of a replica until ctx ends: firing due deadlines, confirming
 // publications in batches, and republishing what was committed but not confirmed.
 func (s *Server) Run(ctx context.Context) error {
-	done := make(chan struct{})
+	acked := make(chan struct{})
+	marked := make(chan struct{})
+	s.running.Store(true)
 	go func() {
-		defer close(done)
-		s.runMarks(ctx)
+		defer close(acked)
+		s.runAcks(ctx)
+	}()
+	go func() {
+		defer close(marked)
+		s.runMarks(ctx, acked)
+	}()
+	defer func() {
+		s.running.Store(false)
+		<-marked
 	}()
 	sweep := time.NewTicker(s.opt.SweepInterval)
 	defer sweep.Stop()
@@ -156,7 +234,6 @@ func (s *Server) Run(ctx context.Context) error {
 	for {
 		select {
 		case <-ctx.Done():
-			<-done
 			return nil
 		case <-sweep.C:
 			s.FireDue(ctx)
@@ -166,7 +243,9 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 }
 
-func (s *Server) runMarks(ctx context.Context) {
+// runMarks writes confirmed publications to the outbox in batches until ctx ends and acked is
+// closed (the last confirmations are in), then writes the rest.
+func (s *Server) runMarks(ctx context.Context, acked <-chan struct{}) {
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	batch := make([]store.Mark, 0, 256)
@@ -181,20 +260,30 @@ func (s *Server) runMarks(ctx context.Context) {
 	}
 	for {
 		select {
-		case <-ctx.Done():
-			// Last marks on the way out, with a short deadline of their own.
-			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
-			flush(fctx)
-			cancel()
-			return
 		case m := <-s.marks:
 			batch = append(batch, m)
 			if len(batch) == cap(batch) {
 				flush(ctx)
 			}
+			continue
 		case <-tick.C:
 			flush(ctx)
+			continue
+		case <-acked:
 		}
+		// Last marks on the way out, with a short deadline of their own.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		for drained := false; !drained; {
+			select {
+			case m := <-s.marks:
+				batch = append(batch, m)
+			default:
+				drained = true
+			}
+		}
+		flush(fctx)
+		cancel()
+		return
 	}
 }
 

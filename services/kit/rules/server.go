@@ -15,6 +15,7 @@ import (
 	mrand "math/rand/v2"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
@@ -60,11 +61,16 @@ type Options struct {
 type Server struct {
 	rulesv1.UnimplementedRulesServiceServer
 
-	eng     engine.Engine
-	info    engine.Info
-	store   store.Store
-	pub     Publisher
-	live    LivePublisher // nil: no live updates
+	eng   engine.Engine
+	info  engine.Info
+	store store.Store
+	pub   Publisher
+	live  LivePublisher  // nil: no live updates
+	async AsyncPublisher // nil: every publication is awaited where it is made
+	// acks are publications on their way to the stream while Run runs (running), confirmed
+	// in the background.
+	acks    chan pendingAck
+	running atomic.Bool
 	opt     Options
 	log     *slog.Logger
 	tracer  trace.Tracer
@@ -101,12 +107,14 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 	}
 	info := eng.Info()
 	live, _ := pub.(LivePublisher)
+	async, _ := pub.(AsyncPublisher)
 	return &Server{
-		eng: eng, info: info, store: st, pub: pub, live: live, opt: opt,
+		eng: eng, info: info, store: st, pub: pub, live: live, async: async, opt: opt,
 		log:       opt.Logger.With(slog.String("game", info.Name)),
 		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
 		metrics:   newMetrics(info.Name),
 		marks:     make(chan store.Mark, 4096),
+		acks:      make(chan pendingAck, maxPendingAcks),
 		actionURL: typeURL(info.Action), optionsURL: typeURL(info.Options),
 	}
 }
