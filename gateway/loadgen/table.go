@@ -333,6 +333,9 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 		if err := s.r.pace(ctx); err != nil {
 			return
 		}
+		if version < sw.version.Load() {
+			continue // the table moved on while the seat waited for the pace: a newer list follows
+		}
 		v := version
 		req := &gatewayv1.ActRequest{
 			TableId:         t.id,
