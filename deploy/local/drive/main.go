@@ -318,6 +318,14 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 	res.table = t.GetTableId()
 	if err := g.call(ctx, "AddBots", func(c gatewayv1.GatewayServiceClient) error {
 		_, err := c.AddBots(ctx, &gatewayv1.AddBotsRequest{TableId: res.table, Count: seats - 1})
+		if status.Code(err) == codes.FailedPrecondition {
+			// AddBots is not idempotent: a retry after a gateway died between adding the bots and
+			// answering finds no free place. The table being full is what was asked.
+			t, gerr := c.GetTable(ctx, &gatewayv1.GetTableRequest{TableId: res.table})
+			if gerr == nil && len(t.GetTable().GetPlayers()) == int(seats) {
+				return nil
+			}
+		}
 		return err
 	}); err != nil {
 		return res, fmt.Errorf("add bots: %w", err)
