@@ -1,12 +1,14 @@
 package gateway_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"cardroom.dev/services/kit/engine"
@@ -187,6 +189,84 @@ func TestWatchIncludesLegalActions(t *testing.T) {
 		}
 		if m.GetLegalActions() != nil {
 			t.Fatalf("a spectator received legal actions: %v", m.GetLegalActions())
+		}
+	}
+}
+
+// TestWatchResumedIncludesLegalActions resumes a stream after the last event with
+// include_legal_actions, at a table another stream keeps followed on the gateway (so the gateway
+// has the lists of the live updates): the seat's list comes at once, without waiting for the table
+// to move.
+func TestWatchResumedIncludesLegalActions(t *testing.T) {
+	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetTableId()
+	if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+		t.Fatal(err)
+	}
+	follow := ann.watch(id, 0)
+	defer follow.cancel()
+	if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
+		t.Fatal(err)
+	}
+	mover := func() (*client, *gatewayv1.ListLegalActionsResponse) {
+		t.Helper()
+		for _, p := range []*client{ann, bob} {
+			l, err := p.c.ListLegalActions(p.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.GetActions()) > 0 {
+				return p, l
+			}
+		}
+		t.Fatal("nobody may act")
+		return nil, nil
+	}
+	// One move, so that the table is past the deal; the follower's stream shows when the gateway has
+	// its update.
+	c, l := mover()
+	v := l.GetVersion()
+	if _, err := c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: id, Action: l.GetActions()[0], ActionId: nextActionID(), ExpectedVersion: &v}); err != nil {
+		t.Fatal(err)
+	}
+	var last uint64
+	for last == 0 {
+		select {
+		case ev := <-follow.ch:
+			if ev.GetVersion() == v+1 {
+				view, err := ann.c.GetView(ann.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+				if err != nil {
+					t.Fatal(err)
+				}
+				last = view.GetLastSequence()
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the move's events did not come")
+		}
+	}
+	c, listed := mover()
+	ctx, cancel := context.WithTimeout(c.ctx(), 10*time.Second)
+	defer cancel()
+	s, err := c.c.Watch(ctx, &gatewayv1.WatchRequest{TableId: id, AfterSequence: last, IncludeLegalActions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Recv()
+	if err != nil {
+		t.Fatalf("no list on the resumed stream: %v", err)
+	}
+	got := m.GetLegalActions()
+	if got.GetVersion() != listed.GetVersion() || len(got.GetActions()) != len(listed.GetActions()) {
+		t.Fatalf("resumed stream sent %v, ListLegalActions gives %d actions at %d", m, len(listed.GetActions()), listed.GetVersion())
+	}
+	for i := range got.GetActions() {
+		if !proto.Equal(got.GetActions()[i], listed.GetActions()[i]) {
+			t.Fatalf("action %d differs", i)
 		}
 	}
 }

@@ -379,6 +379,16 @@ func (h *hub) changedLocked() {
 	h.changed = make(chan struct{})
 }
 
+// versionAt is the version of the event with sequence seq (0: none, or not here yet).
+func (h *hub) versionAt(seq uint64) uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if seq == 0 || seq > uint64(len(h.events)) {
+		return 0
+	}
+	return h.events[seq-1].GetVersion()
+}
+
 // legalOf returns seat's legal actions at the newest version a live update told, and whether one
 // did.
 func (h *hub) legalOf(seat int) (version uint64, actions []*anypb.Any, known bool) {
@@ -457,7 +467,8 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 	cursor := req.GetAfterSequence()
 	var legal *legalFeed
 	if req.GetIncludeLegalActions() && seat >= 0 {
-		legal = &legalFeed{s: s, h: h, seat: seat}
+		// A resumed stream has seen the table up to its cursor's version.
+		legal = &legalFeed{s: s, h: h, seat: seat, seen: h.versionAt(cursor)}
 	}
 	for {
 		evs, changed, finished := h.since(cursor)
