@@ -87,3 +87,22 @@ func TestHubOrdersAndRepairs(t *testing.T) {
 		t.Fatalf("resume after 4: %v", sequences(got))
 	}
 }
+
+// A republished update (legal actions omitted) adds its events and leaves the newest known lists
+// as they were, so a stream past them asks the rules service.
+func TestHubKeepsLegalThroughRepublication(t *testing.T) {
+	h := newHub(nil, "t", &logOnly{})
+	actions := []*rulesv1.SeatActions{{Seat: 1}}
+	h.update(&rulesv1.TableUpdate{TableId: "t", Version: 1, Events: []*eventsv1.Event{ev(1)}, Legal: actions})
+	h.update(&rulesv1.TableUpdate{TableId: "t", Version: 2, Events: []*eventsv1.Event{ev(2)}, LegalOmitted: true})
+	if got, _, _ := h.since(0); len(got) != 2 {
+		t.Fatalf("the hub holds %d events, want 2", len(got))
+	}
+	if v, _, known := h.legalOf(1); !known || v != 1 {
+		t.Fatalf("legal actions known at %d (%v), want those of version 1", v, known)
+	}
+	h.update(&rulesv1.TableUpdate{TableId: "t", Version: 3, Events: []*eventsv1.Event{ev(3)}})
+	if v, acts, known := h.legalOf(1); !known || v != 3 || len(acts) != 0 {
+		t.Fatalf("legal actions at %d (%v, %d), want none at version 3", v, known, len(acts))
+	}
+}

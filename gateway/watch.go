@@ -316,7 +316,8 @@ func (h *hub) add(e *eventsv1.Event) {
 	}
 }
 
-// update adds a live update's events and keeps its legal actions if it is the newest.
+// update adds a live update's events and keeps its legal actions if it is the newest (a
+// republication carries none: streams past the newest known list ask the rules service).
 func (h *hub) update(u *rulesv1.TableUpdate) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -324,7 +325,7 @@ func (h *hub) update(u *rulesv1.TableUpdate) {
 	for _, e := range u.GetEvents() {
 		changed = h.addLocked(e) || changed
 	}
-	if !h.legalKnown || u.GetVersion() > h.legalVersion {
+	if !u.GetLegalOmitted() && (!h.legalKnown || u.GetVersion() > h.legalVersion) {
 		h.legal, h.legalVersion, h.legalKnown = u.GetLegal(), u.GetVersion(), true
 		changed = true
 	}

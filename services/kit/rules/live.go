@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -24,13 +25,14 @@ const (
 	updateVersion protowire.Number = 2
 	updateEvents  protowire.Number = 3
 	updateLegal   protowire.Number = 4
+	updateOmitted protowire.Number = 5
 
 	seatActionsSeat    protowire.Number = 1
 	seatActionsActions protowire.Number = 2
 )
 
 // The tags below are written as one byte.
-const _ = uint(15 - max(updateTableID, updateVersion, updateEvents, updateLegal, seatActionsSeat, seatActionsActions))
+const _ = uint(15 - max(updateTableID, updateVersion, updateEvents, updateLegal, updateOmitted, seatActionsSeat, seatActionsActions))
 
 // publishLive sends the table's update at version: the committed events (already encoded) and the
 // legal actions of every seat at st (nil: none, the table is over). It is best effort: a gateway
@@ -89,4 +91,45 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 		}
 	}
 	return b, nil
+}
+
+// republishLive sends the gateways again, as live updates without legal actions, events read back
+// from the log for republication: a gateway that missed the first update (it was lost, or never
+// sent) learns of them without waiting for a later event to show the gap. Events are grouped by
+// version, in order.
+func (s *Server) republishLive(ctx context.Context, table string, evs []*eventsv1.Event) {
+	if s.live == nil {
+		return
+	}
+	for start := 0; start < len(evs); {
+		end := start + 1
+		for end < len(evs) && evs[end].GetVersion() == evs[start].GetVersion() {
+			end++
+		}
+		data, err := appendRepublishedUpdate(nil, table, evs[start].GetVersion(), evs[start:end])
+		if err == nil {
+			err = s.live.PublishLive(bus.LiveSubject(table), data)
+		}
+		if err != nil {
+			s.log.WarnContext(ctx, "live update not sent again", slog.String("table", table), slog.Any("error", err))
+			return
+		}
+		start = end
+	}
+}
+
+// appendRepublishedUpdate appends a cardroom.rules.v1.TableUpdate of evs at version, with
+// legal_omitted.
+func appendRepublishedUpdate(b []byte, table string, version uint64, evs []*eventsv1.Event) ([]byte, error) {
+	b = appendString(b, updateTableID, table)
+	b = appendUint(b, updateVersion, version)
+	for _, e := range evs {
+		raw, err := proto.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("encode event: %w", err)
+		}
+		b = appendMessageHead(b, updateEvents, len(raw))
+		b = append(b, raw...)
+	}
+	return appendUint(b, updateOmitted, 1), nil
 }

@@ -1,13 +1,19 @@
 package rules_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/rules/rulestest"
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/kit/store"
 	"github.com/nats-io/nats.go"
 	"google.golang.org/protobuf/proto"
@@ -104,6 +110,81 @@ func TestLiveUpdates(t *testing.T) {
 		case m := <-msgs:
 			t.Fatalf("an update after the end: %d bytes", len(m.Data))
 		default:
+		}
+	})
+}
+
+// lossyBus fails the first stream publications and loses the first live updates.
+type lossyBus struct {
+	b                 *bus.Bus
+	failPub, dropLive atomic.Int32
+}
+
+func (l *lossyBus) Publish(ctx context.Context, msgs []bus.Message) error {
+	if l.failPub.Add(-1) >= 0 {
+		return errors.New("bus down")
+	}
+	return l.b.Publish(ctx, msgs)
+}
+
+func (l *lossyBus) PublishLive(subject string, data []byte) error {
+	if l.dropLive.Add(-1) >= 0 {
+		return nil // lost on the way
+	}
+	return l.b.PublishLive(subject, data)
+}
+
+// TestRepublishSendsLiveUpdates: events whose publication failed, and whose live updates were
+// lost, reach the gateways again when the outbox sweeper republishes them: one update per version,
+// the log's events, marked as saying nothing of legal actions.
+func TestRepublishSendsLiveUpdates(t *testing.T) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
+		b := startNATS(t)
+		lb := &lossyBus{b: b}
+		lb.failPub.Store(2)
+		lb.dropLive.Store(2)
+		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{})
+		client := serve(t, srv)
+		msgs := make(chan *nats.Msg, 16)
+		sub, err := b.Conn().ChanSubscribe(bus.LiveSubject("r1"), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sub.Unsubscribe() })
+		if err := b.Conn().Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "r1", Config: tableConfig(2, 1, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := client.Act(t.Context(), &rulesv1.ActRequest{TableId: "r1", Seat: 0, Action: act("reveal"), ActionId: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		if n := srv.Republish(t.Context(), time.Now().Add(time.Minute)); n != 1 {
+			t.Fatalf("republished %d tables", n)
+		}
+		l, err := client.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: "r1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for version, want := range [][]*eventsv1.Event{l.GetCreatedEvents(), l.GetEntries()[0].GetEvents()} {
+			select {
+			case m := <-msgs:
+				u := &rulesv1.TableUpdate{}
+				if err := proto.Unmarshal(m.Data, u); err != nil {
+					t.Fatal(err)
+				}
+				if u.GetVersion() != uint64(version) || !u.GetLegalOmitted() || len(u.GetLegal()) != 0 || len(u.GetEvents()) != len(want) {
+					t.Fatalf("republished update %v, want version %d with %d events and legal omitted", u, version, len(want))
+				}
+				for i := range want {
+					if !proto.Equal(u.GetEvents()[i], want[i]) {
+						t.Fatalf("version %d event %d: %v, the log has %v", version, i, u.GetEvents()[i], want[i])
+					}
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatalf("no republished update for version %d", version)
+			}
 		}
 	})
 }

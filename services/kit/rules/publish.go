@@ -366,6 +366,7 @@ func (s *Server) Republish(ctx context.Context, before time.Time) int {
 				}
 			}
 		}
+		s.republishLive(ctx, id, evs)
 		msgs, err := messages(evs)
 		if err != nil || s.pub.Publish(ctx, msgs) != nil {
 			continue

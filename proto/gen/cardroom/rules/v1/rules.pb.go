@@ -999,8 +999,11 @@ type TableUpdate struct {
 	// The table version after the commit (0: the deal).
 	Version uint64       `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
 	Events  []*v11.Event `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
-	// Seats absent here have no legal action at this version.
-	Legal         []*SeatActions `protobuf:"bytes,4,rep,name=legal,proto3" json:"legal,omitempty"`
+	// Seats absent here have no legal action at this version (unless legal_omitted).
+	Legal []*SeatActions `protobuf:"bytes,4,rep,name=legal,proto3" json:"legal,omitempty"`
+	// True when the update does not say who may act: a republication of events the first update may
+	// have missed (after a failed or lost publication). The gateways ask the rules service instead.
+	LegalOmitted  bool `protobuf:"varint,5,opt,name=legal_omitted,json=legalOmitted,proto3" json:"legal_omitted,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1061,6 +1064,13 @@ func (x *TableUpdate) GetLegal() []*SeatActions {
 		return x.Legal
 	}
 	return nil
+}
+
+func (x *TableUpdate) GetLegalOmitted() bool {
+	if x != nil {
+		return x.LegalOmitted
+	}
+	return false
 }
 
 // SeatActions are one seat's legal actions.
@@ -1385,12 +1395,13 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\x0eGetLogResponse\x124\n" +
 	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x125\n" +
 	"\aentries\x18\x02 \x03(\v2\x1b.cardroom.rules.v1.LogEntryR\aentries\x12@\n" +
-	"\x0ecreated_events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\"\xab\x01\n" +
+	"\x0ecreated_events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\"\xd0\x01\n" +
 	"\vTableUpdate\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x121\n" +
 	"\x06events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x124\n" +
-	"\x05legal\x18\x04 \x03(\v2\x1e.cardroom.rules.v1.SeatActionsR\x05legal\"Q\n" +
+	"\x05legal\x18\x04 \x03(\v2\x1e.cardroom.rules.v1.SeatActionsR\x05legal\x12#\n" +
+	"\rlegal_omitted\x18\x05 \x01(\bR\flegalOmitted\"Q\n" +
 	"\vSeatActions\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12.\n" +
 	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"E\n" +
