@@ -188,3 +188,61 @@ func TestRepublishSendsLiveUpdates(t *testing.T) {
 		}
 	})
 }
+
+// TestReplayedActionPublishesAgain: an action whose events were not published (the answer lost,
+// the publication failed) has them published when it is retried, to the gateways and the stream.
+func TestReplayedActionPublishesAgain(t *testing.T) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
+		b := startNATS(t)
+		lb := &lossyBus{b: b}
+		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{})
+		client := serve(t, srv)
+		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "q1", Config: tableConfig(2, 1, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		msgs := make(chan *nats.Msg, 16)
+		sub, err := b.Conn().ChanSubscribe(bus.LiveSubject("q1"), msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sub.Unsubscribe() })
+		if err := b.Conn().Flush(); err != nil {
+			t.Fatal(err)
+		}
+		events := collect(t, b, bus.TableSubjects("q1"))
+		lb.failPub.Store(1)
+		lb.dropLive.Store(1)
+		req := &rulesv1.ActRequest{TableId: "q1", Seat: 0, Action: act("reveal"), ActionId: "a"}
+		first, err := client.Act(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := client.Act(t.Context(), req)
+		if err != nil || !again.GetReplayed() || again.GetVersion() != first.GetVersion() {
+			t.Fatalf("retry: %v %v", err, again)
+		}
+		select {
+		case m := <-msgs:
+			u := &rulesv1.TableUpdate{}
+			if err := proto.Unmarshal(m.Data, u); err != nil {
+				t.Fatal(err)
+			}
+			if u.GetVersion() != first.GetVersion() || !u.GetLegalOmitted() || len(u.GetEvents()) == 0 {
+				t.Fatalf("update %v after the retry, want version %d's events", u, first.GetVersion())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("the retry sent no live update")
+		}
+		tb, _, err := st.Load(t.Context(), "q1", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The stream holds every event of the table, the deal's and the action's.
+		got := events(int(tb.Sequence))
+		for i, ev := range got {
+			if ev.GetSequence() != uint64(i+1) {
+				t.Fatalf("event %d has sequence %d", i, ev.GetSequence())
+			}
+		}
+	})
+}

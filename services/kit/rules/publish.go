@@ -333,6 +333,23 @@ func (s *Server) fire(ctx context.Context, id string) bool {
 	return false
 }
 
+// resend publishes again, to the gateways and the stream, the events of evs the table t does not
+// count as published. What fails is left to the outbox sweeper.
+func (s *Server) resend(ctx context.Context, t store.Table, evs []*eventsv1.Event) {
+	if s.pub == nil || len(evs) == 0 || evs[len(evs)-1].GetSequence() <= t.Published {
+		return
+	}
+	s.republishLive(ctx, t.ID, evs)
+	msgs, err := messages(evs)
+	if err == nil {
+		err = s.pub.Publish(ctx, msgs)
+	}
+	if err != nil {
+		s.metrics.publishFailures.Add(ctx, 1)
+		s.log.WarnContext(ctx, "publishing a replayed action's events failed; the outbox sweeper will retry", slog.String("table", t.ID), slog.Any("error", err))
+	}
+}
+
 // Republish publishes again the events of tables committed before `before` whose publication was
 // not confirmed, and confirms them.
 func (s *Server) Republish(ctx context.Context, before time.Time) int {

@@ -418,7 +418,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			return nil, err
 		}
 		if l.prior != nil {
-			return s.replayed(l.prior, req.GetSeat())
+			return s.replayed(ctx, &l, req.GetSeat())
 		}
 		if err := checkSeat(l.cfg, req.GetSeat()); err != nil {
 			s.keep(&l)
@@ -530,15 +530,19 @@ func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, a
 	}, nil
 }
 
-// replayed answers a retried action id from the log.
-func (s *Server) replayed(prior *store.Entry, seat uint32) (*rulesv1.ActResponse, error) {
+// replayed answers a retried action id from the log (l.prior). The first attempt's commit may have
+// gone through without being published — its answer lost on the way, say to a store restart, and
+// the store's retry found the action applied — so events the table's outbox does not count as
+// published are published again (ids make a second copy harmless).
+func (s *Server) replayed(ctx context.Context, l *loaded, seat uint32) (*rulesv1.ActResponse, error) {
 	e := &rulesv1.LogEntry{}
-	if err := proto.Unmarshal(prior.Data, e); err != nil {
+	if err := proto.Unmarshal(l.prior.Data, e); err != nil {
 		return nil, fmt.Errorf("decode log entry: %w", err)
 	}
 	if by, ok := e.GetBy().(*rulesv1.LogEntry_Seat); !ok || by.Seat != seat {
 		return nil, invalid("action_id", CodeActionIDReuse, "action_id was already used at this table by another seat")
 	}
+	s.resend(ctx, l.t, e.GetEvents())
 	finished := false
 	for _, ev := range e.GetEvents() {
 		if ev.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
