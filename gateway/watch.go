@@ -469,7 +469,7 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 	var legal *legalFeed
 	if req.GetIncludeLegalActions() && seat >= 0 {
 		// A resumed stream has seen the table up to its cursor's version.
-		legal = &legalFeed{s: s, h: h, seat: seat, seen: h.versionAt(cursor)}
+		legal = &legalFeed{h: h, seat: seat, seen: h.versionAt(cursor)}
 	}
 	for {
 		evs, changed, finished := h.since(cursor)
@@ -508,7 +508,6 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 // the list the live update of that version carried, or, when no update told it (the events came
 // from the log), the list the rules service gives.
 type legalFeed struct {
-	s    *Server
 	h    *hub
 	seat int
 	// seen is the version of the last event the stream passed (sent or not).

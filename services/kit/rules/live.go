@@ -121,15 +121,17 @@ func (s *Server) republishLive(ctx context.Context, table string, evs []*eventsv
 // appendRepublishedUpdate appends a cardroom.rules.v1.TableUpdate of evs at version, with
 // legal_omitted.
 func appendRepublishedUpdate(b []byte, table string, version uint64, evs []*eventsv1.Event) ([]byte, error) {
-	b = appendString(b, updateTableID, table)
-	b = appendUint(b, updateVersion, version)
-	for _, e := range evs {
+	encs := make([]encodedEvent, len(evs))
+	for i, e := range evs {
 		raw, err := proto.Marshal(e)
 		if err != nil {
 			return nil, fmt.Errorf("encode event: %w", err)
 		}
-		b = appendMessageHead(b, updateEvents, len(raw))
-		b = append(b, raw...)
+		encs[i].raw = raw
+	}
+	b, err := appendTableUpdate(b, table, version, encs, nil, 0)
+	if err != nil {
+		return nil, err
 	}
 	return appendUint(b, updateOmitted, 1), nil
 }

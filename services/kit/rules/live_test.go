@@ -114,7 +114,7 @@ func TestLiveUpdates(t *testing.T) {
 	})
 }
 
-// lossyBus fails the first stream publications and loses the first live updates.
+// lossyBus fails the first failPub stream publications and loses the first dropLive live updates.
 type lossyBus struct {
 	b                 *bus.Bus
 	failPub, dropLive atomic.Int32

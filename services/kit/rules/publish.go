@@ -339,15 +339,21 @@ func (s *Server) resend(ctx context.Context, t store.Table, evs []*eventsv1.Even
 	if s.pub == nil || len(evs) == 0 || evs[len(evs)-1].GetSequence() <= t.Published {
 		return
 	}
-	s.republishLive(ctx, t.ID, evs)
-	msgs, err := messages(evs)
-	if err == nil {
-		err = s.pub.Publish(ctx, msgs)
-	}
-	if err != nil {
+	if err := s.publishAgain(ctx, t.ID, evs); err != nil {
 		s.metrics.publishFailures.Add(ctx, 1)
 		s.log.WarnContext(ctx, "publishing a replayed action's events failed; the outbox sweeper will retry", slog.String("table", t.ID), slog.Any("error", err))
 	}
+}
+
+// publishAgain publishes events read back from the log: as live updates without legal actions, and
+// on the stream, where their ids make a second copy harmless.
+func (s *Server) publishAgain(ctx context.Context, table string, evs []*eventsv1.Event) error {
+	s.republishLive(ctx, table, evs)
+	msgs, err := messages(evs)
+	if err != nil {
+		return err
+	}
+	return s.pub.Publish(ctx, msgs)
 }
 
 // Republish publishes again the events of tables committed before `before` whose publication was
@@ -383,9 +389,7 @@ func (s *Server) Republish(ctx context.Context, before time.Time) int {
 				}
 			}
 		}
-		s.republishLive(ctx, id, evs)
-		msgs, err := messages(evs)
-		if err != nil || s.pub.Publish(ctx, msgs) != nil {
+		if s.publishAgain(ctx, id, evs) != nil {
 			continue
 		}
 		if err := s.store.MarkPublished(ctx, []store.Mark{{TableID: id, Sequence: t.Sequence}}); err == nil {

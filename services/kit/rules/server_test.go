@@ -3,7 +3,6 @@ package rules_test
 import (
 	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"sync"
@@ -380,26 +379,13 @@ func TestDeadlinesFireOnce(t *testing.T) {
 	})
 }
 
-// failingBus fails its first n publications, then forwards to the real bus.
-type failingBus struct {
-	fail atomic.Int32
-	b    *bus.Bus
-}
-
-func (f *failingBus) Publish(ctx context.Context, msgs []bus.Message) error {
-	if f.fail.Add(-1) >= 0 {
-		return errors.New("bus down")
-	}
-	return f.b.Publish(ctx, msgs)
-}
-
 // TestRepublish: events committed while the bus was down are published later by the sweeper, once.
 func TestRepublish(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		b := startNATS(t)
-		fb := &failingBus{b: b}
-		fb.fail.Store(2)
-		srv := rules.New(highcard.Engine("highcard"), st, fb, rules.Options{})
+		lb := &lossyBus{b: b}
+		lb.failPub.Store(2)
+		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{})
 		client := serve(t, srv)
 		events := collect(t, b, bus.TableSubjects("p1"))
 		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "p1", Config: tableConfig(2, 1, 0)}); err != nil {
