@@ -128,9 +128,9 @@ type AsyncPublisher interface {
 
 // pendingAck is a publication handed to the bus whose acknowledgement is awaited.
 type pendingAck struct {
-	table string
-	seq   uint64
-	wait  func(context.Context) error
+	table     string
+	from, seq uint64
+	wait      func(context.Context) error
 }
 
 // maxPendingAcks bounds the publications awaited in the background; past it, publishing waits
@@ -148,7 +148,7 @@ func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, 
 		return
 	}
 	msgs := committedMessages(table, s.info.Name, evs, subj)
-	seq := evs[len(evs)-1].seq
+	from, seq := evs[0].seq, evs[len(evs)-1].seq
 	ctx, span := s.tracer.Start(ctx, "bus.publish")
 	defer span.End()
 	var err error
@@ -156,7 +156,7 @@ func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, 
 		var wait func(context.Context) error
 		if wait, err = s.async.PublishAsync(ctx, msgs); err == nil {
 			select {
-			case s.acks <- pendingAck{table: table, seq: seq, wait: wait}:
+			case s.acks <- pendingAck{table: table, from: from, seq: seq, wait: wait}:
 				return
 			default:
 				err = wait(ctx)
@@ -165,18 +165,21 @@ func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, 
 	} else {
 		err = s.pub.Publish(ctx, msgs)
 	}
-	s.published(ctx, table, seq, err)
+	s.published(ctx, table, from, seq, err)
 }
 
-// published records the outcome of one publication: a mark for the outbox, or a warning.
-func (s *Server) published(ctx context.Context, table string, seq uint64, err error) {
+// published records the outcome of one publication of events from..seq: a mark for the outbox,
+// or a warning. The mark counts only if every earlier event is confirmed too (see
+// store.Store.MarkPublished): a publication that failed keeps its table in the outbox even when a
+// later one succeeds.
+func (s *Server) published(ctx context.Context, table string, from, seq uint64, err error) {
 	if err != nil {
 		s.metrics.publishFailures.Add(ctx, 1)
 		s.log.WarnContext(ctx, "publish failed; the outbox sweeper will retry", slog.String("table", table), slog.Any("error", err))
 		return
 	}
 	select {
-	case s.marks <- store.Mark{TableID: table, Sequence: seq}:
+	case s.marks <- store.Mark{TableID: table, From: from, Sequence: seq}:
 	default:
 		// Marks are an optimisation: an unmarked table is republished later, deduplicated.
 	}
@@ -187,7 +190,7 @@ func (s *Server) published(ctx context.Context, table string, seq uint64, err er
 func (s *Server) runAcks(ctx context.Context) {
 	confirm := func(ctx context.Context, p pendingAck) {
 		wctx, cancel := context.WithTimeout(ctx, ackTimeout)
-		s.published(wctx, p.table, p.seq, p.wait(wctx))
+		s.published(wctx, p.table, p.from, p.seq, p.wait(wctx))
 		cancel()
 	}
 	for {
@@ -392,7 +395,7 @@ func (s *Server) Republish(ctx context.Context, before time.Time) int {
 		if s.publishAgain(ctx, id, evs) != nil {
 			continue
 		}
-		if err := s.store.MarkPublished(ctx, []store.Mark{{TableID: id, Sequence: t.Sequence}}); err == nil {
+		if err := s.store.MarkPublished(ctx, []store.Mark{{TableID: id, From: t.Published + 1, Sequence: t.Sequence}}); err == nil {
 			n++
 		}
 	}

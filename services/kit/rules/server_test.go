@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -410,6 +411,59 @@ func TestRepublish(t *testing.T) {
 		}
 		if seq, _ := b.LastSequence(t.Context()); seq != tb.Sequence {
 			t.Fatalf("stream holds %d messages for %d events", seq, tb.Sequence)
+		}
+	})
+}
+
+// TestRepublishBelowLaterConfirmation: a publication that failed is republished even when a later
+// one of the same table was confirmed: the later confirmation does not count the earlier events as
+// published.
+func TestRepublishBelowLaterConfirmation(t *testing.T) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
+		b := startNATS(t)
+		lb := &lossyBus{b: b}
+		lb.failPub.Store(1) // the creation's events
+		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{RepublishAfter: time.Hour})
+		client := serve(t, srv)
+		events := collect(t, b, bus.TableSubjects("h1"))
+		ctx, stop := context.WithCancel(t.Context())
+		ran := make(chan error)
+		go func() { ran <- srv.Run(ctx) }()
+		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "h1", Config: tableConfig(2, 1, 0)}); err != nil {
+			t.Fatal(err)
+		}
+		created, _, _ := st.Load(t.Context(), "h1", "")
+		if _, err := client.Act(t.Context(), &rulesv1.ActRequest{TableId: "h1", Seat: 0, Action: act("reveal"), ActionId: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		// Stopping Run writes every confirmation made so far.
+		stop()
+		if err := <-ran; err != nil {
+			t.Fatal(err)
+		}
+		tb, _, _ := st.Load(t.Context(), "h1", "")
+		if tb.Sequence <= created.Sequence || tb.Published != 0 {
+			t.Fatalf("sequence %d (creation %d), published %d: want the creation's events unconfirmed", tb.Sequence, created.Sequence, tb.Published)
+		}
+		if n := srv.Republish(t.Context(), time.Now().Add(time.Minute)); n != 1 {
+			t.Fatalf("republished %d tables", n)
+		}
+		// The action's events came first, then the creation's, republished.
+		var seqs []uint64
+		for _, ev := range events(int(tb.Sequence)) {
+			seqs = append(seqs, ev.GetSequence())
+		}
+		slices.Sort(seqs)
+		for i, seq := range seqs {
+			if seq != uint64(i+1) {
+				t.Fatalf("events received: %v", seqs)
+			}
+		}
+		if seq, _ := b.LastSequence(t.Context()); seq != tb.Sequence {
+			t.Fatalf("stream holds %d messages for %d events", seq, tb.Sequence)
+		}
+		if tb, _, _ = st.Load(t.Context(), "h1", ""); tb.Published != tb.Sequence {
+			t.Fatalf("published %d of %d after the sweep", tb.Published, tb.Sequence)
 		}
 	})
 }

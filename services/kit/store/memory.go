@@ -196,7 +196,7 @@ func (m *Memory) MarkPublished(_ context.Context, marks []Mark) error {
 		if mt == nil {
 			continue
 		}
-		if mk.Sequence > mt.t.Published {
+		if mk.Sequence > mt.t.Published && mk.From <= mt.t.Published+1 {
 			mt.t.Published = mk.Sequence
 		}
 		if mt.t.Published >= mt.t.Sequence {

@@ -223,7 +223,7 @@ func (r *Redis) Unpublished(ctx context.Context, before time.Time, limit int) ([
 var markScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[1]); return 0 end
 local p = tonumber(redis.call('HGET', KEYS[1], 'p'))
-if tonumber(ARGV[2]) > p then p = tonumber(ARGV[2]); redis.call('HSET', KEYS[1], 'p', p) end
+if tonumber(ARGV[2]) > p and tonumber(ARGV[3]) <= p + 1 then p = tonumber(ARGV[2]); redis.call('HSET', KEYS[1], 'p', p) end
 if p >= tonumber(redis.call('HGET', KEYS[1], 'q')) then redis.call('ZREM', KEYS[2], ARGV[1]) end
 return 1
 `)
@@ -237,7 +237,7 @@ func (r *Redis) MarkPublished(ctx context.Context, marks []Mark) error {
 		pipe := r.rdb.Pipeline()
 		for _, m := range marks {
 			k := r.keys(m.TableID)
-			markScript.EvalSha(ctx, pipe, []string{k[0], k[4]}, m.TableID, m.Sequence)
+			markScript.EvalSha(ctx, pipe, []string{k[0], k[4]}, m.TableID, m.Sequence, m.From)
 		}
 		_, err := pipe.Exec(ctx)
 		return err

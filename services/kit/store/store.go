@@ -97,12 +97,17 @@ type Store interface {
 	// Unpublished returns up to limit tables whose last commit is older than before and whose events
 	// are not all confirmed published.
 	Unpublished(ctx context.Context, before time.Time, limit int) ([]string, error)
-	// MarkPublished records that the table's events up to seq are on the bus.
+	// MarkPublished records that events are on the bus. A mark moves the table's Published up to its
+	// Sequence only when nothing below it is still unconfirmed (From <= Published+1); otherwise it
+	// changes nothing and the table stays in the outbox until the sweeper republishes from
+	// Published+1.
 	MarkPublished(ctx context.Context, marks []Mark) error
 }
 
-// Mark says a table's events up to Sequence are published.
+// Mark says a table's events From..Sequence are published. From 0 stands for "every event up to
+// Sequence", as after a republication from the start.
 type Mark struct {
 	TableID  string
+	From     uint64
 	Sequence uint64
 }

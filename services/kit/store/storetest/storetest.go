@@ -341,6 +341,31 @@ func testOutbox(t *testing.T, s store.Store) {
 	if tb.Published != 1 {
 		t.Fatalf("o1 published = %d", tb.Published)
 	}
+
+	// o2's events 1 (version 1) and 2 (version 2): the publication of 2 is confirmed, that of 1
+	// is not. The mark for 2 alone must not count 1 as published.
+	if err := commit(ctx, s, "o2", 1, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MarkPublished(ctx, []store.Mark{{TableID: "o2", From: 2, Sequence: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if tb, _, _ := s.Load(ctx, "o2", ""); tb.Published != 0 {
+		t.Fatalf("a mark above an unconfirmed event moved published to %d", tb.Published)
+	}
+	if pending, _ = s.Unpublished(ctx, later, 10); !slices.Contains(pending, "o2") {
+		t.Fatalf("o2 left the outbox with event 1 unconfirmed: %v", pending)
+	}
+	// Confirmations in order: 1, then 2.
+	if err := s.MarkPublished(ctx, []store.Mark{{TableID: "o2", From: 1, Sequence: 1}, {TableID: "o2", From: 2, Sequence: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if tb, _, _ := s.Load(ctx, "o2", ""); tb.Published != 2 {
+		t.Fatalf("o2 published = %d after marks 1 and 2", tb.Published)
+	}
+	if pending, _ = s.Unpublished(ctx, later, 10); slices.Contains(pending, "o2") {
+		t.Fatalf("o2 still in the outbox: %v", pending)
+	}
 }
 
 func testFinishedExpire(t *testing.T, s store.Store) {
