@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -9,7 +10,11 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/natsembed"
+	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 )
 
 // logOnly is a rules client that only answers GetLog, from a list of events.
@@ -104,5 +109,81 @@ func TestHubKeepsLegalThroughRepublication(t *testing.T) {
 	h.update(&rulesv1.TableUpdate{TableId: "t", Version: 3, Events: []*eventsv1.Event{ev(3)}})
 	if v, acts, known := h.legalOf(1); !known || v != 3 || len(acts) != 0 {
 		t.Fatalf("legal actions at %d (%v, %d), want none at version 3", v, known, len(acts))
+	}
+}
+
+// TestHubSubscribesToItsTableOnly: a replica receives the live updates of the tables it streams and
+// no others, and none of a table once its last stream ended.
+func TestHubSubscribesToItsTableOnly(t *testing.T) {
+	ns, err := natsembed.Start(0, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	connect := func(name string) *bus.Bus {
+		b, err := bus.Connect(t.Context(), ns.URL(), name, bus.Options{Memory: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(b.Close)
+		return b
+	}
+	gw, pub := connect("gateway"), connect("rules")
+	s := &Server{bus: gw, metrics: newMetrics(), log: slog.New(slog.DiscardHandler)}
+	s.hubs = newHubs(s)
+	h := newHub(s, "a", &logOnly{})
+	s.hubs.m["a"] = h
+	if err := s.hubs.subscribe(h); err != nil {
+		t.Fatal(err)
+	}
+	close(h.ready)
+	publish := func(table string, seq uint64) {
+		u, err := proto.Marshal(&rulesv1.TableUpdate{TableId: table, Version: seq, Events: []*eventsv1.Event{ev(seq)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pub.PublishLive(bus.LiveSubject(table), u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// b's updates go first: NATS keeps one publisher's order, so once a's last one is here, any of
+	// b's would have been received before it. (The connection's own setup received some replies.)
+	base := gw.Conn().Stats().InMsgs
+	for seq := uint64(1); seq <= 3; seq++ {
+		publish("b", seq)
+		publish("a", seq)
+	}
+	got, changed, _ := h.since(0)
+	for len(got) < 3 {
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("hub a received %v", sequences(got))
+		}
+		got, changed, _ = h.since(0)
+	}
+	if in := gw.Conn().Stats().InMsgs - base; in != 3 {
+		t.Fatalf("the replica received %d messages, want table a's 3", in)
+	}
+	s.hubs.release(h)
+	// After the release: a's next update is not received. A second subscriber on the same
+	// connection, to a's subject, tells when it would have been.
+	marker := make(chan *nats.Msg, 1)
+	msub, err := gw.Conn().ChanSubscribe(bus.LiveSubject("a"), marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = msub.Unsubscribe() }()
+	if err := gw.Conn().Flush(); err != nil {
+		t.Fatal(err)
+	}
+	publish("a", 4)
+	select {
+	case <-marker:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the marker subscription received nothing")
+	}
+	if in := gw.Conn().Stats().InMsgs - base; in != 4 {
+		t.Fatalf("the replica received %d messages, want 4 (a's 3 and the marker's)", in)
 	}
 }

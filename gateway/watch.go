@@ -25,47 +25,61 @@ import (
 // hub reads the table's log: out-of-order arrival from two rules replicas heals faster than this.
 const gapRepairAfter = 150 * time.Millisecond
 
-// hubs holds this replica's hub of each table it streams, and the replica's one subscription to
-// every table's live updates (events of all audiences and every seat's legal actions: the gateway
-// is trusted and filters per client), which hands each update to its table's hub, if any. One plain NATS subscription per replica costs the
-// bus nothing per table; what it may miss (while the connection is down, or a slow-consumer drop)
-// the hubs read from the rules services' logs, which are the record.
+// hubs holds this replica's hub of each table it streams. Each hub subscribes to its own table's
+// live updates (events of all audiences and every seat's legal actions: the gateway is trusted and
+// filters per client), so NATS sends a replica only the tables it streams, however many replicas
+// there are. Every subscription delivers into one channel, read by one goroutine that hands each
+// update to its table's hub: no goroutine per table. What a subscription may miss (while the
+// connection is down, or dropped when the channel is full) the hub reads from the rules service's
+// log, which is the record.
 type hubs struct {
 	s  *Server
 	mu sync.Mutex
 	m  map[string]*hub
 
-	sub *nats.Subscription // guarded by mu; nil until the first hub
+	feed    chan *nats.Msg
+	feeding sync.Once
 }
 
-func newHubs(s *Server) *hubs { return &hubs{s: s, m: map[string]*hub{}} }
+func newHubs(s *Server) *hubs {
+	return &hubs{s: s, m: map[string]*hub{}, feed: make(chan *nats.Msg, feedBuffer)}
+}
 
-// feedPending bounds what the subscription may hold undelivered before NATS drops (and the hubs
-// repair from the logs).
-const (
-	feedPendingMsgs  = 1 << 20
-	feedPendingBytes = 512 << 20
-)
+// feedBuffer bounds the live updates received and not yet handed to their hubs; past it NATS
+// drops (counted per subscription) and the hubs concerned repair from the logs.
+const feedBuffer = 1 << 16
 
-// subscribeLocked opens the replica's subscription once; hs.mu is held.
-func (hs *hubs) subscribeLocked() error {
-	if hs.sub != nil {
-		return nil
-	}
-	sub, err := hs.s.bus.Conn().Subscribe(bus.AllLiveSubjects, hs.deliver)
+// subscribeTimeout bounds the round trip that makes sure NATS has a new subscription before the
+// hub reads the log.
+const subscribeTimeout = 5 * time.Second
+
+// subscribe opens h's subscription to its table's live updates and waits until NATS has it, so
+// that every update published after the hub's first read of the log reaches it. While the
+// connection is down the subscription is made when it comes back, and watchFeed then refills
+// every hub from the logs.
+func (hs *hubs) subscribe(h *hub) error {
+	hs.feeding.Do(func() { go hs.deliverAll() })
+	nc := hs.s.bus.Conn()
+	sub, err := nc.ChanSubscribe(bus.LiveSubject(h.table), hs.feed)
 	if err != nil {
 		return fmt.Errorf("subscribe to table events: %w", err)
 	}
-	if err := sub.SetPendingLimits(feedPendingMsgs, feedPendingBytes); err != nil {
-		_ = sub.Unsubscribe()
+	h.sub = sub
+	if err := nc.FlushTimeout(subscribeTimeout); err != nil && nc.IsConnected() {
 		return fmt.Errorf("subscribe to table events: %w", err)
 	}
-	hs.sub = sub
 	return nil
 }
 
-// deliver hands one live update to its table's hub; updates of tables this replica does not
-// stream are dropped before decoding.
+// deliverAll hands every live update received to its table's hub, for the replica's lifetime.
+func (hs *hubs) deliverAll() {
+	for m := range hs.feed {
+		hs.deliver(m)
+	}
+}
+
+// deliver hands one live update to its table's hub; an update that arrives after its hub ended is
+// dropped before decoding.
 func (hs *hubs) deliver(m *nats.Msg) {
 	id, ok := bus.LiveTableOf(m.Subject)
 	if !ok {
@@ -83,49 +97,47 @@ func (hs *hubs) deliver(m *nats.Msg) {
 	}
 }
 
-// watchFeed refills every hub from the logs when the subscription may have missed events: after
-// the connection to NATS came back, or when NATS dropped messages for a slow consumer.
+// watchFeed refills hubs from the logs when their subscriptions may have missed events: every hub
+// after the connection to NATS came back, a hub whose subscription dropped updates (the channel was
+// full) on its own.
 func (hs *hubs) watchFeed(ctx context.Context) {
 	tick := time.NewTicker(feedCheck)
 	defer tick.Stop()
 	nc := hs.s.bus.Conn()
 	reconnects := nc.Stats().Reconnects
-	var dropped int
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		hs.mu.Lock()
-		sub := hs.sub
-		hs.mu.Unlock()
-		d := 0
-		if sub != nil {
-			d, _ = sub.Dropped()
-		}
 		r := nc.Stats().Reconnects
-		if r == reconnects && d == dropped {
-			continue
-		}
-		reconnects, dropped = r, d
-		hs.s.metrics.gapRepairs.Add(ctx, 1)
+		all := r != reconnects
+		reconnects = r
 		hs.mu.Lock()
-		all := make([]*hub, 0, len(hs.m))
+		refill := make([]*hub, 0, len(hs.m))
 		for _, h := range hs.m {
-			all = append(all, h)
-		}
-		hs.mu.Unlock()
-		for _, h := range all {
 			select {
 			case <-h.ready:
 			default:
 				continue // still starting: its own read of the log comes after this
 			}
-			if h.err == nil {
-				if err := h.fill(ctx); err != nil && ctx.Err() == nil {
-					hs.s.log.WarnContext(ctx, "refilling a table's events after a bus interruption failed", "table", h.table, "error", err)
-				}
+			if h.err != nil {
+				continue
+			}
+			d, _ := h.sub.Dropped()
+			if all || d > h.dropped {
+				h.dropped = d
+				refill = append(refill, h)
+			}
+		}
+		hs.mu.Unlock()
+		if len(refill) > 0 {
+			hs.s.metrics.gapRepairs.Add(ctx, 1)
+		}
+		for _, h := range refill {
+			if err := h.fill(ctx); err != nil && ctx.Err() == nil {
+				hs.s.log.WarnContext(ctx, "refilling a table's events after a bus interruption failed", "table", h.table, "error", err)
 			}
 		}
 	}
@@ -142,9 +154,11 @@ type hub struct {
 	table string
 	rules rulesv1.RulesServiceClient
 
-	ready chan struct{}
-	err   error
-	refs  int // guarded by hubs.mu
+	ready   chan struct{}
+	err     error
+	refs    int                // guarded by hubs.mu
+	sub     *nats.Subscription // the table's live updates; set before ready closes
+	dropped int                // what sub had dropped at the last refill; guarded by hubs.mu
 
 	base   context.Context // the starting call's values, never canceled
 	cancel context.CancelFunc
@@ -193,14 +207,13 @@ func (hs *hubs) acquire(ctx context.Context, t *lobby.Table) (*hub, func(), erro
 		hs.mu.Unlock()
 		return nil, nil, err
 	}
-	if err := hs.subscribeLocked(); err != nil {
-		hs.mu.Unlock()
-		return nil, nil, err
-	}
 	h = newHub(hs.s, t.ID, c)
 	hs.m[t.ID] = h
 	hs.mu.Unlock()
-	h.err = h.start(ctx)
+	h.err = hs.subscribe(h)
+	if h.err == nil {
+		h.err = h.start(ctx)
+	}
 	close(h.ready)
 	if h.err == nil {
 		hs.s.metrics.hubs.Add(ctx, 1)
@@ -221,6 +234,9 @@ func (hs *hubs) release(h *hub) {
 	}
 	hs.mu.Unlock()
 	if last {
+		if h.sub != nil {
+			_ = h.sub.Unsubscribe()
+		}
 		if h.err == nil {
 			hs.s.metrics.hubs.Add(h.base, -1)
 		}
@@ -235,9 +251,9 @@ func (h *hub) start(ctx context.Context) error {
 	h.base = context.WithoutCancel(ctx)
 	hctx, cancel := context.WithCancel(h.base)
 	h.cancel = cancel
-	// The replica's subscription hands this hub its table's events from now on (it was in the
-	// map before this); then read the log: every event committed after the read is published
-	// after it, so it reaches the hub through the subscription.
+	// The hub's subscription hands it its table's events from now on (NATS has it, and the hub
+	// was in the map before it); then read the log: every event committed after the read is
+	// published after it, so it reaches the hub through the subscription.
 	// NOT_FOUND: not dealt yet (a driver or a player waiting for the deal): the deal's events
 	// come through the subscription.
 	if err := h.fill(ctx); err != nil && status.Code(err) != codes.NotFound {
