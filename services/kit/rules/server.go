@@ -253,7 +253,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 		return nil, err
 	}
 	dl, _ := st.Deadline()
-	t := store.Table{ID: id, Config: cfgBytes, State: state, Sequence: uint64(len(encs)), Deadline: dl, CreatedAt: now}
+	t := store.Table{ID: id, Config: cfgBytes, State: state, Sequence: uint64(len(encs)), Deadline: dl, CreatedAt: now, Token: newToken()}
 	if err := s.store.Create(ctx, t, store.Entry{Data: data}); err != nil {
 		return nil, err
 	}
