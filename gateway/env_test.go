@@ -47,6 +47,8 @@ type envOptions struct {
 	opt      gateway.Options
 	games    []engine.Engine // default: the test game
 	fileBus  bool            // the stream on disk, so that it survives restartNATS
+	// gatewayUnary, when set, sees every unary call the gateway replicas serve.
+	gatewayUnary grpc.UnaryServerInterceptor
 }
 
 // env is a whole cardroom in the test process: an embedded NATS, the stores, rules replicas of the
@@ -116,12 +118,12 @@ func newEnv(t testing.TB, o envOptions) *env {
 	// Registered after the stores' clients: cleanups run last-in first-out, so the background
 	// loops stop before the clients close.
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	serve := func(register func(*grpc.Server)) string {
+	serve := func(register func(*grpc.Server), opts ...grpc.ServerOption) string {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs := grpc.NewServer(grpc.MaxRecvMsgSize(1 << 20))
+		gs := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(1 << 20)}, opts...)...)
 		register(gs)
 		go func() { _ = gs.Serve(lis) }()
 		t.Cleanup(gs.Stop)
@@ -180,7 +182,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = gw.Run(ctx) }()
 		e.gws = append(e.gws, gw)
-		e.gwAddrs = append(e.gwAddrs, serve(func(gs *grpc.Server) { gw.Register(gs, nil) }))
+		var opts []grpc.ServerOption
+		if o.gatewayUnary != nil {
+			opts = append(opts, grpc.UnaryInterceptor(o.gatewayUnary))
+		}
+		e.gwAddrs = append(e.gwAddrs, serve(func(gs *grpc.Server) { gw.Register(gs, nil) }, opts...))
 	}
 	return e
 }

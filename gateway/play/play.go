@@ -1,6 +1,16 @@
 // Package play is `cardroom play <game>`: a terminal client for people. It signs in, queues for a
 // match (or creates a private table, or joins one by its code), shows the view and the events as
 // they come, lists the legal moves and plays the one typed.
+//
+// The moves come on the table's Watch stream (include_legal_actions): after the events of each
+// version at which the player's seat may act, the stream lists the seat's legal actions at that
+// version, and the client numbers them. It keeps the newest list, drops one the table has moved
+// past (an event of a later version came), and plays the typed move with the list's version as the
+// expected version: a move the table has moved past is refused as stale, and the stream brings the
+// new list. The client never calls ListLegalActions. A number typed while no list is known (not
+// the player's turn, or the list is still on its way) plays nothing: the client says it is
+// waiting for the player's turn, and the moves are shown when the stream lists them. Lines are
+// read all the time, so "v" and "q" work while others play; moves are not typed ahead.
 package play
 
 import (
@@ -22,6 +32,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
@@ -34,8 +45,8 @@ const usage = `usage: cardroom play <game> [flags]
   --join CODE        take a place at a private table
   (neither: queue for a match; bots fill the table after --wait)
   --wait D           longest wait in the queue (default 20s)
-While playing: type the number of a move, "v" for the view, "q" to quit. At your own private
-table: "bots N" adds computer players, "start" deals.
+While playing: when your moves are listed, type the number of one; "v" for the view, "q" to
+quit. At your own private table: "bots N" adds computer players, "start" deals.
 `
 
 // Play runs the terminal client and returns the process exit code.
@@ -63,7 +74,9 @@ func Play(ctx context.Context, args []string, in io.Reader, out io.Writer) int {
 		return 1
 	}
 	defer cc.Close()
-	p := &player{c: gatewayv1.NewGatewayServiceClient(cc), out: out, lines: readLines(in), game: game}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	p := &player{c: gatewayv1.NewGatewayServiceClient(cc), out: out, lines: readLines(ctx, in), game: game}
 	if err := p.run(ctx, *name, uint32(*seats), *create, *join, *wait); err != nil {
 		if errors.Is(err, errQuit) {
 			return 0
@@ -91,13 +104,18 @@ type player struct {
 	token string
 }
 
-func readLines(in io.Reader) <-chan string {
+// readLines delivers the lines of in, trimmed, until it ends or ctx does.
+func readLines(ctx context.Context, in io.Reader) <-chan string {
 	ch := make(chan string)
 	go func() {
 		defer close(ch)
 		sc := bufio.NewScanner(in)
 		for sc.Scan() {
-			ch <- strings.TrimSpace(sc.Text())
+			select {
+			case ch <- strings.TrimSpace(sc.Text()):
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	return ch
@@ -214,65 +232,76 @@ func (p *player) queue(ctx context.Context, seats uint32, wait time.Duration) (s
 	}
 }
 
+// moves is what the client knows of its seat's legal moves: the newest list its stream brought,
+// and the newest table version it has seen (from an event, a list or the answer to its own move).
+// A list older than that version is dropped: the table has moved past it, and the stream brings
+// the next one if the seat still may act.
+type moves struct {
+	seen uint64
+	list *gatewayv1.LegalActions // nil: none to play
+}
+
+// saw notes that the table reached version v.
+func (m *moves) saw(v uint64) {
+	m.seen = max(m.seen, v)
+	if m.list != nil && m.list.GetVersion() < m.seen {
+		m.list = nil
+	}
+}
+
+// offer keeps l unless the table has moved past it or a newer list is held; true when it is a
+// list of moves not shown yet. An empty list (the seat no longer may act) forgets the one held.
+func (m *moves) offer(l *gatewayv1.LegalActions) bool {
+	if l.GetVersion() < m.seen || (m.list != nil && l.GetVersion() < m.list.GetVersion()) {
+		return false
+	}
+	m.seen = l.GetVersion()
+	if len(l.GetActions()) == 0 {
+		m.list = nil
+		return false
+	}
+	fresh := m.list == nil || !proto.Equal(m.list, l)
+	m.list = l
+	return fresh
+}
+
+// follow reads the Watch stream into msgs until it ends (closing msgs; its error, if any, is in
+// errc first) or ctx does.
+func follow(ctx context.Context, stream gatewayv1.GatewayService_WatchClient, msgs chan<- *gatewayv1.WatchResponse, errc chan<- error) {
+	defer close(msgs)
+	for {
+		r, err := stream.Recv()
+		if err != nil {
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+				errc <- err
+			}
+			return
+		}
+		select {
+		case msgs <- r:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// play follows the table to its end. One loop handles both the stream and what is typed, so the
+// moves it knows are never read and changed at once.
 func (p *player) play(ctx context.Context, table string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	stream, err := p.c.Watch(p.ctx(ctx), &gatewayv1.WatchRequest{TableId: table})
+	stream, err := p.c.Watch(p.ctx(ctx), &gatewayv1.WatchRequest{TableId: table, IncludeLegalActions: true})
 	if err != nil {
 		return err
 	}
-	events := make(chan *eventsv1.Event, 256)
+	msgs := make(chan *gatewayv1.WatchResponse, 256)
 	errc := make(chan error, 1)
-	go func() {
-		defer close(events)
-		for {
-			r, err := stream.Recv()
-			if err != nil {
-				if !errors.Is(err, io.EOF) {
-					errc <- err
-				}
-				return
-			}
-			events <- r.GetEvent()
-		}
-	}()
-	// The first event (the deal) comes once the table has started.
-	select {
-	case e, ok := <-events:
-		if !ok {
-			select {
-			case err := <-errc:
-				return err
-			default:
-				return nil
-			}
-		}
-		if p.show(e) {
-			return nil
-		}
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if err := p.showView(ctx, table); err != nil {
-		return err
-	}
+	go follow(ctx, stream, msgs, errc)
+	var m moves
+	dealt := false
 	for {
-		legal, err := p.c.ListLegalActions(p.ctx(ctx), &gatewayv1.ListLegalActionsRequest{TableId: table})
-		if err != nil {
-			return err
-		}
-		if len(legal.GetActions()) > 0 {
-			fmt.Fprintln(p.out, "your move:")
-			for i, a := range legal.GetActions() {
-				fmt.Fprintf(p.out, "  %d) %s\n", i+1, render(a))
-			}
-			if err := p.choose(ctx, table, legal); err != nil {
-				return err
-			}
-		}
-		// Wait for the table to move.
 		select {
-		case e, ok := <-events:
+		case r, ok := <-msgs:
 			if !ok {
 				select {
 				case err := <-errc:
@@ -281,51 +310,74 @@ func (p *player) play(ctx context.Context, table string) error {
 					return nil
 				}
 			}
+			if l := r.GetLegalActions(); l != nil {
+				if m.offer(l) {
+					p.showMoves(l)
+				}
+				continue
+			}
+			e := r.GetEvent()
+			m.saw(e.GetVersion())
 			if p.show(e) {
 				return nil
 			}
-			for more := true; more; {
-				select {
-				case e, ok := <-events:
-					if !ok || p.show(e) {
-						return nil
-					}
-				default:
-					more = false
+			// The first event (the deal) comes once the table has started.
+			if !dealt {
+				dealt = true
+				if err := p.showView(ctx, table); err != nil {
+					return err
 				}
 			}
+		case l, ok := <-p.lines:
+			if !ok || l == "q" {
+				return errQuit
+			}
+			p.typed(ctx, table, l, &m)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 }
 
-// choose reads moves until one is played or refused (the table's events tell what followed).
-func (p *player) choose(ctx context.Context, table string, legal *gatewayv1.ListLegalActionsResponse) error {
-	for {
-		l, err := p.line(ctx)
-		if err != nil {
-			return err
-		}
-		if l == "v" {
-			if err := p.showView(ctx, table); err != nil {
-				return err
-			}
-			continue
-		}
-		n, err := strconv.Atoi(l)
-		if err != nil || n < 1 || n > len(legal.GetActions()) {
-			fmt.Fprintf(p.out, "type 1 to %d, v or q\n", len(legal.GetActions()))
-			continue
-		}
-		v := legal.GetVersion()
-		_, err = p.c.Act(p.ctx(ctx), &gatewayv1.ActRequest{TableId: table, Action: legal.GetActions()[n-1],
-			ActionId: fmt.Sprintf("play-%d-%d", v, time.Now().UnixNano()), ExpectedVersion: &v})
-		if err != nil {
-			fmt.Fprintf(p.out, "refused: %s\n", describe(err))
-		}
-		return nil
+func (p *player) showMoves(l *gatewayv1.LegalActions) {
+	fmt.Fprintln(p.out, "your move:")
+	for i, a := range l.GetActions() {
+		fmt.Fprintf(p.out, "  %d) %s\n", i+1, render(a))
 	}
+}
+
+// typed handles one line typed during play: "v" shows the view, a number plays that move of the
+// list shown (at its version: if the table moved on first, the move is refused as stale and the
+// stream lists again). A number typed while no list is known waits for the stream's next one.
+func (p *player) typed(ctx context.Context, table, l string, m *moves) {
+	if l == "v" {
+		if err := p.showView(ctx, table); err != nil {
+			fmt.Fprintf(p.out, "%s\n", describe(err))
+		}
+		return
+	}
+	if m.list == nil {
+		fmt.Fprintln(p.out, "waiting for your turn (v: the view, q: quit)")
+		return
+	}
+	actions := m.list.GetActions()
+	n, err := strconv.Atoi(l)
+	if err != nil || n < 1 || n > len(actions) {
+		fmt.Fprintf(p.out, "type 1 to %d, v or q\n", len(actions))
+		return
+	}
+	v := m.list.GetVersion()
+	r, err := p.c.Act(p.ctx(ctx), &gatewayv1.ActRequest{TableId: table, Action: actions[n-1],
+		ActionId: fmt.Sprintf("play-%d-%d", v, time.Now().UnixNano()), ExpectedVersion: &v})
+	if err != nil {
+		// The list stays until the stream shows the table past it: after a stale refusal its
+		// events and the new list are on their way; after another refusal it is still the list.
+		fmt.Fprintf(p.out, "refused: %s\n", describe(err))
+		return
+	}
+	// Played: the stream lists the next moves if the seat acts again.
+	m.list = nil
+	m.saw(r.GetVersion())
 }
 
 func (p *player) showView(ctx context.Context, table string) error {
