@@ -34,6 +34,7 @@ const (
 	CodeNotThere        = "NOT_THERE"
 	CodeTicketClosed    = "TICKET_CLOSED"
 	CodeContention      = "CONTENTION"
+	CodeRequestIDReused = "REQUEST_ID_REUSED"
 )
 
 func refusal(c codes.Code, code, format string, args ...any) error {

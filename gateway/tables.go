@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	mrand "math/rand/v2"
 	"net"
 	"slices"
@@ -190,7 +191,8 @@ func playerRef(p lobby.Player) *gamev1.PlayerRef {
 	return &gamev1.PlayerRef{PlayerId: p.ID, DisplayName: p.Name, Kind: kind}
 }
 
-// updateTable applies fn to the table and writes it, again on a lost race. fn returns the ttl.
+// updateTable applies fn to the table and writes it, again on a lost race. fn returns the ttl, or
+// errUnchanged to have the table answered as loaded, without a write.
 func (s *Server) updateTable(ctx context.Context, id string, fn func(t *lobby.Table) (time.Duration, error)) (*lobby.Table, error) {
 	for range 32 {
 		t, err := s.lobby.LoadTable(ctx, id)
@@ -201,6 +203,9 @@ func (s *Server) updateTable(ctx context.Context, id string, fn func(t *lobby.Ta
 			return nil, err
 		}
 		ttl, err := fn(&t)
+		if errors.Is(err, errUnchanged) {
+			return &t, nil
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -243,11 +248,13 @@ func (s *Server) JoinTable(ctx context.Context, req *gatewayv1.JoinTableRequest)
 		return nil, s.toStatus(ctx, err)
 	}
 	t, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
+		// Already there (a retry whose answer was lost, say): the join is in effect.
+		if t.State == lobby.TableOpen && slices.ContainsFunc(t.Players, func(p lobby.Player) bool { return p.ID == sess.Player }) ||
+			t.SeatOf(sess.Player) >= 0 {
+			return 0, errUnchanged
+		}
 		if err := mustBeOpen(t); err != nil {
 			return 0, err
-		}
-		if slices.ContainsFunc(t.Players, func(p lobby.Player) bool { return p.ID == sess.Player }) {
-			return 0, refusal(codes.AlreadyExists, CodeAlreadyThere, "you are already at this table")
 		}
 		if len(t.Players) >= t.Capacity {
 			return 0, refusal(codes.FailedPrecondition, CodeTableFull, "the table is full")
@@ -301,9 +308,22 @@ func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*g
 	if req.GetCount() == 0 {
 		return nil, invalid("count", CodeInvalidField, "count must be at least 1")
 	}
+	if len(req.GetRequestId()) > maxRequestID {
+		return nil, invalid("request_id", CodeInvalidField, "request_id must be at most %d bytes", maxRequestID)
+	}
+	call := fmt.Sprintf("AddBots:%d", req.GetCount())
 	t, err := s.updateTable(ctx, req.GetTableId(), func(t *lobby.Table) (time.Duration, error) {
 		if t.Owner != sess.Player {
 			return 0, refusal(codes.PermissionDenied, CodeNotOwner, "only the table's owner may add bots")
+		}
+		if id := req.GetRequestId(); id != "" {
+			// The bots and the request id are written together: finding the id means the bots are there.
+			if r, ok := t.Request(id); ok {
+				if r.Call != call {
+					return 0, invalid("request_id", CodeRequestIDReused, "request_id was already used at this table for another request")
+				}
+				return 0, errUnchanged
+			}
 		}
 		if err := mustBeOpen(t); err != nil {
 			return 0, err
@@ -312,6 +332,9 @@ func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*g
 			return 0, refusal(codes.FailedPrecondition, CodeTableFull, "the table has %d free places", t.Capacity-len(t.Players))
 		}
 		t.Players = append(t.Players, bots(int(req.GetCount()), len(t.Players))...)
+		if id := req.GetRequestId(); id != "" {
+			t.Remember(lobby.Request{ID: id, Call: call})
+		}
 		return 0, nil
 	})
 	if err != nil {
@@ -319,6 +342,9 @@ func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*g
 	}
 	return &gatewayv1.AddBotsResponse{Table: tableProto(t, sess.Player)}, nil
 }
+
+// maxRequestID bounds a request id (a table remembers up to lobby.MaxRequests of them).
+const maxRequestID = 128
 
 func bots(n, from int) []lobby.Player {
 	out := make([]lobby.Player, n)
@@ -355,9 +381,15 @@ func (s *Server) StartTable(ctx context.Context, req *gatewayv1.StartTableReques
 
 func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobby.Table, error) {
 	var d *rulesv1.DescribeGameResponse
+	started := false
 	t, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
+		started = false
 		if t.Owner != sess.Player {
 			return 0, refusal(codes.PermissionDenied, CodeNotOwner, "only the table's owner may start it")
+		}
+		if t.State == lobby.TablePlaying || t.State == lobby.TableFinished {
+			started = true
+			return 0, errUnchanged
 		}
 		if err := mustBeOpen(t); err != nil {
 			return 0, err
@@ -376,12 +408,37 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 	if err != nil {
 		return nil, err
 	}
+	if started {
+		return s.startedAgain(ctx, t)
+	}
 	if err := s.deal(ctx, t); err != nil {
 		// Back to the lobby: the table was not dealt.
 		_, _ = s.updateTable(context.WithoutCancel(ctx), id, func(t *lobby.Table) (time.Duration, error) {
 			t.State, t.Seats = lobby.TableOpen, nil
 			return openTableTTL, nil
 		})
+		return nil, err
+	}
+	return t, nil
+}
+
+// startedAgain answers the owner starting a table that is no longer open: the table as it is once
+// its rules service has it (a retry whose answer was lost, say). A table recorded as started but not
+// dealt yet is refused as before: its start may still be under way, or have failed and be about to
+// go back to the lobby, and this call cannot tell which.
+func (s *Server) startedAgain(ctx context.Context, t *lobby.Table) (*lobby.Table, error) {
+	if t.State == lobby.TableFinished {
+		return t, nil
+	}
+	c, err := s.rulesOf(t.Game)
+	if err != nil {
+		return nil, err
+	}
+	_, err = c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
+	if status.Code(err) == codes.NotFound {
+		return nil, refusal(codes.FailedPrecondition, CodeTableStarted, "the table has started and is not dealt yet")
+	}
+	if err != nil {
 		return nil, err
 	}
 	return t, nil
@@ -505,6 +562,10 @@ func (s *Server) finish(ctx context.Context, id string) {
 }
 
 var errAlready = errors.New("already done")
+
+// errUnchanged, from an updateTable function, answers the table as it is: the request is already
+// in effect (a retry), nothing to write.
+var errUnchanged = errors.New("unchanged")
 
 // Lobby records expire: an open table a day after its last change, a table in play after a week
 // (a game left without time limits and without players ends there), a finished one after the

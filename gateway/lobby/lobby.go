@@ -4,7 +4,9 @@
 // Redis), one conformance suite (lobbytest).
 //
 // Records change by compare-and-set on their version; the matchmaking claim and the drive leases
-// are single atomic operations (Lua scripts in Redis), so any replica may do any of it.
+// are single atomic operations (Lua scripts in Redis), so any replica may do any of it. A table
+// remembers the request ids of the changes made to it (Table.Requests) in its record, so a change
+// and its id are written in one compare-and-set: a retried request finds both or neither.
 package lobby
 
 import (
@@ -52,8 +54,42 @@ type Table struct {
 	Options   []byte        `json:"options,omitempty"`
 	PerAction time.Duration `json:"per_action,omitempty"`
 	CreatedAt time.Time     `json:"created"`
+	// Requests are the latest requests applied under a client's request id, oldest first (at most
+	// MaxRequests). They are written with the change they made, in the same compare-and-set, so a
+	// retry that finds its id here finds that change too.
+	Requests []Request `json:"req,omitempty"`
 	// Version counts writes (compare-and-set).
 	Version uint64 `json:"-"`
+}
+
+// Request is a request applied to a table under a client's request id.
+type Request struct {
+	ID string `json:"id"`
+	// Call identifies what was asked (the method and its arguments, e.g. "AddBots:3"): the same id
+	// with another call is a client's mistake, not a retry.
+	Call string `json:"call"`
+}
+
+// MaxRequests bounds the request ids a table remembers; past it the oldest are forgotten.
+const MaxRequests = 64
+
+// Request is the request applied to t under id, if t remembers one.
+func (t *Table) Request(id string) (Request, bool) {
+	for _, r := range t.Requests {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Request{}, false
+}
+
+// Remember records that r was applied to t (by the write that carries this change), forgetting the
+// oldest past MaxRequests.
+func (t *Table) Remember(r Request) {
+	t.Requests = append(t.Requests, r)
+	if n := len(t.Requests) - MaxRequests; n > 0 {
+		t.Requests = append(t.Requests[:0:0], t.Requests[n:]...)
+	}
 }
 
 // SeatOf is the seat of player, or -1.

@@ -16,6 +16,8 @@ package play
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -28,6 +30,7 @@ import (
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -176,7 +179,7 @@ func (p *player) host(ctx context.Context, seats uint32) (string, error) {
 		switch f := strings.Fields(l); {
 		case len(f) == 2 && f[0] == "bots":
 			n, _ := strconv.Atoi(f[1])
-			t, err := p.c.AddBots(p.ctx(ctx), &gatewayv1.AddBotsRequest{TableId: r.GetTableId(), Count: uint32(n)})
+			t, err := p.addBots(ctx, r.GetTableId(), uint32(n))
 			if err != nil {
 				fmt.Fprintf(p.out, "%s\n", describe(err))
 				continue
@@ -192,6 +195,38 @@ func (p *player) host(ctx context.Context, seats uint32) (string, error) {
 			fmt.Fprintln(p.out, `type "bots N" or "start"`)
 		}
 	}
+}
+
+// addBots adds n bots to table. An UNAVAILABLE answer (a gateway going away) is retried, a few
+// times, with the same request id: an attempt that added the bots before its answer was lost is
+// answered with the table, not applied twice.
+func (p *player) addBots(ctx context.Context, table string, n uint32) (*gatewayv1.AddBotsResponse, error) {
+	req := &gatewayv1.AddBotsRequest{TableId: table, Count: n, RequestId: requestID()}
+	wait := retryWait
+	for attempt := 1; ; attempt++ {
+		r, err := p.c.AddBots(p.ctx(ctx), req)
+		if status.Code(err) != codes.Unavailable || attempt == maxAttempts {
+			return r, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		wait *= 2
+	}
+}
+
+// Retries of a call answered UNAVAILABLE: up to maxAttempts attempts, the first pause retryWait,
+// doubling.
+const maxAttempts = 5
+
+var retryWait = 100 * time.Millisecond
+
+func requestID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }
 
 // join takes a place; the Watch stream then waits for the owner to start.

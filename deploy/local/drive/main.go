@@ -316,16 +316,11 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 		return res, fmt.Errorf("create table: %w", err)
 	}
 	res.table = t.GetTableId()
+	// One request id for every attempt: a retry after a gateway died between adding the bots and
+	// answering is answered with the table, not given more bots or refused as full.
+	bots := &gatewayv1.AddBotsRequest{TableId: res.table, Count: seats - 1, RequestId: actionID()}
 	if err := g.call(ctx, "AddBots", func(c gatewayv1.GatewayServiceClient) error {
-		_, err := c.AddBots(ctx, &gatewayv1.AddBotsRequest{TableId: res.table, Count: seats - 1})
-		if status.Code(err) == codes.FailedPrecondition {
-			// AddBots is not idempotent: a retry after a gateway died between adding the bots and
-			// answering finds no free place. The table being full is what was asked.
-			t, gerr := c.GetTable(ctx, &gatewayv1.GetTableRequest{TableId: res.table})
-			if gerr == nil && len(t.GetTable().GetPlayers()) == int(seats) {
-				return nil
-			}
-		}
+		_, err := c.AddBots(ctx, bots)
 		return err
 	}); err != nil {
 		return res, fmt.Errorf("add bots: %w", err)
@@ -455,6 +450,7 @@ func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64) 
 	return nil
 }
 
+// actionID is a fresh id for an action or a request (AddBots) and all its attempts.
 func actionID() string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)

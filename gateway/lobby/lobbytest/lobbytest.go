@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +24,9 @@ func Run(t *testing.T, newStore func(t *testing.T) lobby.Store) {
 	}{
 		{"Tables", testTables},
 		{"TableConcurrentJoins", testConcurrentJoins},
+		{"TableRequestIDs", testRequestIDs},
+		{"TableRequestIDsConcurrent", testRequestIDsConcurrent},
+		{"TableRequestIDsBounded", testRequestIDsBounded},
 		{"TableExpiry", testTableExpiry},
 		{"Tickets", testTickets},
 		{"MatchFull", testMatchFull},
@@ -126,6 +130,151 @@ func testConcurrentJoins(t *testing.T, s lobby.Store) {
 	tb, _ := s.LoadTable(ctx, id)
 	if len(tb.Players) != 16 || tb.Version != 17 {
 		t.Fatalf("%d players at version %d, want 16 at 17", len(tb.Players), tb.Version)
+	}
+}
+
+var errReused = errors.New("request id reused for another call")
+
+// addBots is what the gateway's AddBots does with a request id: the bots and the id written in one
+// compare-and-set, nothing written when the table already has the id. applied is false when the id
+// was found.
+func addBots(t *testing.T, s lobby.Store, id, requestID string, n int) (tb lobby.Table, applied bool, err error) {
+	t.Helper()
+	call := fmt.Sprint("AddBots:", n)
+	for {
+		tb, err = s.LoadTable(t.Context(), id)
+		if err != nil {
+			return tb, false, err
+		}
+		if r, ok := tb.Request(requestID); ok {
+			if r.Call != call {
+				return tb, false, errReused
+			}
+			return tb, false, nil
+		}
+		for i := range n {
+			tb.Players = append(tb.Players, lobby.Player{ID: fmt.Sprintf("bot-%s-%d", uid(), i), Bot: true})
+		}
+		tb.Remember(lobby.Request{ID: requestID, Call: call})
+		err = s.UpdateTable(t.Context(), tb, 0)
+		if errors.Is(err, lobby.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return tb, false, err
+		}
+		tb.Version++
+		return tb, true, nil
+	}
+}
+
+func bots(tb lobby.Table) int {
+	n := 0
+	for _, p := range tb.Players {
+		if p.Bot {
+			n++
+		}
+	}
+	return n
+}
+
+// testRequestIDs: a change made under a request id is stored with it; the same id again finds it
+// (and the change), another id changes the table again.
+func testRequestIDs(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	id := "t" + uid()
+	if err := s.CreateTable(ctx, lobby.Table{ID: id, Game: "g", Owner: "p1", State: lobby.TableOpen, Capacity: 8,
+		Players: []lobby.Player{{ID: "p1"}}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	first, applied, err := addBots(t, s, id, "r1", 2)
+	if err != nil || !applied || bots(first) != 2 {
+		t.Fatalf("first call: applied %v, %d bots, %v", applied, bots(first), err)
+	}
+	again, applied, err := addBots(t, s, id, "r1", 2)
+	if err != nil || applied {
+		t.Fatalf("same id again: applied %v, %v", applied, err)
+	}
+	if again.Version != first.Version || !slices.Equal(again.Players, first.Players) || !slices.Equal(again.Requests, first.Requests) {
+		t.Fatalf("same id again: %+v, want the first answer %+v", again, first)
+	}
+	if _, _, err := addBots(t, s, id, "r1", 3); !errors.Is(err, errReused) {
+		t.Fatalf("same id, another count: %v", err)
+	}
+	other, applied, err := addBots(t, s, id, "r2", 2)
+	if err != nil || !applied || bots(other) != 4 || other.Version != first.Version+1 {
+		t.Fatalf("another id: applied %v, %d bots at version %d, %v", applied, bots(other), other.Version, err)
+	}
+	got, err := s.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []lobby.Request{{ID: "r1", Call: "AddBots:2"}, {ID: "r2", Call: "AddBots:2"}}
+	if !slices.Equal(got.Requests, want) || bots(got) != 4 {
+		t.Fatalf("stored: requests %v, %d bots; want %v, 4", got.Requests, bots(got), want)
+	}
+}
+
+// testRequestIDsConcurrent: retries of one request racing each other (on any replica) apply it once.
+func testRequestIDsConcurrent(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	id := "t" + uid()
+	if err := s.CreateTable(ctx, lobby.Table{ID: id, Game: "g", State: lobby.TableOpen, Capacity: 64}, 0); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg      sync.WaitGroup
+		applied atomic.Int32
+	)
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, ok, err := addBots(t, s, id, "same", 3)
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				applied.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	tb, err := s.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied.Load() != 1 || bots(tb) != 3 || tb.Version != 2 {
+		t.Fatalf("applied %d times, %d bots at version %d; want once, 3 at 2", applied.Load(), bots(tb), tb.Version)
+	}
+}
+
+// testRequestIDsBounded: a table remembers the latest lobby.MaxRequests ids, oldest forgotten.
+func testRequestIDsBounded(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	id := "t" + uid()
+	if err := s.CreateTable(ctx, lobby.Table{ID: id, Game: "g", State: lobby.TableOpen, Capacity: 1000}, 0); err != nil {
+		t.Fatal(err)
+	}
+	n := lobby.MaxRequests + 6
+	for i := range n {
+		if _, applied, err := addBots(t, s, id, fmt.Sprint("r", i), 1); err != nil || !applied {
+			t.Fatalf("request %d: applied %v, %v", i, applied, err)
+		}
+	}
+	tb, err := s.LoadTable(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tb.Requests) != lobby.MaxRequests || tb.Requests[0].ID != fmt.Sprint("r", n-lobby.MaxRequests) ||
+		tb.Requests[len(tb.Requests)-1].ID != fmt.Sprint("r", n-1) {
+		t.Fatalf("%d requests kept, from %v to %v", len(tb.Requests), tb.Requests[0], tb.Requests[len(tb.Requests)-1])
+	}
+	if _, ok := tb.Request("r0"); ok {
+		t.Fatal("the oldest request id is still remembered")
+	}
+	if _, ok := tb.Request(fmt.Sprint("r", n-1)); !ok {
+		t.Fatal("the newest request id is forgotten")
 	}
 }
 

@@ -951,9 +951,14 @@ func (x *LeaveTableResponse) GetTable() *Table {
 }
 
 type AddBotsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
-	Count         uint32                 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	Count   uint32                 `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	// Optional, at most 128 bytes: makes a retry safe. The same request id again at the same table,
+	// for as long as the table lives, is applied once: the retry adds no bot and answers the table as
+	// it is now (whatever happened to it since). The same id with another count is refused with
+	// INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such protection, every call adds bots.
+	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1000,6 +1005,13 @@ func (x *AddBotsRequest) GetCount() uint32 {
 		return x.Count
 	}
 	return 0
+}
+
+func (x *AddBotsRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
 }
 
 type AddBotsResponse struct {
@@ -2537,10 +2549,12 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x11LeaveTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"F\n" +
 	"\x12LeaveTableResponse\x120\n" +
-	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"A\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"`\n" +
 	"\x0eAddBotsRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\rR\x05count\"C\n" +
+	"\x05count\x18\x02 \x01(\rR\x05count\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\"C\n" +
 	"\x0fAddBotsResponse\x120\n" +
 	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\".\n" +
 	"\x11StartTableRequest\x12\x19\n" +

@@ -65,13 +65,17 @@ type GatewayServiceClient interface {
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
 	// CreateTable opens a private table; the caller takes its first place and receives an invite code.
 	CreateTable(ctx context.Context, in *CreateTableRequest, opts ...grpc.CallOption) (*CreateTableResponse, error)
-	// JoinTable takes a place at a private table by its invite code, before the start.
+	// JoinTable takes a place at a private table by its invite code, before the start. A caller who
+	// already has a place (or, once started, a seat) is answered the table as it is: a retry is safe.
 	JoinTable(ctx context.Context, in *JoinTableRequest, opts ...grpc.CallOption) (*JoinTableResponse, error)
 	// LeaveTable gives up the caller's place before the start (the owner leaving closes the table).
 	LeaveTable(ctx context.Context, in *LeaveTableRequest, opts ...grpc.CallOption) (*LeaveTableResponse, error)
-	// AddBots gives free places to computer players (the owner only).
+	// AddBots gives free places to computer players (the owner only). A retry with the same
+	// request_id is applied once.
 	AddBots(ctx context.Context, in *AddBotsRequest, opts ...grpc.CallOption) (*AddBotsResponse, error)
 	// StartTable deals the game with the players present, in a random seat order (the owner only).
+	// Once the table is dealt, the owner starting it again is answered the table as it is: a retry is
+	// safe.
 	StartTable(ctx context.Context, in *StartTableRequest, opts ...grpc.CallOption) (*StartTableResponse, error)
 	// GetTable describes a table: its players, its state and, once started, its seats.
 	GetTable(ctx context.Context, in *GetTableRequest, opts ...grpc.CallOption) (*GetTableResponse, error)
@@ -322,13 +326,17 @@ type GatewayServiceServer interface {
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
 	// CreateTable opens a private table; the caller takes its first place and receives an invite code.
 	CreateTable(context.Context, *CreateTableRequest) (*CreateTableResponse, error)
-	// JoinTable takes a place at a private table by its invite code, before the start.
+	// JoinTable takes a place at a private table by its invite code, before the start. A caller who
+	// already has a place (or, once started, a seat) is answered the table as it is: a retry is safe.
 	JoinTable(context.Context, *JoinTableRequest) (*JoinTableResponse, error)
 	// LeaveTable gives up the caller's place before the start (the owner leaving closes the table).
 	LeaveTable(context.Context, *LeaveTableRequest) (*LeaveTableResponse, error)
-	// AddBots gives free places to computer players (the owner only).
+	// AddBots gives free places to computer players (the owner only). A retry with the same
+	// request_id is applied once.
 	AddBots(context.Context, *AddBotsRequest) (*AddBotsResponse, error)
 	// StartTable deals the game with the players present, in a random seat order (the owner only).
+	// Once the table is dealt, the owner starting it again is answered the table as it is: a retry is
+	// safe.
 	StartTable(context.Context, *StartTableRequest) (*StartTableResponse, error)
 	// GetTable describes a table: its players, its state and, once started, its seats.
 	GetTable(context.Context, *GetTableRequest) (*GetTableResponse, error)

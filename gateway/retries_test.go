@@ -1,0 +1,251 @@
+package gateway_test
+
+import (
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"cardroom.dev/gateway"
+	"cardroom.dev/gateway/lobby"
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/protobuf/proto"
+)
+
+func players(tb *gatewayv1.Table) (people, bots int) {
+	for _, p := range tb.GetPlayers() {
+		if p.GetKind() == gamev1.PlayerKind_PLAYER_KIND_BOT {
+			bots++
+		} else {
+			people++
+		}
+	}
+	return people, bots
+}
+
+// TestAddBotsRequestID: AddBots with a request id is applied once, whatever the retries; the
+// same id for another count is refused; another id adds bots again; no id, no protection. On
+// memory and on Redis.
+func TestAddBotsRequestID(t *testing.T) {
+	for _, redis := range []bool{false, true} {
+		t.Run(map[bool]string{false: "memory", true: "redis"}[redis], func(t *testing.T) {
+			e := newEnv(t, envOptions{redis: redis})
+			ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+			cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 4, Options: rounds(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			id := cr.GetTableId()
+			add := func(c *client, count uint32, requestID string) (*gatewayv1.Table, error) {
+				r, err := c.c.AddBots(c.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: count, RequestId: requestID})
+				return r.GetTable(), err
+			}
+			first, err := add(ann, 2, "r1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, n := players(first); n != 2 {
+				t.Fatalf("%d bots after the first call, want 2", n)
+			}
+			again, err := add(ann, 2, "r1")
+			if err != nil {
+				t.Fatalf("retry: %v", err)
+			}
+			if !proto.Equal(first, again) {
+				t.Fatalf("retry answered %v, want the first answer %v", again, first)
+			}
+			_, err = add(ann, 1, "r1")
+			wantCode(t, err, codes.InvalidArgument, gateway.CodeRequestIDReused)
+			_, err = add(bob, 2, "r1")
+			wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
+			_, err = add(ann, 1, strings.Repeat("x", 129))
+			wantCode(t, err, codes.InvalidArgument, gateway.CodeInvalidField)
+			full, err := add(ann, 1, "r2")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, n := players(full); n != 3 || len(full.GetPlayers()) != 4 {
+				t.Fatalf("another id: %d bots, %d players; want 3, 4", n, len(full.GetPlayers()))
+			}
+			// The table is full: retries of applied requests still succeed, new ones do not.
+			for _, r := range []struct {
+				count uint32
+				id    string
+			}{{2, "r1"}, {1, "r2"}} {
+				tb, err := add(ann, r.count, r.id)
+				if err != nil {
+					t.Fatalf("retry of %s at a full table: %v", r.id, err)
+				}
+				if !proto.Equal(tb, full) {
+					t.Fatalf("retry of %s answered %v, want %v", r.id, tb, full)
+				}
+			}
+			_, err = add(ann, 1, "r3")
+			wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableFull)
+			_, err = add(ann, 1, "")
+			wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableFull)
+			// After the start, a late retry is answered with the table as it is now.
+			if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
+				t.Fatal(err)
+			}
+			late, err := add(ann, 2, "r1")
+			if err != nil {
+				t.Fatalf("retry after the start: %v", err)
+			}
+			if late.GetState() != gatewayv1.TableState_TABLE_STATE_PLAYING || len(late.GetSeats()) != 4 {
+				t.Fatalf("retry after the start answered %v", late)
+			}
+			_, err = add(ann, 1, "r4")
+			wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+		})
+	}
+}
+
+// TestAddBotsNoRequestID: without a request id every call adds bots, as it always did.
+func TestAddBotsNoRequestID(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann := e.signIn(0, "Ann")
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for want := 1; want <= 3; want++ {
+		r, err := ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, n := players(r.GetTable()); n != want {
+			t.Fatalf("%d bots, want %d", n, want)
+		}
+	}
+}
+
+// TestAddBotsRetriesRace: retries of one AddBots racing through two gateway replicas on Redis (a
+// client that gave up on one replica and tried the other) add the bots once, and all succeed.
+func TestAddBotsRetriesRace(t *testing.T) {
+	e := newEnv(t, envOptions{redis: true, gateways: 2})
+	ann := e.signIn(0, "Ann")
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients := []gatewayv1.GatewayServiceClient{ann.c, e.dial(1)}
+	var (
+		wg  sync.WaitGroup
+		oks atomic.Int32
+	)
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := clients[i%2].AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 3, RequestId: "fill"})
+			if err != nil {
+				t.Errorf("attempt %d: %v", i, err)
+				return
+			}
+			oks.Add(1)
+		}()
+	}
+	wg.Wait()
+	tb, err := e.lobby.LoadTable(t.Context(), cr.GetTableId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bots := slices.DeleteFunc(slices.Clone(tb.Players), func(p lobby.Player) bool { return !p.Bot })
+	if oks.Load() != 12 || len(bots) != 3 || tb.Version != 2 {
+		t.Fatalf("%d of 12 attempts succeeded, %d bots at version %d; want 12, 3 at 2", oks.Load(), len(bots), tb.Version)
+	}
+}
+
+// TestJoinTableRetry: joining again a table one is at answers the table, before and after the
+// start, and takes no second place.
+func TestJoinTableRetry(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann, bob, cid := e.signIn(0, "Ann"), e.signIn(0, "Bob"), e.signIn(0, "Cid")
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	join := func(c *client) (*gatewayv1.Table, error) {
+		r, err := c.c.JoinTable(c.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()})
+		return r.GetTable(), err
+	}
+	first, err := join(bob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := join(bob)
+	if err != nil {
+		t.Fatalf("join again: %v", err)
+	}
+	if !proto.Equal(first, again) || len(again.GetPlayers()) != 2 {
+		t.Fatalf("join again answered %v, want %v", again, first)
+	}
+	// The owner is at the table too.
+	if tb, err := join(ann); err != nil || len(tb.GetPlayers()) != 2 {
+		t.Fatalf("the owner joining: %v %v", tb, err)
+	}
+	if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()}); err != nil {
+		t.Fatal(err)
+	}
+	late, err := join(bob)
+	if err != nil {
+		t.Fatalf("join again after the start: %v", err)
+	}
+	if late.GetState() != gatewayv1.TableState_TABLE_STATE_PLAYING || late.YourSeat == nil {
+		t.Fatalf("join again after the start answered %v", late)
+	}
+	// Someone who has no seat still cannot join a started table.
+	_, err = join(cid)
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+}
+
+// TestStartTableRetry: the owner starting a dealt table again is answered the table as it is (the
+// same seats: no second shuffle); a table recorded as started but not dealt, or closed, is still
+// refused.
+func TestStartTableRetry(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+	tb := privateTable(t, ann, []*client{bob}, 1, rounds(1), 0)
+	id := tb.GetTableId()
+	again, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	if err != nil {
+		t.Fatalf("start again: %v", err)
+	}
+	if !proto.Equal(again.GetTable(), tb) {
+		t.Fatalf("start again answered %v, want %v", again.GetTable(), tb)
+	}
+	_, err = bob.c.StartTable(bob.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
+
+	// Recorded as started, never dealt (a gateway that died between the two): refused as before.
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt, err := e.lobby.LoadTable(t.Context(), cr.GetTableId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt.Players = append(lt.Players, lobby.Player{ID: "bot-x", Name: "Bot X", Bot: true})
+	lt.State, lt.Seats = lobby.TablePlaying, lt.Players
+	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+
+	// A closed table stays closed.
+	cr, err = ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ann.c.LeaveTable(ann.ctx(), &gatewayv1.LeaveTableRequest{TableId: cr.GetTableId()}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+}
