@@ -102,8 +102,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 
-	// Set every slot up before the clock starts: sign-ins and table creation are not the load.
+	// Set every slot up before the clock starts: sign-ins and the first tables (created, joined,
+	// streams open, dealt) are not the load. Tables opened later, as others finish, are.
 	slots := make([]*slot, o.Tables)
+	first := make([]*opened, o.Tables)
 	setup := make(chan error, o.Tables)
 	sem := make(chan struct{}, 32)
 	for i := range slots {
@@ -119,7 +121,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		go func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			setup <- slots[i].signIn(runCtx)
+			err := slots[i].signIn(runCtx)
+			if err == nil {
+				first[i], err = slots[i].open(runCtx)
+			}
+			setup <- err
 		}()
 	}
 	for range slots {
@@ -127,6 +133,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, fmt.Errorf("setting up the tables: %w", err)
 		}
 	}
+	r.rec.reset()
 
 	cpu0 := readCPU()
 	start := time.Now()
@@ -140,11 +147,11 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	defer endTimer.Stop()
 
 	var wg sync.WaitGroup
-	for _, s := range slots {
+	for i, s := range slots {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s.run(measureCtx)
+			s.run(measureCtx, first[i])
 		}()
 	}
 	done := make(chan struct{})

@@ -62,6 +62,13 @@ func (r *recorder) setup(d time.Duration) {
 	r.mu.Unlock()
 }
 
+// reset forgets the events and lists the streams brought before the clock started (the first
+// tables' deals), so that both count what the measured run brought.
+func (r *recorder) reset() {
+	r.events.Store(0)
+	r.legalsPushed.Store(0)
+}
+
 func (r *recorder) tableFinished() { r.finished.Add(1) }
 func (r *recorder) event()         { r.events.Add(1) }
 func (r *recorder) legalPushed()   { r.legalsPushed.Add(1) }

@@ -80,17 +80,30 @@ func (s *slot) intn(n int) int {
 	return s.rnd.IntN(n)
 }
 
-// run plays tables one after another until ctx ends.
-func (s *slot) run(ctx context.Context) {
+// run plays tables one after another until ctx ends, starting with first (set up before the
+// clock started; nil: none).
+func (s *slot) run(ctx context.Context, first *opened) {
+	o := first
 	for ctx.Err() == nil {
-		if err := s.playTable(ctx); err != nil && ctx.Err() == nil {
-			s.r.rec.fail(err)
-			// A table that cannot be opened or played: try a new one after a pause.
-			select {
-			case <-time.After(100 * time.Millisecond):
-			case <-ctx.Done():
+		if o == nil {
+			var err error
+			if o, err = s.open(ctx); err != nil {
+				if ctx.Err() == nil {
+					s.r.rec.fail(err)
+				}
+				// A table that cannot be opened: try a new one after a pause.
+				select {
+				case <-time.After(100 * time.Millisecond):
+				case <-ctx.Done():
+				}
+				continue
 			}
 		}
+		s.play(ctx, o)
+		o = nil
+	}
+	if o != nil {
+		o.close()
 	}
 }
 
@@ -111,7 +124,24 @@ func (t *table) leave() {
 	t.finish()
 }
 
-func (s *slot) playTable(ctx context.Context) error {
+// opened is a slot's table once it is set up: created, every place taken, every seat's stream
+// open, dealt.
+type opened struct {
+	t       *table
+	players []*player
+	watches []*seatWatch
+	streams sync.WaitGroup
+	stop    context.CancelFunc
+}
+
+// close ends the table's streams and waits for their readers.
+func (o *opened) close() {
+	o.stop()
+	o.streams.Wait()
+}
+
+// open sets up the slot's next table. Its streams last until ctx ends or the table is closed.
+func (s *slot) open(ctx context.Context) (*opened, error) {
 	t0 := time.Now()
 	owner := s.players[0]
 	var cr *gatewayv1.CreateTableResponse
@@ -120,7 +150,7 @@ func (s *slot) playTable(ctx context.Context) error {
 		return err
 	})
 	if err != nil {
-		return fmt.Errorf("create table: %w", err)
+		return nil, fmt.Errorf("create table: %w", err)
 	}
 	t := &table{id: cr.GetTableId(), finished: make(chan struct{})}
 	for _, p := range s.players[1:] {
@@ -128,64 +158,66 @@ func (s *slot) playTable(ctx context.Context) error {
 			_, err := s.client.JoinTable(p.ctx(ctx), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()})
 			return err
 		}); err != nil {
-			return fmt.Errorf("join table: %w", err)
+			return nil, fmt.Errorf("join table: %w", err)
 		}
 	}
 	tctx, stop := context.WithCancel(ctx)
-	defer stop()
+	o := &opened{t: t, players: s.players, watches: make([]*seatWatch, len(s.players)), stop: stop}
 	// Each seat follows the table on its own stream, opened before the deal so that it sees
 	// every event.
-	watches := make([]*seatWatch, len(s.players))
-	var streams sync.WaitGroup
 	for i, p := range s.players {
-		watches[i] = &seatWatch{wake: make(chan struct{}, 1)}
+		o.watches[i] = &seatWatch{wake: make(chan struct{}, 1)}
 		var w gatewayv1.GatewayService_WatchClient
 		if err := s.patient(ctx, func() (err error) {
 			w, err = s.client.Watch(p.ctx(tctx), &gatewayv1.WatchRequest{TableId: t.id, IncludeLegalActions: true})
 			return err
 		}); err != nil {
-			return fmt.Errorf("watch: %w", err)
+			o.close()
+			return nil, fmt.Errorf("watch: %w", err)
 		}
-		streams.Add(1)
+		o.streams.Add(1)
 		go func() {
-			defer streams.Done()
-			s.follow(tctx, p, t, w, watches[i])
+			defer o.streams.Done()
+			s.follow(tctx, p, t, w, o.watches[i])
 		}()
 	}
 	if err := s.patient(ctx, func() error {
 		_, err := s.client.StartTable(owner.ctx(ctx), &gatewayv1.StartTableRequest{TableId: t.id})
 		return err
 	}); err != nil {
-		return fmt.Errorf("start table: %w", err)
+		o.close()
+		return nil, fmt.Errorf("start table: %w", err)
 	}
 	s.r.rec.setup(time.Since(t0))
+	return o, nil
+}
 
+// play plays an opened table until it finishes or ctx ends, then closes it.
+func (s *slot) play(ctx context.Context, o *opened) {
 	var seats sync.WaitGroup
-	for i, p := range s.players {
+	for i, p := range o.players {
 		seats.Add(1)
 		go func() {
 			defer seats.Done()
-			s.playSeat(tctx, p, t, watches[i])
+			s.playSeat(ctx, p, o.t, o.watches[i])
 		}()
 	}
 	seats.Wait()
-	stop()
-	streams.Wait()
+	o.close()
 	// Every applied action raises the table's version by one, whoever made it: the seats' moves,
 	// and the timeouts the game applies when a seat lets its time run out.
 	var version uint64
-	for _, w := range watches {
+	for _, w := range o.watches {
 		version = max(version, w.version.Load())
 	}
 	s.r.rec.tableActions.Add(int64(version))
 	select {
-	case <-t.finished:
-		if !t.left.Load() {
+	case <-o.t.finished:
+		if !o.t.left.Load() {
 			s.r.rec.tableFinished()
 		}
 	default:
 	}
-	return nil
 }
 
 // seatWatch is what a seat's stream tells its player: the latest table version an event showed,
