@@ -11,6 +11,7 @@ import (
 	"cardroom.dev/gateway"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/engine/enginetest"
 )
 
 // BenchmarkGatewayAct plays actions through the gateway (gRPC over loopback) into one rules
@@ -88,4 +89,115 @@ func benchActs(b *testing.B, direct bool) {
 		b.ReportMetric(float64(len(all))/elapsed.Seconds(), "actions/s")
 		b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
 	}
+}
+
+// BenchmarkWatch measures what the gateway spends delivering tables' events and legal actions to
+// Watch streams: 64 two-seat tables, both seats watching with include_legal_actions, actions sent
+// straight to the rules replica; each action waits until both streams have shown its version, as a
+// client reacting to its stream would. batch=true watches with WatchRequest.batch (one message per
+// table change instead of one per event and one per list). cpu-µs/action is the whole test
+// process's CPU (gateway, rules replica, embedded NATS, clients) per action; Redis is apart.
+func BenchmarkWatch(b *testing.B) {
+	for _, batch := range []bool{false, true} {
+		b.Run(fmt.Sprint("batch=", batch), func(b *testing.B) { benchWatch(b, batch) })
+	}
+}
+
+func benchWatch(b *testing.B, batch bool) {
+	const tables = 64
+	e := newEnv(b, envOptions{redis: true, opt: gateway.Options{AbsenceGrace: time.Hour, DriveInterval: 250 * time.Millisecond}})
+	type seatStream struct {
+		version atomic.Uint64
+		wake    chan struct{}
+	}
+	type tableRun struct {
+		id      string
+		streams [2]*seatStream
+	}
+	var messages atomic.Int64
+	runs := make([]*tableRun, tables)
+	for i := range runs {
+		ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
+		cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: rounds(1000)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+			b.Fatal(err)
+		}
+		r := &tableRun{id: cr.GetTableId()}
+		for k, c := range []*client{ann, bob} {
+			s, err := c.c.Watch(c.ctx(), &gatewayv1.WatchRequest{TableId: r.id, IncludeLegalActions: true, Batch: batch})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ss := &seatStream{wake: make(chan struct{}, 1)}
+			r.streams[k] = ss
+			go func() {
+				for {
+					m, err := s.Recv()
+					if err != nil {
+						return
+					}
+					messages.Add(1)
+					v := m.GetEvent().GetVersion()
+					for _, ev := range m.GetEvents() {
+						v = max(v, ev.GetVersion())
+					}
+					if v > ss.version.Load() {
+						ss.version.Store(v)
+						select {
+						case ss.wake <- struct{}{}:
+						default:
+						}
+					}
+				}
+			}()
+		}
+		if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: r.id}); err != nil {
+			b.Fatal(err)
+		}
+		runs[i] = r
+	}
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var wg sync.WaitGroup
+	b.ReportAllocs()
+	b.ResetTimer()
+	messages.Store(0)
+	cpu0 := enginetest.CPUTime()
+	start := time.Now()
+	for _, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; left.Add(-1) >= 0; n++ {
+				if n == 2000 {
+					return // the table is over: 1000 rounds of two moves
+				}
+				resp, err := e.rules.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
+				if err != nil {
+					b.Errorf("act: %v", err)
+					return
+				}
+				for _, ss := range r.streams {
+					for ss.version.Load() < resp.GetVersion() {
+						select {
+						case <-ss.wake:
+						case <-time.After(10 * time.Second):
+							b.Errorf("a stream did not show version %d", resp.GetVersion())
+							return
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpu := enginetest.CPUTime() - cpu0
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "actions/s")
+	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/action")
+	b.ReportMetric(float64(messages.Load())/float64(b.N), "messages/action")
 }

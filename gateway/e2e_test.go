@@ -18,13 +18,14 @@ import (
 // TestMatchmadeGame: four players on two gateway replicas queue, are matched at one table served by
 // two rules replicas (Redis stores, one NATS), play it to the end, and all see the same result.
 // Over the whole game no client receives another seat's private event, and no view shows a card
-// its seat may not know.
+// its seat may not know. Two players and the spectator take their events batched.
 func TestMatchmadeGame(t *testing.T) {
 	e := newEnv(t, envOptions{redis: true, gateways: 2, rules: 2})
 	clients := make([]*client, 4)
 	tickets := make([]string, 4)
 	for i := range clients {
 		clients[i] = e.signIn(i%2, fmt.Sprint("player ", i))
+		clients[i].batch = i >= 2
 		r, err := clients[i].c.EnqueueTicket(clients[i].ctx(), &gatewayv1.EnqueueTicketRequest{
 			Game: game, MinSeats: 4, MaxSeats: 4, Options: rounds(4)})
 		if err != nil {
@@ -46,6 +47,7 @@ func TestMatchmadeGame(t *testing.T) {
 	}
 	// A spectator (signed in, no seat) watches from the start on the other replica.
 	spy := e.signIn(1, "spectator")
+	spy.batch = true
 	sw := spy.watch(table, 0)
 	defer sw.cancel()
 	results := make([]*eventsv1.TableFinished, 4)

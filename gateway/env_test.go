@@ -199,6 +199,7 @@ type client struct {
 	token  string
 	gw     int
 	events []*eventsv1.Event // everything Watch delivered
+	batch  bool              // watch with WatchRequest.batch
 }
 
 func (e *env) dial(gw int) gatewayv1.GatewayServiceClient {
@@ -256,7 +257,7 @@ type watcher struct {
 
 func (c *client) watch(table string, after uint64) *watcher {
 	ctx, cancel := context.WithCancel(c.ctx())
-	s, err := c.c.Watch(ctx, &gatewayv1.WatchRequest{TableId: table, AfterSequence: after})
+	s, err := c.c.Watch(ctx, &gatewayv1.WatchRequest{TableId: table, AfterSequence: after, Batch: c.batch})
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -272,7 +273,17 @@ func (c *client) watch(table string, after uint64) *watcher {
 				w.done <- err
 				return
 			}
-			w.ch <- r.GetEvent()
+			if !c.batch {
+				w.ch <- r.GetEvent()
+				continue
+			}
+			if r.GetEvent() != nil || len(r.GetEvents()) == 0 {
+				w.done <- fmt.Errorf("batched stream sent %v", r)
+				return
+			}
+			for _, e := range r.GetEvents() {
+				w.ch <- e
+			}
 		}
 	}()
 	return w

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"sync"
@@ -85,8 +86,15 @@ func TestActIncludesLegalActions(t *testing.T) {
 // replicas sharing Redis, every seat moving only on what its own stream lists: each list is
 // exactly what ListLegalActions gives the seat while the table is at that version, every move
 // taken from a list at its version is accepted (or refused only as stale), and a spectator who asks
-// for legal actions gets none.
+// for legal actions gets none. Batched, each message brings the events ready, in order, and the list
+// due after them.
 func TestWatchIncludesLegalActions(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) { testWatchIncludesLegalActions(t, batch) })
+	}
+}
+
+func testWatchIncludesLegalActions(t *testing.T, batch bool) {
 	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}, gateways: 2, rules: 2, redis: true})
 	players := []*client{e.signIn(0, "Ann"), e.signIn(1, "Bob"), e.signIn(0, "Cid"), e.signIn(1, "Dee")}
 	cr, err := players[0].c.CreateTable(players[0].ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 4})
@@ -101,7 +109,7 @@ func TestWatchIncludesLegalActions(t *testing.T) {
 	}
 	streams := make([]gatewayv1.GatewayService_WatchClient, len(players))
 	for i, p := range players {
-		if streams[i], err = p.c.Watch(p.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true}); err != nil {
+		if streams[i], err = p.c.Watch(p.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true, Batch: batch}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,7 +117,7 @@ func TestWatchIncludesLegalActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	spectator := e.signIn(1, "Eve")
-	spec, err := spectator.c.Watch(spectator.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true})
+	spec, err := spectator.c.Watch(spectator.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true, Batch: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,23 +129,40 @@ func TestWatchIncludesLegalActions(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			rnd := rand.New(rand.NewPCG(uint64(i), 7))
-			var last uint64
+			var last, seq uint64
 			for {
 				m, err := streams[i].Recv()
 				if err != nil {
 					t.Errorf("seat %d: stream ended before the table finished: %v", i, err)
 					return
 				}
+				evs := m.GetEvents()
 				if ev := m.GetEvent(); ev != nil {
-					if isFinished(ev) {
+					evs = append(evs, ev)
+				}
+				if batch && (m.GetEvent() != nil || len(evs) == 0 && m.GetLegalActions() == nil) || !batch && len(m.GetEvents()) > 0 {
+					t.Errorf("seat %d (batch %v): message %v", i, batch, m)
+					return
+				}
+				finished := false
+				for _, ev := range evs {
+					if ev.GetSequence() <= seq {
+						t.Errorf("seat %d: event %d after %d", i, ev.GetSequence(), seq)
 						return
 					}
-					continue
+					seq = ev.GetSequence()
+					finished = finished || isFinished(ev)
+				}
+				if finished {
+					return
 				}
 				l := m.GetLegalActions()
 				if l == nil {
-					t.Errorf("seat %d: a message with neither an event nor legal actions", i)
-					return
+					if len(evs) == 0 {
+						t.Errorf("seat %d: a message with neither an event nor legal actions", i)
+						return
+					}
+					continue
 				}
 				if l.GetVersion() <= last && last > 0 {
 					t.Errorf("seat %d: legal actions at %d after %d", i, l.GetVersion(), last)

@@ -487,8 +487,11 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 		// A resumed stream has seen the table up to its cursor's version.
 		legal = &legalFeed{h: h, seat: seat, seen: h.versionAt(cursor)}
 	}
+	batch := req.GetBatch()
+	var batched []*eventsv1.Event
 	for {
 		evs, changed, finished := h.since(cursor)
+		batched = batched[:0]
 		for _, e := range evs {
 			cursor = e.GetSequence()
 			if legal != nil {
@@ -497,14 +500,29 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 			if !visible(e, seat) {
 				continue
 			}
+			if batch {
+				batched = append(batched, e)
+				continue
+			}
 			if err := stream.Send(&gatewayv1.WatchResponse{Event: e}); err != nil {
 				return fmt.Errorf("send: %w", err)
 			}
 		}
+		var list *gatewayv1.LegalActions
 		if legal != nil && cursor > 0 {
-			if err := legal.send(ctx, stream); err != nil {
+			if list, err = legal.next(ctx); err != nil {
 				return err
 			}
+		}
+		var sent error
+		switch {
+		case batch && (len(batched) > 0 || list != nil):
+			sent = stream.Send(&gatewayv1.WatchResponse{Events: batched, LegalActions: list})
+		case list != nil:
+			sent = stream.Send(&gatewayv1.WatchResponse{LegalActions: list})
+		}
+		if sent != nil {
+			return fmt.Errorf("send: %w", sent)
 		}
 		if finished && len(evs) == 0 {
 			return nil
@@ -534,33 +552,31 @@ type legalFeed struct {
 	nonEmpty bool
 }
 
-func (f *legalFeed) send(ctx context.Context, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {
+// next returns the list to send now, if any.
+func (f *legalFeed) next(ctx context.Context) (*gatewayv1.LegalActions, error) {
 	if f.any && f.sent >= f.seen {
-		return nil
+		return nil, nil
 	}
 	version, actions, known := f.h.legalOf(f.seat)
 	switch {
 	case known && version > f.seen:
-		return nil // its events are on the way: the list follows them
+		return nil, nil // its events are on the way: the list follows them
 	case !known || version < f.seen:
 		r, err := f.h.rules.ListLegalActions(ctx, &rulesv1.ListLegalActionsRequest{TableId: f.h.table, Seat: uint32(f.seat)})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		version, actions = r.GetVersion(), r.GetActions()
 	}
 	if f.any && version <= f.sent {
-		return nil
+		return nil, nil
 	}
 	f.sent, f.any = max(version, f.seen), true
 	if len(actions) == 0 && !f.nonEmpty {
-		return nil
+		return nil, nil
 	}
 	f.nonEmpty = len(actions) > 0
-	if err := stream.Send(&gatewayv1.WatchResponse{LegalActions: &gatewayv1.LegalActions{Version: version, Actions: actions}}); err != nil {
-		return fmt.Errorf("send: %w", err)
-	}
-	return nil
+	return &gatewayv1.LegalActions{Version: version, Actions: actions}, nil
 }
 
 // awaitStart waits until the open table id, where the caller has a place, is dealt.

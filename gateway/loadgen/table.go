@@ -169,7 +169,7 @@ func (s *slot) open(ctx context.Context) (*opened, error) {
 		o.watches[i] = &seatWatch{wake: make(chan struct{}, 1)}
 		var w gatewayv1.GatewayService_WatchClient
 		if err := s.patient(ctx, func() (err error) {
-			w, err = s.client.Watch(p.ctx(tctx), &gatewayv1.WatchRequest{TableId: t.id, IncludeLegalActions: true})
+			w, err = s.client.Watch(p.ctx(tctx), &gatewayv1.WatchRequest{TableId: t.id, IncludeLegalActions: true, Batch: true})
 			return err
 		}); err != nil {
 			o.close()
@@ -270,9 +270,10 @@ func (sw *seatWatch) signal() {
 	}
 }
 
-// follow reads one seat's Watch stream: each event raises the version the seat has seen, each
-// legal-action list is offered to the seat, the table's end ends the table, and a broken stream
-// resumes after the last sequence it delivered.
+// follow reads one seat's Watch stream, batched (each message brings the events ready and the list
+// due after them): each event raises the version the seat has seen, each legal-action list is
+// offered to the seat, the table's end ends the table, and a broken stream resumes after the last
+// sequence it delivered.
 func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.GatewayService_WatchClient, sw *seatWatch) {
 	var last uint64
 	for {
@@ -299,7 +300,7 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 				case <-ctx.Done():
 					return
 				}
-				w, err = s.client.Watch(p.ctx(ctx), &gatewayv1.WatchRequest{TableId: t.id, AfterSequence: last, IncludeLegalActions: true})
+				w, err = s.client.Watch(p.ctx(ctx), &gatewayv1.WatchRequest{TableId: t.id, AfterSequence: last, IncludeLegalActions: true, Batch: true})
 				if err == nil {
 					break
 				}
@@ -314,21 +315,22 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 			}
 			continue
 		}
+		seen := false
+		for _, e := range m.GetEvents() {
+			if e.GetSequence() <= last {
+				s.r.rec.fail(fmt.Errorf("watch: event %d after %d (repeated or out of order)", e.GetSequence(), last))
+			}
+			last = e.GetSequence()
+			s.r.rec.event()
+			if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
+				t.finish()
+			}
+			seen = sw.saw(e.GetVersion()) || seen
+		}
 		if l := m.GetLegalActions(); l != nil {
 			s.r.rec.legalPushed()
-			sw.offer(l)
-			continue
-		}
-		e := m.GetEvent()
-		if e.GetSequence() <= last {
-			s.r.rec.fail(fmt.Errorf("watch: event %d after %d (repeated or out of order)", e.GetSequence(), last))
-		}
-		last = e.GetSequence()
-		s.r.rec.event()
-		if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
-			t.finish()
-		}
-		if sw.saw(e.GetVersion()) {
+			sw.offer(l) // signals
+		} else if seen {
 			sw.signal()
 		}
 	}

@@ -2085,8 +2085,13 @@ type WatchRequest struct {
 	// When true and the caller has a seat, the stream also carries the seat's legal actions (see
 	// WatchResponse.legal_actions), so a client needs no ListLegalActions call while it watches.
 	IncludeLegalActions bool `protobuf:"varint,3,opt,name=include_legal_actions,json=includeLegalActions,proto3" json:"include_legal_actions,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// When true, each response carries every event ready for the caller at the time, in sequence
+	// order, in `events` (never in `event`), and the seat's legal actions due after them in the same
+	// response: one message per table change instead of one per event and one per list. For clients
+	// that handle many tables (bots, load generators); resumption works the same.
+	Batch         bool `protobuf:"varint,4,opt,name=batch,proto3" json:"batch,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *WatchRequest) Reset() {
@@ -2140,13 +2145,24 @@ func (x *WatchRequest) GetIncludeLegalActions() bool {
 	return false
 }
 
-// WatchResponse carries one event, or (with include_legal_actions) the seat's legal actions.
+func (x *WatchRequest) GetBatch() bool {
+	if x != nil {
+		return x.Batch
+	}
+	return false
+}
+
+// WatchResponse carries one event, or (with include_legal_actions) the seat's legal actions; with
+// WatchRequest.batch, events and the list that follows them.
 type WatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Event *v11.Event             `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
 	// Sent after the events of a version at which the seat may act, and once with no action when it
 	// no longer may. When the stream falls behind, only the newest version's list is sent.
-	LegalActions  *LegalActions `protobuf:"bytes,2,opt,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	LegalActions *LegalActions `protobuf:"bytes,2,opt,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	// With WatchRequest.batch: the events, in sequence order (possibly none, when the response only
+	// brings legal actions).
+	Events        []*v11.Event `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2191,6 +2207,13 @@ func (x *WatchResponse) GetEvent() *v11.Event {
 func (x *WatchResponse) GetLegalActions() *LegalActions {
 	if x != nil {
 		return x.LegalActions
+	}
+	return nil
+}
+
+func (x *WatchResponse) GetEvents() []*v11.Event {
+	if x != nil {
+		return x.Events
 	}
 	return nil
 }
@@ -2625,14 +2648,16 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"d\n" +
 	"\x18ListLegalActionsResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
-	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"\x84\x01\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"\x9a\x01\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12%\n" +
 	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\x122\n" +
-	"\x15include_legal_actions\x18\x03 \x01(\bR\x13includeLegalActions\"\x88\x01\n" +
+	"\x15include_legal_actions\x18\x03 \x01(\bR\x13includeLegalActions\x12\x14\n" +
+	"\x05batch\x18\x04 \x01(\bR\x05batch\"\xbb\x01\n" +
 	"\rWatchResponse\x12/\n" +
 	"\x05event\x18\x01 \x01(\v2\x19.cardroom.events.v1.EventR\x05event\x12F\n" +
-	"\rlegal_actions\x18\x02 \x01(\v2!.cardroom.gateway.v1.LegalActionsR\flegalActions\"X\n" +
+	"\rlegal_actions\x18\x02 \x01(\v2!.cardroom.gateway.v1.LegalActionsR\flegalActions\x121\n" +
+	"\x06events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\"X\n" +
 	"\fLegalActions\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
 	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"-\n" +
@@ -2785,54 +2810,55 @@ var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
 	45, // 27: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
 	48, // 28: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
 	38, // 29: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
-	45, // 30: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
-	45, // 31: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	42, // 32: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	48, // 33: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	49, // 34: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	48, // 35: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	40, // 36: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
-	2,  // 37: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	4,  // 38: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	6,  // 39: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	10, // 40: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	12, // 41: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	14, // 42: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	16, // 43: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	18, // 44: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	20, // 45: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	22, // 46: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	24, // 47: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	26, // 48: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	28, // 49: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	30, // 50: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	32, // 51: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	34, // 52: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	36, // 53: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	39, // 54: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	3,  // 55: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	5,  // 56: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	8,  // 57: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	11, // 58: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	13, // 59: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	15, // 60: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	17, // 61: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	19, // 62: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	21, // 63: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	23, // 64: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	25, // 65: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	27, // 66: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	29, // 67: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	31, // 68: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	33, // 69: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	35, // 70: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	37, // 71: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	41, // 72: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	55, // [55:73] is the sub-list for method output_type
-	37, // [37:55] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	48, // 30: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
+	45, // 31: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
+	45, // 32: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	42, // 33: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	48, // 34: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	49, // 35: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	48, // 36: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	40, // 37: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	2,  // 38: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	4,  // 39: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	6,  // 40: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	10, // 41: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	12, // 42: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	14, // 43: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	16, // 44: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	18, // 45: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	20, // 46: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	22, // 47: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	24, // 48: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	26, // 49: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	28, // 50: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	30, // 51: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	32, // 52: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	34, // 53: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	36, // 54: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	39, // 55: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	3,  // 56: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	5,  // 57: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	8,  // 58: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	11, // 59: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	13, // 60: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	15, // 61: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	17, // 62: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	19, // 63: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	21, // 64: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	23, // 65: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	25, // 66: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	27, // 67: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	29, // 68: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	31, // 69: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	33, // 70: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	35, // 71: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	37, // 72: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	41, // 73: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	56, // [56:74] is the sub-list for method output_type
+	38, // [38:56] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }
