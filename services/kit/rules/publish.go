@@ -137,6 +137,10 @@ type pendingAck struct {
 // where it is made (back-pressure).
 const maxPendingAcks = 4096
 
+// markDelay bounds how long a confirmed publication waits to be written to the outbox with others
+// (at most a quarter of the republication delay, so that the sweeper does not republish it).
+const markDelay = 200 * time.Millisecond
+
 // ackTimeout bounds the wait for one acknowledgement; past it the outbox sweeper republishes.
 const ackTimeout = 10 * time.Second
 
@@ -247,10 +251,15 @@ func (s *Server) Run(ctx context.Context) error {
 }
 
 // runMarks writes confirmed publications to the outbox in batches until ctx ends and acked is
-// closed (the last confirmations are in), then writes the rest.
+// closed (the last confirmations are in), then writes the rest. A batch is written when it is full
+// or markDelay after its first confirmation: a replica with nothing to confirm never wakes, and one
+// confirming a few actions a second writes them together rather than one round trip each.
 func (s *Server) runMarks(ctx context.Context, acked <-chan struct{}) {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
+	delay := min(markDelay, s.opt.RepublishAfter/4)
+	timer := time.NewTimer(delay)
+	timer.Stop()
+	defer timer.Stop()
+	var due <-chan time.Time // nil while the batch is empty
 	batch := make([]store.Mark, 0, 256)
 	flush := func(ctx context.Context) {
 		if len(batch) == 0 {
@@ -265,12 +274,19 @@ func (s *Server) runMarks(ctx context.Context, acked <-chan struct{}) {
 		select {
 		case m := <-s.marks:
 			batch = append(batch, m)
+			if len(batch) == 1 {
+				timer.Reset(delay)
+				due = timer.C
+			}
 			if len(batch) == cap(batch) {
 				flush(ctx)
+				timer.Stop()
+				due = nil
 			}
 			continue
-		case <-tick.C:
+		case <-due:
 			flush(ctx)
+			due = nil
 			continue
 		case <-acked:
 		}
