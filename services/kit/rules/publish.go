@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -234,8 +235,10 @@ func (s *Server) Run(ctx context.Context) error {
 		s.running.Store(false)
 		<-marked
 	}()
-	sweep := time.NewTicker(s.opt.SweepInterval)
+	sweep := time.NewTimer(0) // claim at once, then when due
 	defer sweep.Stop()
+	s.sweepAt.Store(sweeping)
+	defer s.sweepAt.Store(0)
 	republish := time.NewTicker(max(s.opt.RepublishAfter/4, 10*time.Millisecond))
 	defer republish.Stop()
 	for {
@@ -243,7 +246,14 @@ func (s *Server) Run(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-sweep.C:
-			s.FireDue(ctx)
+			s.sweepAt.Store(sweeping)
+			_, next, more := s.fireDue(ctx)
+			s.scheduleSweep(sweep, next, more)
+		case <-s.dueSoon:
+			if h := s.dueHint.Swap(0); h != 0 && h < s.sweepAt.Load() {
+				s.sweepAt.Store(h)
+				sweep.Reset(time.Until(time.Unix(0, h)))
+			}
 		case <-republish.C:
 			s.Republish(ctx, s.now().Add(-s.opt.RepublishAfter))
 		}
@@ -306,22 +316,84 @@ func (s *Server) runMarks(ctx context.Context, acked <-chan struct{}) {
 	}
 }
 
+// maxSweepWait bounds the time between two claims of due deadlines: a replica learns of deadlines
+// other replicas committed, or left claimed when they died, at its next claim.
+const maxSweepWait = time.Second
+
+// sweeping is sweepAt while a claim runs: every deadline committed meanwhile is noted, since the
+// claim may have read the store before it.
+const sweeping = math.MaxInt64
+
+// claimBatch is how many due tables one claim takes.
+const claimBatch = 64
+
 // FireDue claims the tables whose deadline has passed and applies their timeouts. Competing
 // replicas claim different tables; the compare-and-set makes each timeout apply exactly once.
 func (s *Server) FireDue(ctx context.Context) int {
+	fired, _, _ := s.fireDue(ctx)
+	return fired
+}
+
+// fireDue is FireDue that also returns the earliest deadline left in the store (zero: none or
+// unknown) and whether more tables may be due than one claim took.
+func (s *Server) fireDue(ctx context.Context) (fired int, next time.Time, more bool) {
 	now := s.now()
-	ids, err := s.store.ClaimDue(ctx, now, s.opt.Lease, 64)
+	ids, next, err := s.store.ClaimDue(ctx, now, s.opt.Lease, claimBatch)
 	if err != nil {
 		s.log.WarnContext(ctx, "claiming deadlines failed", slog.Any("error", err))
-		return 0
+		return 0, time.Time{}, false
 	}
-	fired := 0
 	for _, id := range ids {
 		if s.fire(ctx, id) {
 			fired++
 		}
 	}
-	return fired
+	return fired, next, len(ids) == claimBatch
+}
+
+// scheduleSweep sets t for the next claim: at the store's next deadline, no sooner than
+// SweepInterval and no later than maxSweepWait from now; after a full claim, SweepInterval.
+func (s *Server) scheduleSweep(t *time.Timer, next time.Time, more bool) {
+	now := s.now()
+	wait := maxSweepWait
+	switch {
+	case more:
+		wait = s.opt.SweepInterval
+	case !next.IsZero():
+		wait = min(wait, max(next.Sub(now), s.opt.SweepInterval))
+	}
+	s.sweepAt.Store(now.Add(wait).UnixNano())
+	t.Reset(wait)
+	// A deadline committed here while this claim ran may come before the time just chosen.
+	select {
+	case s.dueSoon <- struct{}{}:
+	default:
+	}
+}
+
+// noteDeadline tells Run of a deadline this replica just committed, when it comes before the next
+// planned claim.
+func (s *Server) noteDeadline(dl time.Time) {
+	if dl.IsZero() {
+		return
+	}
+	n := dl.UnixNano()
+	if at := s.sweepAt.Load(); at == 0 || n >= at {
+		return
+	}
+	for {
+		h := s.dueHint.Load()
+		if h != 0 && h <= n {
+			return
+		}
+		if s.dueHint.CompareAndSwap(h, n) {
+			break
+		}
+	}
+	select {
+	case s.dueSoon <- struct{}{}:
+	default:
+	}
 }
 
 func (s *Server) fire(ctx context.Context, id string) bool {

@@ -44,7 +44,10 @@ type Options struct {
 	Retain time.Duration
 	// MaxRetries bounds re-validation after lost compare-and-set races (default 64).
 	MaxRetries int
-	// SweepInterval is how often due deadlines are claimed (default 100ms).
+	// SweepInterval is the shortest time between two claims of due deadlines (default 100ms). While
+	// Run runs, a replica claims at the earliest deadline it knows of (the store's after each claim,
+	// and those of its own commits since), and at least every maxSweepWait for what other replicas
+	// left behind.
 	SweepInterval time.Duration
 	// Lease hides a claimed deadline from other replicas while one applies it (default 5s).
 	Lease time.Duration
@@ -76,6 +79,10 @@ type Server struct {
 	tracer  trace.Tracer
 	metrics *metrics
 	marks   chan store.Mark
+	// sweepAt is when Run next claims due deadlines (Unix nanoseconds; 0: Run is not running);
+	// dueHint the earliest deadline committed here since (0: none), and dueSoon wakes Run for it.
+	sweepAt, dueHint atomic.Int64
+	dueSoon          chan struct{}
 	// actionURL and optionsURL are the usual type URLs of the game's actions and options.
 	actionURL, optionsURL string
 	configs               configCache
@@ -114,6 +121,7 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
 		metrics:   newMetrics(info.Name),
 		marks:     make(chan store.Mark, 4096),
+		dueSoon:   make(chan struct{}, 1),
 		acks:      make(chan pendingAck, maxPendingAcks),
 		actionURL: typeURL(info.Action), optionsURL: typeURL(info.Options),
 	}
@@ -257,6 +265,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	if err := s.store.Create(ctx, t, store.Entry{Data: data}); err != nil {
 		return nil, err
 	}
+	s.noteDeadline(dl)
 	subj := &subjects{}
 	s.publishLive(ctx, id, 0, encs, st, n)
 	s.publish(ctx, id, encs, subj)
@@ -622,6 +631,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	if finished {
 		st = nil
 	}
+	s.noteDeadline(dl)
 	s.publishLive(ctx, l.t.ID, head.version, encs, st, len(l.cfg.GetSeats()))
 	s.publish(ctx, l.t.ID, encs, l.subj)
 	if finished {

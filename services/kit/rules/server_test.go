@@ -565,3 +565,70 @@ func TestActIncludesLegalActions(t *testing.T) {
 		}
 	})
 }
+
+// sweepStore counts deadline claims and reports each commit's deadline.
+type sweepStore struct {
+	store.Store
+	claims  atomic.Int64
+	commits chan time.Time
+}
+
+func (s *sweepStore) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, time.Time, error) {
+	s.claims.Add(1)
+	return s.Store.ClaimDue(ctx, now, lease, limit)
+}
+
+func (s *sweepStore) Commit(ctx context.Context, c store.Commit) error {
+	err := s.Store.Commit(ctx, c)
+	if err == nil {
+		s.commits <- c.Deadline
+	}
+	return err
+}
+
+// TestRunClaimsWhenDue: while Run runs, a replica claims due deadlines when they fall due — the
+// store's next one, or one it just committed — rather than polling every SweepInterval, and each
+// timeout applies no earlier than its deadline.
+func TestRunClaimsWhenDue(t *testing.T) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
+		ss := &sweepStore{Store: st, commits: make(chan time.Time, 16)}
+		srv := rules.New(highcard.Engine("highcard"), ss, nil, rules.Options{SweepInterval: 20 * time.Millisecond})
+		client := serve(t, srv)
+		ctx, stop := context.WithCancel(t.Context())
+		ran := make(chan error)
+		go func() { ran <- srv.Run(ctx) }()
+		const turn = 300 * time.Millisecond
+		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "due", Config: tableConfig(2, 50, turn)}); err != nil {
+			t.Fatal(err)
+		}
+		tb, _, err := st.Load(t.Context(), "due", "")
+		if err != nil || tb.Deadline.IsZero() {
+			t.Fatalf("created table: %v, deadline %v", err, tb.Deadline)
+		}
+		start := time.Now()
+		due := tb.Deadline
+		// Nobody plays: each turn's time runs out and the timeout is committed with the next
+		// deadline.
+		for i := range 3 {
+			select {
+			case next := <-ss.commits:
+				if at := time.Now(); at.Before(due) {
+					t.Fatalf("timeout %d applied at %v, before its deadline %v", i, at, due)
+				}
+				due = next
+			case <-time.After(10 * time.Second):
+				t.Fatalf("timeout %d was not applied", i)
+			}
+		}
+		elapsed := time.Since(start)
+		stop()
+		if err := <-ran; err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%d claims in %v for 3 timeouts", ss.claims.Load(), elapsed)
+		// Polling every 20 ms would have claimed about 45 times in 3 turns of 300 ms.
+		if claims := ss.claims.Load(); claims > 10 {
+			t.Fatalf("%d claims in %v for 3 timeouts", claims, elapsed)
+		}
+	})
+}

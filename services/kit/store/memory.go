@@ -147,7 +147,7 @@ func (m *Memory) Log(_ context.Context, id string, from uint64) ([]Entry, error)
 	return out, nil
 }
 
-func (m *Memory) ClaimDue(_ context.Context, now time.Time, lease time.Duration, limit int) ([]string, error) {
+func (m *Memory) ClaimDue(_ context.Context, now time.Time, lease time.Duration, limit int) ([]string, time.Time, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	due := make([]string, 0)
@@ -169,7 +169,13 @@ func (m *Memory) ClaimDue(_ context.Context, now time.Time, lease time.Duration,
 	for _, id := range due {
 		m.deadlines[id] = now.Add(lease)
 	}
-	return due, nil
+	var next time.Time
+	for id, at := range m.deadlines {
+		if m.get(id) != nil && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	return due, next, nil
 }
 
 func (m *Memory) Unpublished(_ context.Context, before time.Time, limit int) ([]string, error) {

@@ -197,16 +197,35 @@ func (r *Redis) Log(ctx context.Context, id string, from uint64) ([]Entry, error
 var claimScript = redis.NewScript(`
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
 for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id) end
-return ids
+local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {ids, first[2] or ''}
 `)
 
-func (r *Redis) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, error) {
-	ids, err := claimScript.Run(ctx, r.rdb, []string{r.deadlines},
-		now.UnixMilli(), now.Add(lease).UnixMilli(), limit).StringSlice()
-	if err != nil && !errors.Is(err, redis.Nil) {
-		return nil, fmt.Errorf("claim deadlines: %w", err)
+func (r *Redis) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, time.Time, error) {
+	res, err := claimScript.Run(ctx, r.rdb, []string{r.deadlines},
+		now.UnixMilli(), now.Add(lease).UnixMilli(), limit).Slice()
+	if err != nil {
+		return nil, time.Time{}, fmt.Errorf("claim deadlines: %w", err)
 	}
-	return ids, nil
+	if len(res) != 2 {
+		return nil, time.Time{}, fmt.Errorf("claim deadlines: unexpected reply %v", res)
+	}
+	raw, _ := res[0].([]any)
+	ids := make([]string, 0, len(raw))
+	for _, v := range raw {
+		if id, ok := v.(string); ok {
+			ids = append(ids, id)
+		}
+	}
+	var next time.Time
+	if score, _ := res[1].(string); score != "" {
+		ms, err := strconv.ParseFloat(score, 64)
+		if err != nil {
+			return nil, time.Time{}, fmt.Errorf("claim deadlines: next deadline %q: %w", score, err)
+		}
+		next = time.UnixMilli(int64(ms))
+	}
+	return ids, next, nil
 }
 
 func (r *Redis) Unpublished(ctx context.Context, before time.Time, limit int) ([]string, error) {

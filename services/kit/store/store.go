@@ -92,8 +92,9 @@ type Store interface {
 	// ClaimDue returns up to limit tables whose deadline is not after now, and hides each from other
 	// claimers for lease: competing replicas each get a different table. A claimed table stays in
 	// the index until a commit moves or removes its deadline, so a crashed claimer's tables come back
-	// after the lease.
-	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, error)
+	// after the lease. next is the earliest deadline left in the index after the claim (claimed
+	// tables count at now+lease; zero when there is none): a claimer need not look before then.
+	ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) (ids []string, next time.Time, err error)
 	// Unpublished returns up to limit tables whose last commit is older than before and whose events
 	// are not all confirmed published.
 	Unpublished(ctx context.Context, before time.Time, limit int) ([]string, error)

@@ -467,16 +467,22 @@ func (s *jumpStore) Commit(_ context.Context, c store.Commit) error {
 
 func (s *jumpStore) Log(context.Context, string, uint64) ([]store.Entry, error) { return nil, nil }
 
-func (s *jumpStore) ClaimDue(_ context.Context, now time.Time, _ time.Duration, limit int) ([]string, error) {
+func (s *jumpStore) ClaimDue(_ context.Context, now time.Time, _ time.Duration, limit int) ([]string, time.Time, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var ids []string
+	var next time.Time
 	for id, t := range s.tables {
-		if !t.Finished && !t.Deadline.IsZero() && !t.Deadline.After(now) && len(ids) < limit {
+		if t.Finished || t.Deadline.IsZero() {
+			continue
+		}
+		if !t.Deadline.After(now) && len(ids) < limit {
 			ids = append(ids, id)
+		} else if next.IsZero() || t.Deadline.Before(next) {
+			next = t.Deadline
 		}
 	}
-	return ids, nil
+	return ids, next, nil
 }
 
 func (s *jumpStore) Unpublished(context.Context, time.Time, int) ([]string, error) { return nil, nil }

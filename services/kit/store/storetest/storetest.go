@@ -269,7 +269,7 @@ func testDeadlineClaims(t *testing.T, s store.Store) {
 		go func() {
 			defer wg.Done()
 			for {
-				ids, err := s.ClaimDue(ctx, now, time.Minute, 3)
+				ids, _, err := s.ClaimDue(ctx, now, time.Minute, 3)
 				if err != nil {
 					t.Error(err)
 					return
@@ -294,10 +294,19 @@ func testDeadlineClaims(t *testing.T, s store.Store) {
 			t.Fatalf("table %s claimed %d times", id, n)
 		}
 	}
+	// The earliest deadline left: the claimed tables', at the end of their lease (to the
+	// millisecond, which is what the stores keep).
+	ms := func(t time.Time) int64 { return t.UnixMilli() }
+	if ids, next, err := s.ClaimDue(ctx, now, time.Minute, 3); err != nil || len(ids) != 0 || ms(next) != ms(now.Add(time.Minute)) {
+		t.Fatalf("claim with nothing due: %v %v, next %v; want none, next %v", err, ids, next, now.Add(time.Minute))
+	}
 	// Lease over without a commit: the tables are due again.
-	again, err := s.ClaimDue(ctx, now.Add(2*time.Minute), time.Minute, 100)
+	again, next, err := s.ClaimDue(ctx, now.Add(2*time.Minute), time.Minute, 100)
 	if err != nil || len(again) != tables*3/4 {
 		t.Fatalf("after the lease: %v, %d tables", err, len(again))
+	}
+	if ms(next) != ms(now.Add(3*time.Minute)) {
+		t.Fatalf("next deadline %v after claiming again, want %v", next, now.Add(3*time.Minute))
 	}
 	// A commit that clears the deadline takes the table out of the index.
 	tb, _, _ := s.Load(ctx, again[0], "")
@@ -307,7 +316,7 @@ func testDeadlineClaims(t *testing.T, s store.Store) {
 	if err := s.Commit(ctx, store.Commit{TableID: again[0], From: tb.Version, State: []byte("s"), Entry: store.Entry{Data: []byte("e")}, Retain: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
-	left, err := s.ClaimDue(ctx, now.Add(4*time.Minute), time.Minute, 100)
+	left, _, err := s.ClaimDue(ctx, now.Add(4*time.Minute), time.Minute, 100)
 	if err != nil || len(left) != tables*3/4-1 || slices.Contains(left, again[0]) {
 		t.Fatalf("after clearing one deadline: %v %v", err, left)
 	}
@@ -379,7 +388,7 @@ func testFinishedExpire(t *testing.T, s store.Store) {
 	if err != nil || !tb.Finished {
 		t.Fatalf("finished table right after: %v %+v", err, tb)
 	}
-	if ids, _ := s.ClaimDue(ctx, time.Now().Add(2*time.Hour), time.Minute, 10); slices.Contains(ids, "f1") {
+	if ids, _, _ := s.ClaimDue(ctx, time.Now().Add(2*time.Hour), time.Minute, 10); slices.Contains(ids, "f1") {
 		t.Fatal("a finished table kept its deadline")
 	}
 	// Wait for the expiry itself, bounded.
