@@ -11,6 +11,7 @@ import (
 	"cardroom.dev/gateway/lobby"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 )
@@ -204,8 +205,8 @@ func TestJoinTableRetry(t *testing.T) {
 }
 
 // TestStartTableRetry: the owner starting a dealt table again is answered the table as it is (the
-// same seats: no second shuffle); a table recorded as started but not dealt, or closed, is still
-// refused.
+// same seats: no second shuffle); a table recorded as started but not dealt (a gateway died between
+// the two) is dealt with the recorded seats; a closed table is still refused.
 func TestStartTableRetry(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
@@ -221,7 +222,8 @@ func TestStartTableRetry(t *testing.T) {
 	_, err = bob.c.StartTable(bob.ctx(), &gatewayv1.StartTableRequest{TableId: id})
 	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
 
-	// Recorded as started, never dealt (a gateway that died between the two): refused as before.
+	// Recorded as started, never dealt (a gateway that died between the two): dealt now, with the
+	// seats recorded (the bot first), and only once however many retries race.
 	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -231,12 +233,36 @@ func TestStartTableRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	lt.Players = append(lt.Players, lobby.Player{ID: "bot-x", Name: "Bot X", Bot: true})
-	lt.State, lt.Seats = lobby.TablePlaying, lt.Players
+	lt.State, lt.Seats = lobby.TablePlaying, []lobby.Player{lt.Players[1], lt.Players[0]}
 	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+	var wg sync.WaitGroup
+	answers := make([]*gatewayv1.StartTableResponse, 4)
+	errs := make([]error, len(answers))
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i], errs[i] = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("start %d of a table never dealt: %v", i, err)
+		}
+		if answers[i].GetTable().GetYourSeat() != 1 {
+			t.Fatalf("start %d: the owner at seat %d, want 1 (the seats recorded)", i, answers[i].GetTable().GetYourSeat())
+		}
+	}
+	log, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seats := log.GetTable().GetConfig().GetSeats(); len(seats) != 2 || seats[0].GetPlayer().GetPlayerId() != "bot-x" {
+		t.Fatalf("dealt seats %v, want the bot first", seats)
+	}
 
 	// A closed table stays closed.
 	cr, err = ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})

@@ -412,20 +412,36 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 		return s.startedAgain(ctx, t)
 	}
 	if err := s.deal(ctx, t); err != nil {
-		// Back to the lobby: the table was not dealt.
-		_, _ = s.updateTable(context.WithoutCancel(ctx), id, func(t *lobby.Table) (time.Duration, error) {
-			t.State, t.Seats = lobby.TableOpen, nil
-			return openTableTTL, nil
-		})
+		if undealable(err) {
+			// Back to the lobby: the game refused this deal, and would refuse it again.
+			_, _ = s.updateTable(context.WithoutCancel(ctx), id, func(t *lobby.Table) (time.Duration, error) {
+				t.State, t.Seats = lobby.TableOpen, nil
+				return openTableTTL, nil
+			})
+		}
+		// Otherwise (the rules service unreachable, the call cut short) the deal may yet be made:
+		// the table stays started with its seats, and StartTable again deals it.
 		return nil, err
 	}
 	return t, nil
 }
 
+// undealable reports whether the rules service refused a deal for good (the table's configuration),
+// as opposed to a failure a later attempt may not meet.
+func undealable(err error) bool {
+	switch status.Code(err) {
+	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.NotFound, codes.PermissionDenied, codes.Unimplemented:
+		return true
+	}
+	return false
+}
+
 // startedAgain answers the owner starting a table that is no longer open: the table as it is once
-// its rules service has it (a retry whose answer was lost, say). A table recorded as started but not
-// dealt yet is refused as before: its start may still be under way, or have failed and be about to
-// go back to the lobby, and this call cannot tell which.
+// dealt (a retry whose answer was lost, say). A table recorded as started and not dealt yet — its
+// first start may still be under way, or have failed on the way (a gateway that died, a rules
+// service out of reach) — is dealt now, with the seats the start recorded: a deal creates the table
+// under its id once, so two of them racing make one table, and a deal the game refuses for good
+// has already taken the table back to the lobby.
 func (s *Server) startedAgain(ctx context.Context, t *lobby.Table) (*lobby.Table, error) {
 	if t.State == lobby.TableFinished {
 		return t, nil
@@ -436,7 +452,7 @@ func (s *Server) startedAgain(ctx context.Context, t *lobby.Table) (*lobby.Table
 	}
 	_, err = c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
 	if status.Code(err) == codes.NotFound {
-		return nil, refusal(codes.FailedPrecondition, CodeTableStarted, "the table has started and is not dealt yet")
+		err = s.deal(ctx, t)
 	}
 	if err != nil {
 		return nil, err
