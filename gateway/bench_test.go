@@ -33,20 +33,10 @@ func benchActs(b *testing.B, direct bool) {
 	runs := make([]*tableRun, tables)
 	for i := range runs {
 		ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-		cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: rounds(1000)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
-			b.Fatal(err)
-		}
-		sr, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
-		if err != nil {
-			b.Fatal(err)
-		}
-		r := &tableRun{id: cr.GetTableId()}
-		r.players[sr.GetTable().GetYourSeat()] = ann
-		r.players[1-sr.GetTable().GetYourSeat()] = bob
+		tb := privateTable(b, ann, []*client{bob}, 0, rounds(1000), 0)
+		r := &tableRun{id: tb.GetTableId()}
+		r.players[tb.GetYourSeat()] = ann
+		r.players[1-tb.GetYourSeat()] = bob
 		runs[i] = r
 	}
 	var left atomic.Int64
@@ -118,14 +108,8 @@ func benchWatch(b *testing.B, batch bool) {
 	runs := make([]*tableRun, tables)
 	for i := range runs {
 		ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-		cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: rounds(1000)})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
-			b.Fatal(err)
-		}
-		r := &tableRun{id: cr.GetTableId()}
+		r := &tableRun{id: privateTable(b, ann, []*client{bob}, 0, rounds(1000), 0).GetTableId()}
+		// From the start of the log: the deal's events come first.
 		for k, c := range []*client{ann, bob} {
 			s, err := c.c.Watch(c.ctx(), &gatewayv1.WatchRequest{TableId: r.id, IncludeLegalActions: true, Batch: batch})
 			if err != nil {
@@ -153,9 +137,6 @@ func benchWatch(b *testing.B, batch bool) {
 					}
 				}
 			}()
-		}
-		if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: r.id}); err != nil {
-			b.Fatal(err)
 		}
 		runs[i] = r
 	}
