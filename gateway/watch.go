@@ -25,9 +25,9 @@ import (
 // hub reads the table's log: out-of-order arrival from two rules replicas heals faster than this.
 const gapRepairAfter = 150 * time.Millisecond
 
-// hubs holds this replica's hub of each table it streams. Each hub subscribes to its own table's
-// live updates (events of all audiences and every seat's legal actions: the gateway is trusted and
-// filters per client), so NATS sends a replica only the tables it streams, however many replicas
+// hubs holds this replica's hub of each table it streams or drives. Each hub subscribes to its
+// table's live updates (events of all audiences and every seat's legal actions: the gateway is
+// trusted and filters per client), so NATS sends a replica only those tables, however many replicas
 // there are. Every subscription delivers into one channel, read by one goroutine that hands each
 // update to its table's hub: no goroutine per table. What a subscription may miss (while the
 // connection is down, or dropped when the channel is full) the hub reads from the rules service's
