@@ -39,38 +39,23 @@ func benchActs(b *testing.B, direct bool) {
 		r.players[1-tb.GetYourSeat()] = bob
 		runs[i] = r
 	}
-	var left atomic.Int64
-	left.Store(int64(b.N))
 	lat := make([][]time.Duration, tables)
-	var wg sync.WaitGroup
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
-	for i, r := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for n := 0; left.Add(-1) >= 0; n++ {
-				if n == 2000 {
-					return // the table is over: 1000 rounds of two moves
-				}
-				c := r.players[n%2]
-				t0 := time.Now()
-				var err error
-				if direct {
-					_, err = e.rules.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
-				} else {
-					_, err = c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: r.id, Action: action("reveal"), ActionId: fmt.Sprint(n)})
-				}
-				lat[i] = append(lat[i], time.Since(t0))
-				if err != nil {
-					b.Errorf("act: %v", err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	eachTable(b, tables, func(i, n int) error {
+		r := runs[i]
+		c := r.players[n%2]
+		t0 := time.Now()
+		var err error
+		if direct {
+			_, err = e.rules.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
+		} else {
+			_, err = c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: r.id, Action: action("reveal"), ActionId: fmt.Sprint(n)})
+		}
+		lat[i] = append(lat[i], time.Since(t0))
+		return err
+	})
 	elapsed := time.Since(start)
 	b.StopTimer()
 	all := slices.Concat(lat...)
@@ -140,45 +125,53 @@ func benchWatch(b *testing.B, batch bool) {
 		}
 		runs[i] = r
 	}
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	var wg sync.WaitGroup
 	b.ReportAllocs()
 	b.ResetTimer()
 	messages.Store(0)
 	cpu0 := enginetest.CPUTime()
 	start := time.Now()
-	for _, r := range runs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for n := 0; left.Add(-1) >= 0; n++ {
-				if n == 2000 {
-					return // the table is over: 1000 rounds of two moves
-				}
-				resp, err := e.rules.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
-				if err != nil {
-					b.Errorf("act: %v", err)
-					return
-				}
-				for _, ss := range r.streams {
-					for ss.version.Load() < resp.GetVersion() {
-						select {
-						case <-ss.wake:
-						case <-time.After(10 * time.Second):
-							b.Errorf("a stream did not show version %d", resp.GetVersion())
-							return
-						}
-					}
+	eachTable(b, tables, func(i, n int) error {
+		r := runs[i]
+		resp, err := e.rules.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
+		if err != nil {
+			return err
+		}
+		for _, ss := range r.streams {
+			for ss.version.Load() < resp.GetVersion() {
+				select {
+				case <-ss.wake:
+				case <-time.After(10 * time.Second):
+					return fmt.Errorf("a stream did not show version %d", resp.GetVersion())
 				}
 			}
-		}()
-	}
-	wg.Wait()
+		}
+		return nil
+	})
 	elapsed := time.Since(start)
 	cpu := enginetest.CPUTime() - cpu0
 	b.StopTimer()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "actions/s")
 	b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "cpu-µs/action")
 	b.ReportMetric(float64(messages.Load())/float64(b.N), "messages/action")
+}
+
+// eachTable spends b.N actions across tables, one goroutine per table, at most 2,000 at a table (a
+// game of 1,000 rounds of two moves): act plays table i's move n. A failed move ends its table.
+func eachTable(b *testing.B, tables int, act func(i, n int) error) {
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	var wg sync.WaitGroup
+	for i := range tables {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for n := 0; n < 2000 && left.Add(-1) >= 0; n++ {
+				if err := act(i, n); err != nil {
+					b.Errorf("act: %v", err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

@@ -365,9 +365,11 @@ func (s *Server) scheduleSweep(t *time.Timer, next time.Time, more bool) {
 	s.sweepAt.Store(now.Add(wait).UnixNano())
 	t.Reset(wait)
 	// A deadline committed here while this claim ran may come before the time just chosen.
-	select {
-	case s.dueSoon <- struct{}{}:
-	default:
+	if s.dueHint.Load() != 0 {
+		select {
+		case s.dueSoon <- struct{}{}:
+		default:
+		}
 	}
 }
 
