@@ -24,8 +24,9 @@ const streamWorkers = 32
 //
 // Its calls run on a pool of long-lived goroutines (grpc.NumStreamWorkers) instead of one new
 // goroutine each. A new goroutine grows its stack on every call: 8 % of the CPU in
-// BenchmarkServedAct, whose CPU per action the pool cut by 6 %. Every rules call is unary and short, so no call holds a worker
-// for long; when all are busy, gRPC starts a goroutine as it would without them.
+// BenchmarkServedAct, whose CPU per action the pool cut by 6 %. Every rules call is unary and
+// short, so no call holds a worker for long; when all are busy, gRPC starts a goroutine as it
+// would without them.
 //
 // Its connections are closed after a minute (gracefully): gRPC clients re-resolve DNS only when a
 // connection ends, so this is what lets callers balancing over a headless Service see replicas that
