@@ -58,6 +58,9 @@ type Options struct {
 	// OrphanAfter is how long a ticket may stay matched to a table that was never dealt (its
 	// matcher died in between) before it goes back to the queue (default 30s).
 	OrphanAfter time.Duration
+	// DealGrace is how long a seated player's Watch waits on a table recorded as started and not
+	// dealt (whoever started it died in between) before it deals the table itself (default 5s).
+	DealGrace time.Duration
 	// Replica names this replica in drive leases (default: random).
 	Replica string
 	Now     func() time.Time
@@ -98,6 +101,7 @@ func (o *Options) defaults() {
 	def(&o.DriveInterval, 250*time.Millisecond)
 	def(&o.DriveLease, 3*time.Second)
 	def(&o.OrphanAfter, 30*time.Second)
+	def(&o.DealGrace, 5*time.Second)
 	if o.RateLimit == 0 {
 		o.RateLimit = 50
 	}

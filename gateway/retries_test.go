@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"cardroom.dev/gateway"
 	"cardroom.dev/gateway/lobby"
@@ -274,4 +275,53 @@ func TestStartTableRetry(t *testing.T) {
 	}
 	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
 	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+}
+
+// TestWatchDealsUndealtTable: a table recorded as started and never dealt (whoever started it died
+// in between) is dealt by a seated player's Watch after DealGrace, with the seats recorded.
+func TestWatchDealsUndealtTable(t *testing.T) {
+	e := newEnv(t, envOptions{opt: gateway.Options{DealGrace: 200 * time.Millisecond, AbsenceGrace: time.Hour}})
+	ann := e.signIn(0, "Ann")
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := cr.GetTableId()
+	lt, err := e.lobby.LoadTable(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt.Players = append(lt.Players, lobby.Player{ID: "bot-x", Name: "Bot X", Bot: true})
+	lt.State, lt.Seats = lobby.TablePlaying, []lobby.Player{lt.Players[1], lt.Players[0]}
+	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
+		t.Fatal(err)
+	}
+	w := ann.watch(id, 0)
+	defer w.cancel()
+	select {
+	case ev, ok := <-w.ch:
+		if !ok {
+			t.Fatalf("watch ended: %v", <-w.done)
+		}
+		if ev.GetSequence() != 1 {
+			t.Fatalf("first event has sequence %d, want 1", ev.GetSequence())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the table was not dealt")
+	}
+	log, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seats := log.GetTable().GetConfig().GetSeats(); len(seats) != 2 || seats[0].GetPlayer().GetPlayerId() != "bot-x" {
+		t.Fatalf("dealt seats %v, want the bot first", seats)
+	}
+	// The owner's retry finds it dealt, and changes nothing.
+	again, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.GetTable().GetYourSeat() != 1 {
+		t.Fatalf("the owner at seat %d, want 1", again.GetTable().GetYourSeat())
+	}
 }

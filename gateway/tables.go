@@ -411,19 +411,28 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 	if started {
 		return s.startedAgain(ctx, t)
 	}
-	if err := s.deal(ctx, t); err != nil {
-		if undealable(err) {
-			// Back to the lobby: the game refused this deal, and would refuse it again.
-			_, _ = s.updateTable(context.WithoutCancel(ctx), id, func(t *lobby.Table) (time.Duration, error) {
-				t.State, t.Seats = lobby.TableOpen, nil
-				return openTableTTL, nil
-			})
-		}
-		// Otherwise (the rules service unreachable, the call cut short) the deal may yet be made:
-		// the table stays started with its seats, and StartTable again deals it.
+	if err := s.dealOrReopen(ctx, t); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// dealOrReopen deals t, recorded as started. A deal the game refuses for good takes the table back
+// to the lobby, since the game would refuse it again. After any other failure (the rules service
+// unreachable, the call cut short) the deal may yet be made: the table stays started with its
+// seats, and StartTable again, or a seated player's Watch after DealGrace, deals it.
+func (s *Server) dealOrReopen(ctx context.Context, t *lobby.Table) error {
+	err := s.deal(ctx, t)
+	if err != nil && undealable(err) {
+		_, _ = s.updateTable(context.WithoutCancel(ctx), t.ID, func(t *lobby.Table) (time.Duration, error) {
+			if t.State != lobby.TablePlaying {
+				return 0, errAlready
+			}
+			t.State, t.Seats = lobby.TableOpen, nil
+			return openTableTTL, nil
+		})
+	}
+	return err
 }
 
 // undealable reports whether the rules service refused a deal for good (the table's configuration),
@@ -437,27 +446,31 @@ func undealable(err error) bool {
 }
 
 // startedAgain answers the owner starting a table that is no longer open: the table as it is once
-// dealt (a retry whose answer was lost, say). A table recorded as started and not dealt yet — its
-// first start may still be under way, or have failed on the way (a gateway that died, a rules
-// service out of reach) — is dealt now, with the seats the start recorded: a deal creates the table
-// under its id once, so two of them racing make one table, and a deal the game refuses for good
-// has already taken the table back to the lobby.
+// dealt (a retry whose answer was lost, say), after dealing it if it is not dealt yet.
 func (s *Server) startedAgain(ctx context.Context, t *lobby.Table) (*lobby.Table, error) {
 	if t.State == lobby.TableFinished {
 		return t, nil
 	}
-	c, err := s.rulesOf(t.Game)
-	if err != nil {
-		return nil, err
-	}
-	_, err = c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
-	if status.Code(err) == codes.NotFound {
-		err = s.deal(ctx, t)
-	}
-	if err != nil {
+	if err := s.dealRecorded(ctx, t); err != nil {
 		return nil, err
 	}
 	return t, nil
+}
+
+// dealRecorded deals t, recorded as started, unless its rules service has it already. A table
+// recorded as started and not dealt yet — its start may still be under way, or have failed on the
+// way (a gateway that died, a rules service out of reach) — is dealt with the seats the start
+// recorded: a deal creates the table under its id once, so deals racing make one table.
+func (s *Server) dealRecorded(ctx context.Context, t *lobby.Table) error {
+	c, err := s.rulesOf(t.Game)
+	if err != nil {
+		return err
+	}
+	_, err = c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
+	if status.Code(err) == codes.NotFound {
+		return s.dealOrReopen(ctx, t)
+	}
+	return err
 }
 
 // deal creates the table on its rules service with t's seats, and hands it to the bot drivers.

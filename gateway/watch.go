@@ -429,6 +429,14 @@ func (h *hub) append(e *eventsv1.Event) {
 	}
 }
 
+// hasEvents reports whether the hub has any of its table's events (none: not dealt yet, as far as
+// it knows).
+func (h *hub) hasEvents() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.events) > 0
+}
+
 // since returns the events after seq, a channel closed at the next change, and whether the table
 // is finished.
 func (h *hub) since(seq uint64) ([]*eventsv1.Event, <-chan struct{}, bool) {
@@ -489,6 +497,14 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 	}
 	batch := req.GetBatch()
 	var batched []*eventsv1.Event
+	// A table recorded as started is dealt moments later by whoever started it; if that one died
+	// in between, its seated players' streams deal it after DealGrace.
+	var undealt <-chan time.Time
+	if seat >= 0 && t.State == lobby.TablePlaying && !h.hasEvents() {
+		grace := time.NewTimer(s.opt.DealGrace)
+		defer grace.Stop()
+		undealt = grace.C
+	}
 	for {
 		evs, changed, finished := h.since(cursor)
 		batched = batched[:0]
@@ -532,6 +548,18 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 		}
 		select {
 		case <-changed:
+		case <-undealt:
+			undealt = nil
+			if h.hasEvents() {
+				continue
+			}
+			if err := s.dealRecorded(ctx, t); err != nil {
+				if undealable(err) {
+					return refusal(codes.FailedPrecondition, CodeTableNotStarted, "the game refused to deal the table, which is open again")
+				}
+				s.log.WarnContext(ctx, "dealing a table recorded as started failed", "table", t.ID, "error", err)
+				undealt = time.After(s.opt.DealGrace)
+			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
