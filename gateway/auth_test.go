@@ -170,6 +170,10 @@ func TestTicketParty(t *testing.T) {
 	if _, err := bob.c.JoinTicket(bob.ctx(), &gatewayv1.JoinTicketRequest{TicketId: r.GetTicketId()}); err != nil {
 		t.Fatal(err)
 	}
+	// A retry (its answer lost) joins nothing more and succeeds, also once the party is complete.
+	if _, err := bob.c.JoinTicket(bob.ctx(), &gatewayv1.JoinTicketRequest{TicketId: r.GetTicketId()}); err != nil {
+		t.Fatalf("joining again: %v", err)
+	}
 	_, err = cid.c.JoinTicket(cid.ctx(), &gatewayv1.JoinTicketRequest{TicketId: r.GetTicketId()})
 	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTicketClosed)
 	ma, mb := ann.waitMatched(r.GetTicketId()), bob.waitMatched(r.GetTicketId())

@@ -30,7 +30,6 @@ const (
 	CodeTableNotStarted = "TABLE_NOT_STARTED"
 	CodeTableInPlay     = "TABLE_IN_PLAY"
 	CodeTooFewPlayers   = "TOO_FEW_PLAYERS"
-	CodeAlreadyThere    = "ALREADY_THERE"
 	CodeNotThere        = "NOT_THERE"
 	CodeTicketClosed    = "TICKET_CLOSED"
 	CodeContention      = "CONTENTION"

@@ -134,7 +134,7 @@ func (s *Server) JoinTicket(ctx context.Context, req *gatewayv1.JoinTicketReques
 	}
 	_, err = s.updateTicket(ctx, req.GetTicketId(), func(t *lobby.Ticket) (time.Duration, error) {
 		if onTicket(t, sess.Player) {
-			return 0, refusal(codes.AlreadyExists, CodeAlreadyThere, "you are already on this ticket")
+			return 0, errAlready // a retry whose answer was lost: joined already
 		}
 		if t.State != lobby.TicketForming || len(t.Players) >= t.PartySize {
 			return 0, refusal(codes.FailedPrecondition, CodeTicketClosed, "this ticket's party is complete")
@@ -145,6 +145,9 @@ func (s *Server) JoinTicket(ctx context.Context, req *gatewayv1.JoinTicketReques
 		}
 		return 0, nil
 	})
+	if errors.Is(err, errAlready) {
+		return &gatewayv1.JoinTicketResponse{}, nil
+	}
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
 	}
