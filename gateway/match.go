@@ -229,14 +229,14 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 			if err != nil && !errors.Is(err, lobby.ErrNotFound) {
 				return err
 			}
-			if err == nil && tb.State != lobby.TableOpen {
+			if err == nil && (tb.State == lobby.TablePlaying || tb.State == lobby.TableFinished) {
 				msg.State, msg.TableId, final = gatewayv1.TicketState_TICKET_STATE_MATCHED, tb.ID, true
 				if i := tb.SeatOf(sess.Player); i >= 0 {
 					msg.Seat = proto.Uint32(uint32(i))
 				}
 			} else {
 				// Matched, the table being dealt: say queued until it is. A table never dealt
-				// (its matcher died) sends the ticket back to the queue.
+				// (its matcher died) or closed undealt sends the ticket back to the queue.
 				msg.State = gatewayv1.TicketState_TICKET_STATE_QUEUED
 				if orphanSince.IsZero() {
 					orphanSince = s.now()
@@ -347,6 +347,9 @@ func (s *Server) seatMatch(ctx context.Context, m lobby.Match) {
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "dealing a matched table failed; the tickets go back to the queue", "table", t.ID, "error", err)
+		// Closed first: no seated player's Watch deals it later (DealGrace) while its players are
+		// queued again, and their tickets no longer point at it.
+		s.closeUndealt(context.WithoutCancel(ctx), t.ID)
 		for _, tk := range tickets {
 			s.requeue(ctx, tk.ID, t.ID)
 		}

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +15,9 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 func players(tb *gatewayv1.Table) (people, bots int) {
@@ -323,5 +326,94 @@ func TestWatchDealsUndealtTable(t *testing.T) {
 	}
 	if again.GetTable().GetYourSeat() != 1 {
 		t.Fatalf("the owner at seat %d, want 1", again.GetTable().GetYourSeat())
+	}
+
+	// A table closed undealt (a matched table whose deal failed, its players queued again) is not
+	// dealt: the stream ends, and the game never hears of the table.
+	cr, err = ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := cr.GetTableId()
+	lt, err = e.lobby.LoadTable(t.Context(), closed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt.Players = append(lt.Players, lobby.Player{ID: "bot-y", Name: "Bot Y", Bot: true})
+	lt.State, lt.Seats = lobby.TablePlaying, lt.Players
+	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
+		t.Fatal(err)
+	}
+	w2 := ann.watch(closed, 0)
+	defer w2.cancel()
+	lt.Version++
+	lt.State = lobby.TableClosed
+	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev, ok := <-w2.ch:
+		if ok {
+			t.Fatalf("a closed table's stream brought %v", ev)
+		}
+		wantCode(t, <-w2.done, codes.FailedPrecondition, gateway.CodeTableStarted)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the stream of a closed table did not end")
+	}
+	_, err = e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: closed})
+	if status.Code(err) != codes.NotFound {
+		t.Fatalf("the closed table's log: %v, want NOT_FOUND", err)
+	}
+}
+
+// TestTicketOfClosedTable: a ticket matched to a table closed before its deal (the matcher's deal
+// failed) is not reported matched: its stream says queued, and the ticket goes back to the queue.
+func TestTicketOfClosedTable(t *testing.T) {
+	e := newEnv(t, envOptions{opt: gateway.Options{OrphanAfter: 100 * time.Millisecond}})
+	ann := e.signIn(0, "Ann")
+	r, err := ann.c.EnqueueTicket(ann.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 4, MaxSeats: 4, MaxWait: durationpb.New(10 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.lobby.CreateTable(t.Context(), lobby.Table{ID: "t-closedundealt", Game: game, State: lobby.TableClosed, Capacity: 4,
+		Players: tk.Players, Seats: tk.Players}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	tk.State, tk.TableID = lobby.TicketMatched, "t-closedundealt"
+	if err := e.lobby.UpdateTicket(t.Context(), tk, 0); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(ann.ctx(), 20*time.Second)
+	defer cancel()
+	s, err := ann.c.WatchTicket(ctx, &gatewayv1.WatchTicketRequest{TicketId: r.GetTicketId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Recv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.GetState() != gatewayv1.TicketState_TICKET_STATE_QUEUED || m.GetTableId() != "" {
+		t.Fatalf("ticket of a closed table reported %v, want queued", m)
+	}
+	for {
+		tk, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tk.State == lobby.TicketQueued && tk.TableID == "" {
+			break
+		}
+		// Each progress message (every second) is a look at the ticket; the requeue follows one.
+		if m, err = s.Recv(); err != nil {
+			t.Fatalf("ticket stream ended before the ticket was queued again: %v (last %v)", err, m)
+		}
+		if m.GetState() == gatewayv1.TicketState_TICKET_STATE_MATCHED {
+			t.Fatalf("ticket of a closed table reported %v", m)
+		}
 	}
 }

@@ -457,6 +457,21 @@ func (s *Server) startedAgain(ctx context.Context, t *lobby.Table) (*lobby.Table
 	return t, nil
 }
 
+// closeUndealt closes table id if it is recorded as started: a matched table whose deal failed, so
+// that nothing deals it once its players are queued again.
+func (s *Server) closeUndealt(ctx context.Context, id string) {
+	_, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
+		if t.State != lobby.TablePlaying {
+			return 0, errAlready
+		}
+		t.State = lobby.TableClosed
+		return time.Hour, nil
+	})
+	if err != nil && !errors.Is(err, errAlready) {
+		s.log.WarnContext(ctx, "closing a table that was not dealt failed", "table", id, "error", err)
+	}
+}
+
 // dealRecorded deals t, recorded as started, unless its rules service has it already. A table
 // recorded as started and not dealt yet — its start may still be under way, or have failed on the
 // way (a gateway that died, a rules service out of reach) — is dealt with the seats the start

@@ -553,7 +553,18 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 			if h.hasEvents() {
 				continue
 			}
-			if err := s.dealRecorded(ctx, t); err != nil {
+			// As the lobby has it now: a matched table whose deal failed is closed.
+			cur, err := s.lobby.LoadTable(ctx, t.ID)
+			if errors.Is(err, lobby.ErrNotFound) {
+				return tableNotFound()
+			}
+			if err != nil {
+				return err
+			}
+			if cur.State != lobby.TablePlaying {
+				return refusal(codes.FailedPrecondition, CodeTableStarted, "the table was closed before the start")
+			}
+			if err := s.dealRecorded(ctx, &cur); err != nil {
 				if undealable(err) {
 					return refusal(codes.FailedPrecondition, CodeTableNotStarted, "the game refused to deal the table, which is open again")
 				}
