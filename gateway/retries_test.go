@@ -228,7 +228,51 @@ func TestStartTableRetry(t *testing.T) {
 
 	// Recorded as started, never dealt (a gateway that died between the two): dealt now, with the
 	// seats recorded (the bot first), and only once however many retries race.
+	und := startedUndealt(t, e, ann)
+	var wg sync.WaitGroup
+	answers := make([]*gatewayv1.StartTableResponse, 4)
+	errs := make([]error, len(answers))
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i], errs[i] = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: und.ID})
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("start %d of a table never dealt: %v", i, err)
+		}
+		if answers[i].GetTable().GetYourSeat() != 1 {
+			t.Fatalf("start %d: the owner at seat %d, want 1 (the seats recorded)", i, answers[i].GetTable().GetYourSeat())
+		}
+	}
+	log, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: und.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seats := log.GetTable().GetConfig().GetSeats(); len(seats) != 2 || seats[0].GetPlayer().GetPlayerId() != "bot-x" {
+		t.Fatalf("dealt seats %v, want the bot first", seats)
+	}
+
+	// A closed table stays closed.
 	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ann.c.LeaveTable(ann.ctx(), &gatewayv1.LeaveTableRequest{TableId: cr.GetTableId()}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+}
+
+// startedUndealt records a new two-seat table of owner's, with a bot, as started and not dealt (a
+// gateway that died between the two), the bot in seat 0. It returns the table as stored.
+func startedUndealt(t *testing.T, e *env, owner *client) lobby.Table {
+	t.Helper()
+	cr, err := owner.c.CreateTable(owner.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,43 +285,8 @@ func TestStartTableRetry(t *testing.T) {
 	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	answers := make([]*gatewayv1.StartTableResponse, 4)
-	errs := make([]error, len(answers))
-	for i := range answers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			answers[i], errs[i] = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			t.Fatalf("start %d of a table never dealt: %v", i, err)
-		}
-		if answers[i].GetTable().GetYourSeat() != 1 {
-			t.Fatalf("start %d: the owner at seat %d, want 1 (the seats recorded)", i, answers[i].GetTable().GetYourSeat())
-		}
-	}
-	log, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if seats := log.GetTable().GetConfig().GetSeats(); len(seats) != 2 || seats[0].GetPlayer().GetPlayerId() != "bot-x" {
-		t.Fatalf("dealt seats %v, want the bot first", seats)
-	}
-
-	// A closed table stays closed.
-	cr, err = ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ann.c.LeaveTable(ann.ctx(), &gatewayv1.LeaveTableRequest{TableId: cr.GetTableId()}); err != nil {
-		t.Fatal(err)
-	}
-	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+	lt.Version++
+	return lt
 }
 
 // TestWatchDealsUndealtTable: a table recorded as started and never dealt (whoever started it died
@@ -285,20 +294,8 @@ func TestStartTableRetry(t *testing.T) {
 func TestWatchDealsUndealtTable(t *testing.T) {
 	e := newEnv(t, envOptions{opt: gateway.Options{DealGrace: 200 * time.Millisecond, AbsenceGrace: time.Hour}})
 	ann := e.signIn(0, "Ann")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := cr.GetTableId()
-	lt, err := e.lobby.LoadTable(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lt.Players = append(lt.Players, lobby.Player{ID: "bot-x", Name: "Bot X", Bot: true})
-	lt.State, lt.Seats = lobby.TablePlaying, []lobby.Player{lt.Players[1], lt.Players[0]}
-	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
-		t.Fatal(err)
-	}
+	lt := startedUndealt(t, e, ann)
+	id := lt.ID
 	w := ann.watch(id, 0)
 	defer w.cancel()
 	select {
@@ -330,23 +327,10 @@ func TestWatchDealsUndealtTable(t *testing.T) {
 
 	// A table closed undealt (a matched table whose deal failed, its players queued again) is not
 	// dealt: the stream ends, and the game never hears of the table.
-	cr, err = ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := cr.GetTableId()
-	lt, err = e.lobby.LoadTable(t.Context(), closed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lt.Players = append(lt.Players, lobby.Player{ID: "bot-y", Name: "Bot Y", Bot: true})
-	lt.State, lt.Seats = lobby.TablePlaying, lt.Players
-	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
-		t.Fatal(err)
-	}
+	lt = startedUndealt(t, e, ann)
+	closed := lt.ID
 	w2 := ann.watch(closed, 0)
 	defer w2.cancel()
-	lt.Version++
 	lt.State = lobby.TableClosed
 	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
 		t.Fatal(err)

@@ -14,14 +14,7 @@ import (
 // TestLifecycle: the server answers health while running; at stop, background loops end and
 // closers run in reverse order of registration.
 func TestLifecycle(t *testing.T) {
-	cfg, err := config.Parse("t", []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--log-level", "error"}, func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := New(t.Context(), "lifecycle", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, cfg := newTestApp(t, "lifecycle")
 	var order []string
 	a.OnClose(func(context.Context) error { order = append(order, "first"); return nil })
 	a.OnClose(func(context.Context) error { order = append(order, "second"); return nil })
@@ -60,4 +53,18 @@ func TestLifecycle(t *testing.T) {
 	if len(order) < 2 || order[0] != "second" || order[1] != "first" {
 		t.Fatalf("closers ran in order %v", order)
 	}
+}
+
+// newTestApp is an app named name listening on free loopback ports, logging errors only.
+func newTestApp(tb testing.TB, name string) (*App, config.Config) {
+	tb.Helper()
+	cfg, err := config.Parse(name, []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--log-level", "error"}, func(string) string { return "" })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, err := New(tb.Context(), name, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a, cfg
 }

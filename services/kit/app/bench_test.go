@@ -9,7 +9,6 @@ import (
 
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
-	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/engine/enginetest"
 	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/kit/store"
@@ -24,14 +23,7 @@ import (
 // the memory store and no bus, from 64 tables played at once over 4 connections. cpu-µs/action is
 // the whole test process's processor time (clients included) per action.
 func BenchmarkServedAct(b *testing.B) {
-	cfg, err := config.Parse("bench", []string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--log-level", "error"}, func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := New(b.Context(), "bench", cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
+	a, cfg := newTestApp(b, "bench")
 	if _, err := a.AddRules(highcard.Engine("highcard"), store.NewMemory(), nil, cfg.Listen); err != nil {
 		b.Fatal(err)
 	}
