@@ -32,6 +32,7 @@ const (
 	CodeTooFewPlayers   = "TOO_FEW_PLAYERS"
 	CodeNotThere        = "NOT_THERE"
 	CodeTicketClosed    = "TICKET_CLOSED"
+	CodeTicketRefused   = "TICKET_REFUSED"
 	CodeContention      = "CONTENTION"
 	CodeRequestIDReused = "REQUEST_ID_REUSED"
 )

@@ -12,6 +12,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
@@ -211,6 +212,7 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 		}
 		msg := &gatewayv1.WatchTicketResponse{TicketId: id, Players: uint32(len(t.Players)), PartySize: uint32(t.PartySize)}
 		final := false
+		var end error // how the stream ends when final
 		switch t.State {
 		case lobby.TicketForming:
 			msg.State = gatewayv1.TicketState_TICKET_STATE_FORMING
@@ -224,19 +226,31 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 			msg.PlayersWaiting = uint32(n)
 		case lobby.TicketCancelled:
 			msg.State, final = gatewayv1.TicketState_TICKET_STATE_CANCELLED, true
+			if t.Refused != "" {
+				// Cancelled because the game refused the table: the stream ends with the reason.
+				end = refusal(codes.InvalidArgument, CodeTicketRefused, "the game refused the matched table: %s", t.Refused)
+			}
 		case lobby.TicketMatched:
 			tb, err := s.lobby.LoadTable(ctx, t.TableID)
 			if err != nil && !errors.Is(err, lobby.ErrNotFound) {
 				return err
 			}
-			if err == nil && (tb.State == lobby.TablePlaying || tb.State == lobby.TableFinished) {
+			inPlay := err == nil && (tb.State == lobby.TablePlaying || tb.State == lobby.TableFinished)
+			if inPlay && tb.State == lobby.TablePlaying {
+				// Matched once dealt: a deal that fails closes the table and cancels or requeues
+				// the tickets, and a player told of the table would find it closed.
+				if inPlay, err = s.dealt(ctx, &tb); err != nil {
+					return err
+				}
+			}
+			if inPlay {
 				msg.State, msg.TableId, final = gatewayv1.TicketState_TICKET_STATE_MATCHED, tb.ID, true
 				if i := tb.SeatOf(sess.Player); i >= 0 {
 					msg.Seat = proto.Uint32(uint32(i))
 				}
 			} else {
 				// Matched, the table being dealt: say queued until it is. A table never dealt
-				// (its matcher died) or closed undealt sends the ticket back to the queue.
+				// (its matcher died, or its deal failed) sends the ticket back to the queue.
 				msg.State = gatewayv1.TicketState_TICKET_STATE_QUEUED
 				if orphanSince.IsZero() {
 					orphanSince = s.now()
@@ -253,7 +267,7 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 			last = msg
 		}
 		if final {
-			return nil
+			return end
 		}
 		select {
 		case <-ctx.Done():
@@ -278,6 +292,20 @@ func (s *Server) requeue(ctx context.Context, id, table string) {
 		return
 	}
 	s.kickMatcher()
+}
+
+// refuseTicket cancels a ticket matched to table, a table the game refused to deal, saying why.
+func (s *Server) refuseTicket(ctx context.Context, id, table, why string) {
+	_, err := s.updateTicket(ctx, id, func(tk *lobby.Ticket) (time.Duration, error) {
+		if tk.State != lobby.TicketMatched || tk.TableID != table {
+			return 0, errAlready
+		}
+		tk.State, tk.TableID, tk.Refused = lobby.TicketCancelled, "", why
+		return ticketRetention, nil
+	})
+	if err != nil && !errors.Is(err, errAlready) {
+		s.log.WarnContext(ctx, "cancelling a ticket the game refused failed", "ticket", id, "error", err)
+	}
 }
 
 // runMatcher matches every pool's queue, at each interval and when a ticket enters a queue.
@@ -346,10 +374,19 @@ func (s *Server) seatMatch(ctx context.Context, m lobby.Match) {
 		err = s.deal(ctx, &t)
 	}
 	if err != nil {
-		s.log.WarnContext(ctx, "dealing a matched table failed; the tickets go back to the queue", "table", t.ID, "error", err)
 		// Closed first: no seated player's Watch deals it later (DealGrace) while its players are
 		// queued again, and their tickets no longer point at it.
 		s.closeUndealt(context.WithoutCancel(ctx), t.ID)
+		if undealable(err) {
+			// The game refuses these tickets' table for good (their options): matched again, they
+			// would fail again, so they end here, and their streams say why.
+			s.log.WarnContext(ctx, "the game refused a matched table; its tickets are cancelled", "table", t.ID, "error", err)
+			for _, tk := range tickets {
+				s.refuseTicket(ctx, tk.ID, t.ID, status.Convert(err).Message())
+			}
+			return
+		}
+		s.log.WarnContext(ctx, "dealing a matched table failed; the tickets go back to the queue", "table", t.ID, "error", err)
 		for _, tk := range tickets {
 			s.requeue(ctx, tk.ID, t.ID)
 		}

@@ -401,3 +401,47 @@ func TestTicketOfClosedTable(t *testing.T) {
 		}
 	}
 }
+
+// TestTicketRefusedByGame: tickets whose matched table the game refuses for good (options it does
+// not accept) are cancelled rather than matched again and again: the stream reports CANCELLED,
+// then ends with the game's reason.
+func TestTicketRefusedByGame(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann := e.signIn(0, "Ann")
+	r, err := ann.c.EnqueueTicket(ann.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 2, MaxSeats: 2, BotsMayFill: true,
+		MaxWait: durationpb.New(100 * time.Millisecond), Options: rounds(5000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(ann.ctx(), 20*time.Second)
+	defer cancel()
+	s, err := ann.c.WatchTicket(ctx, &gatewayv1.WatchTicketRequest{TicketId: r.GetTicketId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last *gatewayv1.WatchTicketResponse
+	for {
+		m, err := s.Recv()
+		if err != nil {
+			wantCode(t, err, codes.InvalidArgument, gateway.CodeTicketRefused)
+			if !strings.Contains(status.Convert(err).Message(), "1000 rounds") {
+				t.Fatalf("the refusal does not give the game's reason: %v", err)
+			}
+			break
+		}
+		if m.GetState() == gatewayv1.TicketState_TICKET_STATE_MATCHED {
+			t.Fatalf("a ticket the game refused was reported matched: %v", m)
+		}
+		last = m
+	}
+	if last.GetState() != gatewayv1.TicketState_TICKET_STATE_CANCELLED {
+		t.Fatalf("last message before the refusal: %v, want cancelled", last)
+	}
+	tk, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.State != lobby.TicketCancelled {
+		t.Fatalf("ticket state %v, want cancelled", tk.State)
+	}
+}

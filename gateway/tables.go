@@ -477,15 +477,25 @@ func (s *Server) closeUndealt(ctx context.Context, id string) {
 // way (a gateway that died, a rules service out of reach) — is dealt with the seats the start
 // recorded: a deal creates the table under its id once, so deals racing make one table.
 func (s *Server) dealRecorded(ctx context.Context, t *lobby.Table) error {
+	ok, err := s.dealt(ctx, t)
+	if err == nil && !ok {
+		err = s.dealOrReopen(ctx, t)
+	}
+	return err
+}
+
+// dealt reports whether t's rules service has the table: the lobby records a start a moment before
+// the deal, and keeps the record of a start whose deal never came.
+func (s *Server) dealt(ctx context.Context, t *lobby.Table) (bool, error) {
 	c, err := s.rulesOf(t.Game)
 	if err != nil {
-		return err
+		return false, err
 	}
 	_, err = c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
 	if status.Code(err) == codes.NotFound {
-		return s.dealOrReopen(ctx, t)
+		return false, nil
 	}
-	return err
+	return err == nil, err
 }
 
 // deal creates the table on its rules service with t's seats, and hands it to the bot drivers.

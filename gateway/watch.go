@@ -636,16 +636,12 @@ func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobb
 		switch t.State {
 		case lobby.TablePlaying, lobby.TableFinished:
 			// The lobby says playing a moment before the rules service has dealt: wait for that too.
-			c, err := s.rulesOf(t.Game)
+			ok, err := s.dealt(ctx, &t)
 			if err != nil {
 				return nil, err
 			}
-			_, err = c.GetView(ctx, &rulesv1.GetViewRequest{TableId: id, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
-			if err == nil {
+			if ok {
 				return s.table(ctx, id)
-			}
-			if status.Code(err) != codes.NotFound {
-				return nil, err
 			}
 		case lobby.TableClosed:
 			return nil, refusal(codes.FailedPrecondition, CodeTableStarted, "the table was closed before the start")

@@ -129,6 +129,8 @@ type Ticket struct {
 	CreatedAt   time.Time     `json:"created"`
 	// QueuedAt is when the full party entered the queue.
 	QueuedAt time.Time `json:"queued,omitzero"`
+	// Refused, on a cancelled ticket, is why the game refused the table it was matched to.
+	Refused string `json:"refused,omitempty"`
 	// State and TableID are kept beside the record: the matcher changes them atomically.
 	State   TicketState `json:"-"`
 	TableID string      `json:"-"`
