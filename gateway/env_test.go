@@ -358,14 +358,21 @@ func rounds(n uint32) *anypb.Any {
 func first(a []*anypb.Any) *anypb.Any { return a[0] }
 
 // waitMatched follows a ticket to its table.
-func (c *client) waitMatched(ticket string) *gatewayv1.WatchTicketResponse {
+// watchTicket opens c's stream of the ticket's progress, cut after 30 s.
+func (c *client) watchTicket(ticket string) gatewayv1.GatewayService_WatchTicketClient {
 	c.t.Helper()
 	ctx, cancel := context.WithTimeout(c.ctx(), 30*time.Second)
-	defer cancel()
+	c.t.Cleanup(cancel)
 	s, err := c.c.WatchTicket(ctx, &gatewayv1.WatchTicketRequest{TicketId: ticket})
 	if err != nil {
 		c.t.Fatal(err)
 	}
+	return s
+}
+
+func (c *client) waitMatched(ticket string) *gatewayv1.WatchTicketResponse {
+	c.t.Helper()
+	s := c.watchTicket(ticket)
 	for {
 		r, err := s.Recv()
 		if err != nil {

@@ -1,7 +1,6 @@
 package gateway_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"sync"
@@ -371,12 +370,7 @@ func TestTicketOfClosedTable(t *testing.T) {
 	if err := e.lobby.UpdateTicket(t.Context(), tk, 0); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(ann.ctx(), 20*time.Second)
-	defer cancel()
-	s, err := ann.c.WatchTicket(ctx, &gatewayv1.WatchTicketRequest{TicketId: r.GetTicketId()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ann.watchTicket(r.GetTicketId())
 	m, err := s.Recv()
 	if err != nil {
 		t.Fatal(err)
@@ -413,12 +407,7 @@ func TestTicketRefusedByGame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(ann.ctx(), 20*time.Second)
-	defer cancel()
-	s, err := ann.c.WatchTicket(ctx, &gatewayv1.WatchTicketRequest{TicketId: r.GetTicketId()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := ann.watchTicket(r.GetTicketId())
 	var last *gatewayv1.WatchTicketResponse
 	for {
 		m, err := s.Recv()
