@@ -1,0 +1,77 @@
+package engine
+
+import (
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+)
+
+// Describer puts a game's actions and events into words for people, so that every client (the
+// terminal client, the web client, a third party's) shows moves and events without knowing the game.
+// Each game writes it once, in its engine package.
+//
+// Labels are short, lower-case sentences or phrases in English ("play yellow 1 (Ducks)",
+// "{seat:2} jumps", "bet on coupon III with green 2, doubled"). A seat is named by SeatRef, never
+// by its number alone: the gateway puts the seat's display name in its place (RenderLabel).
+type Describer[S, A any] interface {
+	// DescribeAction labels an action seat may take at s. The labels of seat's legal actions at s are
+	// non-empty and pairwise different, so a person can pick one by its label.
+	DescribeAction(s S, seat int, a A) string
+	// DescribeEvent labels one of the game's event payloads (or "" for a payload it does not know).
+	// It reads the payload only, so the label says nothing its audience may not know.
+	DescribeEvent(payload proto.Message) string
+}
+
+// seatRefPrefix opens a seat reference in a label; "}" closes it.
+const seatRefPrefix = "{seat:"
+
+// SeatRef is how a label names a seat: a token that RenderLabel replaces with the seat's name as
+// the reader should see it.
+func SeatRef(seat int) string { return seatRefPrefix + strconv.Itoa(seat) + "}" }
+
+// SeatName says how to call a seat in a rendered label: its player's display name, and whether the
+// reader holds it. An empty name leaves the seat's number alone.
+type SeatName func(seat int) (name string, you bool)
+
+// RenderLabel replaces every seat reference in label with "seat N (Name)", "seat N (you)" for the
+// reader's own seat, or "seat N" when names is nil or knows no name.
+func RenderLabel(label string, names SeatName) string {
+	i := strings.Index(label, seatRefPrefix)
+	if i < 0 {
+		return label
+	}
+	var b strings.Builder
+	b.Grow(len(label) + 16)
+	for i >= 0 {
+		b.WriteString(label[:i])
+		rest := label[i+len(seatRefPrefix):]
+		end := strings.IndexByte(rest, '}')
+		seat, err := strconv.Atoi(rest[:max(end, 0)])
+		if end < 0 || err != nil || seat < 0 {
+			// Not a reference after all: keep the text as written.
+			b.WriteString(seatRefPrefix)
+			label = rest
+		} else {
+			b.WriteString(seatWords(seat, names))
+			label = rest[end+1:]
+		}
+		i = strings.Index(label, seatRefPrefix)
+	}
+	b.WriteString(label)
+	return b.String()
+}
+
+func seatWords(seat int, names SeatName) string {
+	s := "seat " + strconv.Itoa(seat)
+	if names == nil {
+		return s
+	}
+	switch name, you := names(seat); {
+	case you:
+		return s + " (you)"
+	case name != "":
+		return s + " (" + name + ")"
+	}
+	return s
+}
