@@ -1,0 +1,151 @@
+package play
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
+	sapotagemv1 "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
+	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
+	sabaisabai "cardroom.dev/services/sabaisabai/engine"
+	sapotagem "cardroom.dev/services/sapotagem/engine"
+	sponsio "cardroom.dev/services/sponsio/engine"
+	"google.golang.org/protobuf/encoding/prototext"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+)
+
+// game is how the client presents one game: its table, whose turn it is, and how its moves are
+// chosen in steps. The client knows the games it presents; any other is shown in its text form.
+type game interface {
+	// render draws the table as the player sees it. marked are the moves on offer at this step (the
+	// whole list, or the moves of the group chosen first), for games that mark them on the table.
+	render(view proto.Message, seats *seating, marked []proto.Message) string
+	// toAct is the seat the table waits for, when the view says.
+	toAct(view proto.Message) (seat int, ok bool)
+	// group is the first step of a move: moves with the same key are chosen together, first by words
+	// (the group's), then among themselves. "" keeps the move on its own.
+	group(action proto.Message) (key, words string)
+}
+
+// games are the games this client presents, by name.
+var games = map[string]game{
+	"sabaisabai": sabaiGame{},
+	"saboteur":   saboteurGame{},
+	"sapotagem":  sapotagemGame{},
+	"sponsio":    sponsioGame{},
+}
+
+// gameNames lists the games, for messages.
+func gameNames() string { return "sabaisabai, saboteur, sapotagem, sponsio" }
+
+type sabaiGame struct{}
+
+func (sabaiGame) render(v proto.Message, _ *seating, _ []proto.Message) string {
+	return sabaisabai.Render(v.(*sabaisabaiv1.View))
+}
+
+func (sabaiGame) toAct(v proto.Message) (int, bool) {
+	sv := v.(*sabaisabaiv1.View)
+	return int(sv.GetTurnSeat()), sv.GetPhase() != sabaisabaiv1.Phase_PHASE_GAME_OVER
+}
+
+// group puts the throws together: they are offered at any moment, and there are many.
+func (sabaiGame) group(a proto.Message) (string, string) {
+	if t := a.(*sabaisabaiv1.Action).GetThrow(); t != nil {
+		return "throw", "throw cards on the discard pile …"
+	}
+	return "", ""
+}
+
+type sapotagemGame struct{}
+
+func (sapotagemGame) render(v proto.Message, _ *seating, _ []proto.Message) string {
+	return sapotagem.Render(v.(*sapotagemv1.View))
+}
+
+func (sapotagemGame) toAct(v proto.Message) (int, bool) {
+	sv := v.(*sapotagemv1.View)
+	if sv.Turn == nil {
+		return 0, false
+	}
+	return int(sv.GetTurn()), true
+}
+
+func (sapotagemGame) group(proto.Message) (string, string) { return "", "" }
+
+type sponsioGame struct{}
+
+func (sponsioGame) render(v proto.Message, _ *seating, _ []proto.Message) string {
+	return sponsio.Render(v.(*sponsiov1.View))
+}
+
+func (sponsioGame) toAct(v proto.Message) (int, bool) {
+	sv := v.(*sponsiov1.View)
+	if sv.ToAct == nil {
+		return 0, false
+	}
+	return int(sv.GetToAct()), true
+}
+
+// group chooses a betting turn in two steps: first the card to open, then what to do with the turn
+// (which coupon to bet on, which token to take, which talon card to change it for).
+func (sponsioGame) group(a proto.Message) (string, string) {
+	if o := a.(*sponsiov1.Action).GetOpenCard(); o != nil {
+		w := sponsioCard(o.GetCard())
+		return "open " + w, "open " + w + " …"
+	}
+	if c := a.(*sponsiov1.Action).GetChangeBet(); c != nil {
+		return "change", "change a bet …"
+	}
+	return "", ""
+}
+
+func sponsioCard(c *sponsiov1.Card) string {
+	return fmt.Sprintf("%s %d", strings.ToLower(strings.TrimPrefix(c.GetColour().String(), "COLOUR_")), c.GetValue())
+}
+
+// seating is who sits where, as the player should read it.
+type seating struct {
+	names []string // display names by seat
+	bots  []bool
+	you   int // -1: watching
+}
+
+// name is "Name" or "Name (you)"; a seat with no name known is "seat N".
+func (s *seating) name(seat int) string {
+	if s == nil || seat < 0 || seat >= len(s.names) || s.names[seat] == "" {
+		if s != nil && seat == s.you {
+			return fmt.Sprintf("seat %d (you)", seat)
+		}
+		return fmt.Sprintf("seat %d", seat)
+	}
+	if seat == s.you {
+		return s.names[seat] + " (you)"
+	}
+	return s.names[seat]
+}
+
+// colours paints the colour names games use in their enums (COLOUR_RED …) as words.
+var colours = regexp.MustCompile(`\bCOLOUR_(RED|GREEN|YELLOW|BLUE|BLACK|WHITE|PURPLE|ORANGE)\b`)
+
+// textOf is a message on one line in its text form (a move or an event the game gives no words
+// for), its type name first.
+func textOf(a *anypb.Any) string {
+	m, err := a.UnmarshalNew()
+	if err != nil {
+		return string(a.MessageName())
+	}
+	s := prototext.MarshalOptions{}.Format(m)
+	s = colours.ReplaceAllStringFunc(s, func(c string) string { return strings.ToLower(strings.TrimPrefix(c, "COLOUR_")) })
+	if s == "" {
+		return string(m.ProtoReflect().Descriptor().Name())
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// longTextOf is a view on several lines in its text form.
+func longTextOf(m proto.Message) string {
+	return prototext.MarshalOptions{Multiline: true, Indent: "  "}.Format(m)
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"cardroom.dev/cmd/cardroom/internal/play"
+	tea "charm.land/bubbletea/v2"
+)
+
+// startServe runs `cardroom serve` (embedded NATS, memory store) for the test; its front address.
+func startServe(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan map[string]string, 1)
+	done := make(chan int, 1)
+	go func() {
+		done <- serve(ctx, []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "error"},
+			func(string) string { return "" }, io.Discard, io.Discard, ready)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	select {
+	case addrs := <-ready:
+		return addrs["front"]
+	case code := <-done:
+		t.Fatalf("serve exited with %d", code)
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not start")
+	}
+	return ""
+}
+
+// terminal is a person at `cardroom play`: it types keys into the client's input and reads what
+// the screen shows (the client's snapshots, taken after every change).
+type terminal struct {
+	t     *testing.T
+	keys  *io.PipeWriter
+	mu    sync.Mutex
+	last  play.Snapshot
+	all   []play.Snapshot // every snapshot with moves or results, for the checks after the game
+	woken chan struct{}
+	done  chan int
+	out   *bytes.Buffer
+}
+
+// run starts the client with args (and the config directory dir) against addr.
+func runClient(t *testing.T, addr, dir string, args ...string) *terminal {
+	t.Helper()
+	pr, pw := io.Pipe()
+	term := &terminal{t: t, keys: pw, woken: make(chan struct{}, 1), done: make(chan int, 1), out: &bytes.Buffer{}}
+	o, err := play.ParseArgs(append(args, "--addr", addr, "--config", dir), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Input, o.Output = pr, term.out
+	o.Program = []tea.ProgramOption{tea.WithWindowSize(120, 60), tea.WithoutSignals(), tea.WithoutSignalHandler()}
+	o.Observe = term.observe
+	go func() {
+		term.done <- play.Run(t.Context(), o)
+		_ = pr.Close()
+	}()
+	return term
+}
+
+func (c *terminal) observe(s play.Snapshot) {
+	c.mu.Lock()
+	c.last = s
+	if s.Moves != nil || s.Results != nil {
+		c.all = append(c.all, s)
+	}
+	c.mu.Unlock()
+	select {
+	case c.woken <- struct{}{}:
+	default:
+	}
+}
+
+func (c *terminal) screen() play.Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
+}
+
+// until waits for a screen that satisfies ok.
+func (c *terminal) until(what string, ok func(play.Snapshot) bool) play.Snapshot {
+	c.t.Helper()
+	deadline := time.After(90 * time.Second)
+	for {
+		if s := c.screen(); ok(s) {
+			return s
+		}
+		select {
+		case <-c.woken:
+		case code := <-c.done:
+			c.done <- code
+			if s := c.screen(); ok(s) {
+				return s
+			}
+			c.t.Fatalf("the client ended (exit %d) before %s; last screen:\n%s\noutput tail: %q", code, what, c.screen().Screen, tail(c.out.String()))
+		case <-deadline:
+			c.t.Fatalf("no %s; last screen:\n%s", what, c.screen().Screen)
+		}
+	}
+}
+
+func tail(s string) string { return s[max(len(s)-300, 0):] }
+
+func (c *terminal) press(keys string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.keys, keys); err != nil {
+		c.t.Fatalf("typing %q: %v", keys, err)
+	}
+}
+
+// exit waits for the client to end; its exit code.
+func (c *terminal) exit() int {
+	c.t.Helper()
+	select {
+	case code := <-c.done:
+		return code
+	case <-time.After(30 * time.Second):
+		c.t.Fatalf("the client did not end; last screen:\n%s", c.screen().Screen)
+	}
+	return -1
+}
+
+// playMoves plays until stop says so: whenever a new list (or a new step of one) is shown, it takes
+// the entry under the cursor with enter, or types a number. Returns the number of keys that chose.
+func (c *terminal) playMoves(stop func(play.Snapshot) bool) int {
+	c.t.Helper()
+	type shown struct {
+		version uint64
+		group   string
+		moves   int
+	}
+	var last shown
+	n := 0
+	c.until("the end of the moves", func(s play.Snapshot) bool {
+		if stop(s) {
+			return true
+		}
+		if s.Moves == nil || s.Acting {
+			return false
+		}
+		now := shown{s.Version, s.Group, len(s.Moves)}
+		if now == last {
+			return false
+		}
+		last = now
+		if n%3 == 1 && len(s.Moves) >= 2 && len(s.Moves) <= 9 {
+			c.press("2")
+		} else {
+			c.press("\r")
+		}
+		n++
+		return false
+	})
+	return n
+}
+
+func finished(s play.Snapshot) bool { return s.Stage == "finished" }
+
+// TestPlayToTheEnd: a person opens a private Sponsio table, adds two bots with "b", starts it with
+// "s" and plays to the end by keys. The betting turns are chosen in steps (a card to open first,
+// then what to do with it); the result screen names every seat, the player's marked "you".
+func TestPlayToTheEnd(t *testing.T) {
+	addr := startServe(t)
+	c := runClient(t, addr, t.TempDir(), "sponsio", "--create", "--seats", "3", "--name", "Ann")
+	c.until("the lobby", func(s play.Snapshot) bool { return s.Stage == "lobby" && strings.Contains(s.Screen, "invite code") })
+	c.press("b")
+	c.until("a bot", func(s play.Snapshot) bool { return strings.Contains(s.Status, "2 of 3") })
+	c.press("b")
+	c.until("a second bot", func(s play.Snapshot) bool { return strings.Contains(s.Status, "3 of 3") })
+	c.press("s")
+	keys := c.playMoves(finished)
+	end := c.until("the result screen", func(s play.Snapshot) bool { return finished(s) && s.Results != nil })
+	if len(end.Results) != 4 || !slices.ContainsFunc(end.Results, func(l string) bool { return strings.Contains(l, "Ann (you)") }) {
+		t.Fatalf("results %q", end.Results)
+	}
+	if !strings.Contains(end.Screen, "game over") {
+		t.Fatalf("the result screen:\n%s", end.Screen)
+	}
+	c.press("q")
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d: %s", code, tail(c.out.String()))
+	}
+	if !strings.Contains(c.out.String(), "game over at table") {
+		t.Fatalf("the client's last words: %q", tail(c.out.String()))
+	}
+	// The betting turns came in steps: the first step's list has a card to open with its "…", and a
+	// step chose among one card's moves.
+	var stepped, opened bool
+	for _, s := range c.all {
+		stepped = stepped || strings.HasPrefix(s.Group, "open ")
+		opened = opened || slices.ContainsFunc(s.Moves, func(m string) bool { return strings.HasPrefix(m, "open ") && strings.HasSuffix(m, "…") })
+		if len(s.Moves) > 40 {
+			t.Fatalf("a list of %d moves at one step:\n%s", len(s.Moves), s.Screen)
+		}
+	}
+	if !stepped || !opened {
+		t.Fatalf("no move chosen in steps (stepped %v, offered %v)", stepped, opened)
+	}
+	t.Logf("%d keys chose moves; %d screens with moves", keys, len(c.all))
+}
