@@ -20,8 +20,9 @@ import (
 // chosen in steps. The client knows the games it presents; any other is shown in its text form.
 type game interface {
 	// render draws the table as the player sees it. marked are the moves on offer at this step (the
-	// whole list, or the moves of the group chosen first), for games that mark them on the table.
-	render(view proto.Message, seats *seating, marked []proto.Message) string
+	// whole list, or the moves of the group chosen first), and focus the one under the cursor (or
+	// nil), for games that mark them on the table.
+	render(view proto.Message, seats *seating, marked []proto.Message, focus proto.Message) string
 	// toAct is the seat the table waits for, when the view says.
 	toAct(view proto.Message) (seat int, ok bool)
 	// group is the first step of a move: moves with the same key are chosen together, first by words
@@ -42,7 +43,7 @@ func gameNames() string { return "sabaisabai, saboteur, sapotagem, sponsio" }
 
 type sabaiGame struct{}
 
-func (sabaiGame) render(v proto.Message, _ *seating, _ []proto.Message) string {
+func (sabaiGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	return sabaisabai.Render(v.(*sabaisabaiv1.View))
 }
 
@@ -61,7 +62,7 @@ func (sabaiGame) group(a proto.Message) (string, string) {
 
 type sapotagemGame struct{}
 
-func (sapotagemGame) render(v proto.Message, _ *seating, _ []proto.Message) string {
+func (sapotagemGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	return sapotagem.Render(v.(*sapotagemv1.View))
 }
 
@@ -77,7 +78,7 @@ func (sapotagemGame) group(proto.Message) (string, string) { return "", "" }
 
 type sponsioGame struct{}
 
-func (sponsioGame) render(v proto.Message, _ *seating, _ []proto.Message) string {
+func (sponsioGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	return sponsio.Render(v.(*sponsiov1.View))
 }
 

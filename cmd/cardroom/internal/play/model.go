@@ -491,7 +491,11 @@ func (m *model) tableText() string {
 	if m.game == nil {
 		return longTextOf(m.view)
 	}
-	return m.game.render(m.view, m.seats, m.menu.scope(m.game, &m.moves))
+	var focus proto.Message
+	if es := m.menu.entries(m.game, &m.moves); !m.menu.hidden && m.menu.cursor < len(es) && es[m.menu.cursor].index >= 0 {
+		focus = m.moves.decoded[es[m.menu.cursor].index]
+	}
+	return m.game.render(m.view, m.seats, m.menu.scope(m.game, &m.moves), focus)
 }
 
 // seatsLine names every seat, marks the player's and the one the table waits for, with its time.

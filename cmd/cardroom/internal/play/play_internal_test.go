@@ -134,7 +134,7 @@ func TestSaboteurBoard(t *testing.T) {
 	}
 	rockfall := &saboteurv1.Action{Kind: &saboteurv1.Action_Play{Play: &saboteurv1.PlayAction{Card: saboteurv1.Card_CARD_ROCKFALL, Cell: c(1, 0)}}}
 	seats := &seating{names: []string{"Ann", "Bea"}, bots: []bool{false, true}, you: 0}
-	out := games["saboteur"].render(v, seats, []proto.Message{place(2, 0), place(-1, 0), rockfall})
+	out := games["saboteur"].render(v, seats, []proto.Message{place(2, 0), place(-1, 0), rockfall}, nil)
 	lines := strings.Split(out, "\n")
 	// Columns -1 to 8 along the top; rows -2 to 2 down the left.
 	if !strings.Contains(lines[1], " -1  0  1  2") || !strings.Contains(lines[1], "  8  x") {
@@ -161,8 +161,14 @@ func TestSaboteurBoard(t *testing.T) {
 	mdl := &model{stage: stagePlaying, game: games["saboteur"], gameName: "saboteur", view: v, seats: seats, moves: m}
 	mdl.menu.group = "play rockfall"
 	screen := ansi.Strip(mdl.screen())
-	if strings.Contains(screen, " o ") || !strings.Contains(screen, "<+>") {
-		t.Fatalf("with rockfall chosen, the screen marks:\n%s", screen)
+	if strings.Contains(screen, " o ") || !strings.Contains(screen, "{+}") {
+		t.Fatalf("with rockfall chosen (and under the cursor), the screen marks:\n%s", screen)
+	}
+	// The cursor's cell is marked apart from the others.
+	mdl.menu = menu{group: "place straight ew", cursor: 1}
+	screen = ansi.Strip(mdl.screen())
+	if !strings.Contains(screen, "  0  @ -S--+- o ") {
+		t.Fatalf("with the second path move under the cursor, the screen shows:\n%s", screen)
 	}
 }
 

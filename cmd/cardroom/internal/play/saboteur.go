@@ -46,8 +46,9 @@ func words(s fmt.Stringer, prefix string) string {
 // render draws the board with its coordinates (x to the east along the top, y to the south down the
 // left; the start is at 0,0), each card 3x3 as the engine documents it (S start, ? face-down goal,
 // $ gold, c coal, + path, x dead end, # bridge, % double curve, H ladder, B/G door, * crystal), and
-// the cells the moves on offer reach marked: an empty cell with "o", a card with "<" and ">".
-func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Message) string {
+// the cells the moves on offer reach marked: an empty cell with "o", a card with "<" and ">"; the
+// cell of the move under the cursor with "@", or "{" and "}".
+func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Message, focus proto.Message) string {
 	v := m.(*saboteurv1.View)
 	var b strings.Builder
 	fmt.Fprintf(&b, "round %d of %d · %s · draw pile %d · discards %d\n", v.GetRound(), saboteur.Rounds,
@@ -65,21 +66,12 @@ func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Messa
 	}
 	marks := map[cell]bool{}
 	for _, a := range marked {
-		var c *saboteurv1.Cell
-		switch k := a.(*saboteurv1.Action).GetKind().(type) {
-		case *saboteurv1.Action_Place:
-			c = k.Place.GetCell()
-		case *saboteurv1.Action_Play:
-			c = k.Play.GetCell()
-			if k.Play.GetCard() != saboteurv1.Card_CARD_ROCKFALL && k.Play.GetCard() != saboteurv1.Card_CARD_MAP {
-				c = nil
-			}
-		}
-		if c != nil {
-			marks[cell{int(c.GetX()), int(c.GetY())}] = true
-			grow(int(c.GetX()), int(c.GetY()))
+		if x, y, ok := saboteurTarget(a); ok {
+			marks[cell{x, y}] = true
+			grow(x, y)
 		}
 	}
+	fx, fy, focused := saboteurTarget(focus)
 	b.WriteString("    ")
 	for x := minX; x <= maxX; x++ {
 		fmt.Fprintf(&b, "%3d", x)
@@ -92,7 +84,9 @@ func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Messa
 			bc, ok := cards[cell{x, y}]
 			switch {
 			case !ok:
-				if marks[cell{x, y}] {
+				if focused && fx == x && fy == y {
+					block[1][1] = '@'
+				} else if marks[cell{x, y}] {
 					block[1][1] = 'o'
 				}
 			case bc.GetFaceDown():
@@ -113,7 +107,10 @@ func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Messa
 					block[1][2] = '-'
 				}
 			}
-			if ok && marks[cell{x, y}] {
+			switch {
+			case ok && focused && fx == x && fy == y:
+				block[1][0], block[1][2] = '{', '}'
+			case ok && marks[cell{x, y}]:
 				block[1][0], block[1][2] = '<', '>'
 			}
 			for r := range 3 {
@@ -163,6 +160,24 @@ func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Messa
 		fmt.Fprintf(&b, "round %d: %s; winners: %s\n", lr.GetRound(), gold, strings.Join(won, ", "))
 	}
 	return b.String()
+}
+
+// saboteurTarget is the cell a move reaches: a path's, a rockfall's or a map's.
+func saboteurTarget(a proto.Message) (x, y int, ok bool) {
+	act, _ := a.(*saboteurv1.Action)
+	var c *saboteurv1.Cell
+	switch k := act.GetKind().(type) {
+	case *saboteurv1.Action_Place:
+		c = k.Place.GetCell()
+	case *saboteurv1.Action_Play:
+		if k.Play.GetCard() == saboteurv1.Card_CARD_ROCKFALL || k.Play.GetCard() == saboteurv1.Card_CARD_MAP {
+			c = k.Play.GetCell()
+		}
+	}
+	if c == nil {
+		return 0, 0, false
+	}
+	return int(c.GetX()), int(c.GetY()), true
 }
 
 // saboteurGlyph is the character at the centre of a card's picture.
