@@ -41,7 +41,7 @@ func aCard(n uint32) string {
 	switch n {
 	case AssJoker:
 		return "the Ass Joker"
-	case 8, 11, 18:
+	case 8, 11:
 		return "an " + cardWords(n)
 	case 0:
 		return "an unknown card"
@@ -192,6 +192,9 @@ func (Game) DescribeEvent(payload proto.Message) string {
 		return l + ": " + engine.SeatRef(int(m.GetDealer())) + " deals four cards face down to each player, " +
 			engine.SeatRef(int(m.GetStarter())) + " starts; " + strconv.Itoa(int(m.GetDrawSize())) + " cards in the draw pile"
 	case *pb.PeekAtStart:
+		if len(m.GetSlots()) == 0 {
+			return "you see none of your cards at the deal"
+		}
 		parts := make([]string, len(m.GetSlots()))
 		for i, sl := range m.GetSlots() {
 			parts[i] = slotWords(sl) + ": " + cardWords(nthCard(m.GetCards(), i))
