@@ -11,6 +11,8 @@ import (
 	sabaisabai "cardroom.dev/services/sabaisabai/engine"
 	sapotagem "cardroom.dev/services/sapotagem/engine"
 	sponsio "cardroom.dev/services/sponsio/engine"
+	saboteur "cardroom.dev/services/saboteur/engine"
+	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/encoding/prototext"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -28,6 +30,9 @@ type game interface {
 	// group is the first step of a move: moves with the same key are chosen together, first by words
 	// (the group's), then among themselves. "" keeps the move on its own.
 	group(action proto.Message) (key, words string)
+	// describeEvent puts an event in words, seats as engine.SeatRef ("": no words for it). The
+	// gateway's own label, when it sends one, comes first.
+	describeEvent(payload proto.Message) string
 }
 
 // games are the games this client presents, by name.
@@ -60,7 +65,11 @@ func (sabaiGame) group(a proto.Message) (string, string) {
 	return "", ""
 }
 
+func (sabaiGame) describeEvent(p proto.Message) string { return sabaisabai.Game{}.DescribeEvent(p) }
+
 type sapotagemGame struct{}
+
+func (sapotagemGame) describeEvent(proto.Message) string { return "" }
 
 func (sapotagemGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	return sapotagem.Render(v.(*sapotagemv1.View))
@@ -77,6 +86,10 @@ func (sapotagemGame) toAct(v proto.Message) (int, bool) {
 func (sapotagemGame) group(proto.Message) (string, string) { return "", "" }
 
 type sponsioGame struct{}
+
+func (sponsioGame) describeEvent(p proto.Message) string { return sponsio.Game{}.DescribeEvent(p) }
+
+func (saboteurGame) describeEvent(p proto.Message) string { return saboteur.Game{}.DescribeEvent(p) }
 
 func (sponsioGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	return sponsio.Render(v.(*sponsiov1.View))
@@ -126,6 +139,16 @@ func (s *seating) name(seat int) string {
 		return s.names[seat] + " (you)"
 	}
 	return s.names[seat]
+}
+
+// label is a label with its seat references in words: "seat 2 (Bea)", "seat 0 (you)".
+func (s *seating) label(l string) string {
+	return engine.RenderLabel(l, func(seat int) (string, bool) {
+		if s == nil || seat < 0 || seat >= len(s.names) {
+			return "", false
+		}
+		return s.names[seat], seat == s.you
+	})
 }
 
 // colours paints the colour names games use in their enums (COLOUR_RED …) as words.

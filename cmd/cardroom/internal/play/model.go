@@ -226,8 +226,15 @@ func (m *model) watched(r *gatewayv1.WatchResponse) tea.Cmd {
 
 const maxLog = 500
 
+// eventWords is an event in words: the gateway's label, else the game's words for it (its seats
+// named when the log is shown), else its text form.
 func (m *model) eventWords(e *eventsv1.Event) string {
 	w := eventLabel(e)
+	if w == "" && m.game != nil {
+		if p, err := e.GetPayload().UnmarshalNew(); err == nil {
+			w = m.game.describeEvent(p)
+		}
+	}
 	if w == "" {
 		w = textOf(e.GetPayload())
 	}
@@ -481,7 +488,7 @@ func (m *model) screen() string {
 	if room > 0 && len(m.log) > 0 {
 		screen += m.rule("what happened") + "\n"
 		for _, l := range m.log[max(len(m.log)-room+1, 0):] {
-			screen += l + "\n"
+			screen += m.seats.label(l) + "\n"
 		}
 	}
 	return screen
@@ -640,10 +647,13 @@ type Snapshot struct {
 
 func (m *model) snapshot() Snapshot {
 	s := Snapshot{Stage: m.stage.String(), Player: m.player, Table: m.table, Seat: -1, Version: m.moves.version,
-		Group: m.menu.group, Acting: m.acting, Status: m.status, Log: append([]string(nil), m.log...),
+		Group: m.menu.group, Acting: m.acting, Status: m.status,
 		Screen: ansi.Strip(m.screen())}
 	if m.seats != nil {
 		s.Seat = m.seats.you
+	}
+	for _, l := range m.log {
+		s.Log = append(s.Log, m.seats.label(l))
 	}
 	if !m.menu.hidden {
 		for _, e := range m.menu.entries(m.game, &m.moves) {
