@@ -211,3 +211,51 @@ func TestPlayToTheEnd(t *testing.T) {
 	}
 	t.Logf("%d keys chose moves; %d screens with moves", keys, len(c.all))
 }
+
+// TestResume: a person queues for Saboteur (bots fill the table), plays a few moves and leaves with
+// q; run again, the client signs in as the same player with the credential it kept and returns to
+// the same seat of the same table, whose board it draws with its coordinates, and plays on to the end.
+func TestResume(t *testing.T) {
+	addr := startServe(t)
+	dir := t.TempDir()
+	c := runClient(t, addr, dir, "saboteur", "--seats", "3", "--wait", "100ms", "--name", "Ann")
+	first := c.until("the first moves", func(s play.Snapshot) bool { return s.Moves != nil && s.Seat >= 0 })
+	c.playMoves(func(s play.Snapshot) bool { return !s.Acting && s.Version > first.Version+3 })
+	before := c.screen()
+	c.press("q")
+	if code := c.exit(); code != 0 {
+		t.Fatalf("exit %d after q: %s", code, tail(c.out.String()))
+	}
+	if !strings.Contains(c.out.String(), "your seat is kept") {
+		t.Fatalf("the client's last words: %q", tail(c.out.String()))
+	}
+
+	again := runClient(t, addr, dir, "saboteur", "--name", "Ann")
+	back := again.until("the table again", func(s play.Snapshot) bool { return s.Stage == "playing" && s.Seat >= 0 })
+	if back.Player != before.Player || back.Table != before.Table || back.Seat != before.Seat {
+		t.Fatalf("back as player %s at table %s seat %d, was %s at %s seat %d", back.Player, back.Table, back.Seat,
+			before.Player, before.Table, before.Seat)
+	}
+	// The board, with its coordinates: x along the top, y down the left.
+	board := again.until("the board", func(s play.Snapshot) bool { return strings.Contains(s.Screen, "  x\n") })
+	if !strings.Contains(board.Screen, "  0 ") || !strings.Contains(board.Screen, "  y\n") {
+		t.Fatalf("no coordinates on the board:\n%s", board.Screen)
+	}
+	again.playMoves(finished)
+	end := again.until("the result screen", func(s play.Snapshot) bool { return finished(s) && s.Results != nil })
+	if !slices.ContainsFunc(end.Results, func(l string) bool { return strings.Contains(l, "Ann (you)") }) {
+		t.Fatalf("results %q", end.Results)
+	}
+	again.press("q")
+	if code := again.exit(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	// The table is over: a third run queues again.
+	third := runClient(t, addr, dir, "saboteur", "--seats", "3", "--wait", "100ms", "--name", "Ann")
+	s := third.until("a new table", func(s play.Snapshot) bool { return s.Stage == "playing" && s.Table != "" })
+	if s.Table == before.Table || s.Player != before.Player {
+		t.Fatalf("third run: player %s table %s (was %s at %s)", s.Player, s.Table, before.Player, before.Table)
+	}
+	third.press("q")
+	third.exit()
+}
