@@ -3,6 +3,7 @@ package play
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
@@ -148,6 +149,30 @@ func (s *seating) label(l string) string {
 			return "", false
 		}
 		return s.names[seat], seat == s.you
+	})
+}
+
+var seatWords = regexp.MustCompile(`\bseat +(\d+)\b`)
+
+// nameSeats puts the names beside the seat numbers in a game's drawing of its table: "seat 2" reads
+// "seat 2 (Bea)", the player's own "seat 0 (you)".
+func (s *seating) nameSeats(text string) string {
+	if s == nil {
+		return text
+	}
+	return seatWords.ReplaceAllStringFunc(text, func(w string) string {
+		seat, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(w, "seat")))
+		if err != nil || seat < 0 || seat >= len(s.names) {
+			return w
+		}
+		name := s.names[seat]
+		if seat == s.you {
+			name = "you"
+		}
+		if name == "" {
+			return w
+		}
+		return w + " (" + name + ")"
 	})
 }
 

@@ -284,6 +284,10 @@ func (m *model) setView(r *gatewayv1.GetViewResponse) {
 		st.names[i] = seat.GetPlayer().GetDisplayName()
 		st.bots[i] = seat.GetPlayer().GetKind() == gamev1.PlayerKind_PLAYER_KIND_BOT
 	}
+	if st.you >= 0 && (m.seats == nil || m.seats.you != st.you) && m.stage == stagePlaying {
+		seat := st.you
+		_ = m.s.store.saveSeat(seatRecord{Addr: m.s.opt.Addr, Game: m.gameName, Table: m.table, Seat: &seat})
+	}
 	m.seats = st
 }
 
@@ -496,13 +500,13 @@ func (m *model) screen() string {
 
 func (m *model) tableText() string {
 	if m.game == nil {
-		return longTextOf(m.view)
+		return m.seats.nameSeats(longTextOf(m.view))
 	}
 	var focus proto.Message
 	if es := m.menu.entries(m.game, &m.moves); !m.menu.hidden && m.menu.cursor < len(es) && es[m.menu.cursor].index >= 0 {
 		focus = m.moves.decoded[es[m.menu.cursor].index]
 	}
-	return m.game.render(m.view, m.seats, m.menu.scope(m.game, &m.moves), focus)
+	return m.seats.nameSeats(m.game.render(m.view, m.seats, m.menu.scope(m.game, &m.moves), focus))
 }
 
 // seatsLine names every seat, marks the player's and the one the table waits for, with its time.

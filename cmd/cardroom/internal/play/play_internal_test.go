@@ -215,3 +215,14 @@ func TestStoreKeepsTheCredential(t *testing.T) {
 		t.Fatal("the seat outlived its table")
 	}
 }
+
+// TestNamesInWords: seat numbers in a game's drawing and in labels read with the names.
+func TestNamesInWords(t *testing.T) {
+	s := &seating{names: []string{"Ann", "Bea", ""}, bots: make([]bool, 3), you: 0}
+	if got := s.nameSeats("turn 3: seat 1, draw\nseat  0 (2 VP): 13 ??\nseat 2 holds a card\nseat 7"); got != "turn 3: seat 1 (Bea), draw\nseat  0 (you) (2 VP): 13 ??\nseat 2 holds a card\nseat 7" {
+		t.Fatalf("%q", got)
+	}
+	if got := s.label("{seat:1} passes; {seat:0} plays"); got != "seat 1 (Bea) passes; seat 0 (you) plays" {
+		t.Fatalf("%q", got)
+	}
+}

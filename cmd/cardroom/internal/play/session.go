@@ -123,7 +123,7 @@ func (s *session) find(ctx context.Context) (game, table string, resumed bool, e
 		case err == nil || status.Code(err) == codes.NotFound || status.Code(err) == codes.PermissionDenied:
 			// Over, or no longer ours.
 			_ = s.store.forgetSeat(rec.Addr, rec.Game, rec.Table)
-			s.send(ctx, statusMsg(fmt.Sprintf("table %s is over", rec.Table)))
+			s.send(ctx, statusMsg(fmt.Sprintf("table %s is over or no longer yours", rec.Table)))
 		default:
 			return "", "", false, err
 		}
