@@ -469,31 +469,49 @@ func (m *model) screen() string {
 		return top.String()
 	}
 	top.WriteString(m.seatsLine() + "\n")
-	if m.view != nil {
-		top.WriteString(m.rule("table") + "\n")
-		top.WriteString(strings.TrimRight(m.tableText(), "\n") + "\n")
-	}
+	var below strings.Builder // the moves (or the results) and the status
 	if m.stage == stageFinished {
-		top.WriteString(m.rule("game over") + "\n")
-		top.WriteString(m.results())
-		top.WriteString(faint.Render("q or enter: leave") + "\n")
+		below.WriteString(m.rule("game over") + "\n")
+		below.WriteString(m.results())
+		below.WriteString(faint.Render("q or enter: leave") + "\n")
 	} else {
-		top.WriteString(m.movesText())
+		below.WriteString(m.movesText())
 	}
 	if m.status != "" {
-		top.WriteString(alert.Render(m.status) + "\n")
+		below.WriteString(alert.Render(m.status) + "\n")
 	}
+	if m.view != nil {
+		table := strings.Split(strings.TrimRight(m.tableText(), "\n"), "\n")
+		// On a short terminal the table gives way to the moves and a few lines of the log.
+		if m.height > 0 {
+			room := m.height - strings.Count(top.String(), "\n") - 1 - strings.Count(below.String(), "\n") - 4
+			if len(table) > room {
+				room = max(room-1, 3)
+				table = append(table[:min(room, len(table))], faint.Render(fmt.Sprintf("… %d more lines: a taller terminal shows the whole table", len(table)-room)))
+			}
+		}
+		top.WriteString(m.rule("table") + "\n")
+		top.WriteString(strings.Join(table, "\n") + "\n")
+	}
+	top.WriteString(below.String())
 	screen := top.String()
 	// The log fills what is left of the screen, newest last.
-	room := len(m.log)
+	room := len(m.log) + 1
 	if m.height > 0 {
-		room = max(m.height-strings.Count(screen, "\n")-1, 3)
+		room = max(m.height-strings.Count(screen, "\n"), 3)
 	}
-	if room > 0 && len(m.log) > 0 {
+	if len(m.log) > 0 {
 		screen += m.rule("what happened") + "\n"
 		for _, l := range m.log[max(len(m.log)-room+1, 0):] {
 			screen += m.seats.label(l) + "\n"
 		}
+	}
+	if m.width > 0 {
+		lines := strings.Split(strings.TrimSuffix(screen, "\n"), "\n")
+		for i, l := range lines {
+			lines[i] = ansi.Truncate(l, m.width, "…")
+		}
+		screen = strings.Join(lines, "\n") + "\n"
 	}
 	return screen
 }

@@ -53,6 +53,13 @@ func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Messa
 	var b strings.Builder
 	fmt.Fprintf(&b, "round %d of %d · %s · draw pile %d · discards %d\n", v.GetRound(), saboteur.Rounds,
 		words(v.GetPhase(), "PHASE_"), v.GetDrawPile(), v.GetDiscardPile())
+	if v.GetViewer() >= 0 {
+		hand := make([]string, len(v.GetHand()))
+		for i, c := range v.GetHand() {
+			hand[i] = saboteurCard(c)
+		}
+		fmt.Fprintf(&b, "you are a %s; your hand: %s\n", words(v.GetRole(), "ROLE_"), strings.Join(hand, ", "))
+	}
 	type cell = [2]int
 	cards := map[cell]*saboteurv1.BoardCard{}
 	minX, maxX, minY, maxY := 0, 0, 0, 0
@@ -118,12 +125,16 @@ func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Messa
 			}
 		}
 		for r := range 3 {
+			line := strings.TrimRight(string(rows[r]), " ")
+			if r != 1 && line == "" {
+				continue // no card of the row opens to the north (or south)
+			}
 			if r == 1 {
 				fmt.Fprintf(&b, "%3d ", y)
 			} else {
 				b.WriteString("    ")
 			}
-			b.WriteString(strings.TrimRight(string(rows[r]), " "))
+			b.WriteString(line)
 			b.WriteByte('\n')
 		}
 	}
@@ -137,13 +148,6 @@ func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Messa
 			fmt.Fprintf(&b, " [%s]", saboteurCard(c))
 		}
 		b.WriteByte('\n')
-	}
-	if v.GetViewer() >= 0 {
-		hand := make([]string, len(v.GetHand()))
-		for i, c := range v.GetHand() {
-			hand[i] = saboteurCard(c)
-		}
-		fmt.Fprintf(&b, "you are a %s; your hand: %s\n", words(v.GetRole(), "ROLE_"), strings.Join(hand, ", "))
 	}
 	if len(v.GetGoldOffer()) > 0 {
 		fmt.Fprintf(&b, "gold on offer: %v\n", v.GetGoldOffer())
