@@ -137,7 +137,7 @@ func TestSaboteurBoard(t *testing.T) {
 	out := games["saboteur"].render(v, seats, []proto.Message{place(2, 0), place(-1, 0), rockfall}, nil)
 	lines := strings.Split(out, "\n")
 	// Columns -1 to 8 along the top; rows -2 to 2 down the left.
-	if !strings.Contains(lines[1], " -1  0  1  2") || !strings.Contains(lines[1], "  8  x") {
+	if !strings.Contains(lines[2], " -1  0  1  2") || !strings.Contains(lines[2], "  8  x") {
 		t.Fatalf("no x coordinates:\n%s", out)
 	}
 	var row0 string
