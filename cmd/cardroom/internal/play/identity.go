@@ -51,18 +51,17 @@ func defaultDir() (string, error) {
 	return filepath.Join(d, "cardroom"), nil
 }
 
-// credential is the stored credential, generated and stored on first use.
-func (s store) credential() (Credential, error) {
-	var c Credential
-	err := s.read(credentialFile, &c)
+// credential is the stored credential, generated and stored on first use (made is then true).
+func (s store) credential() (c Credential, made bool, err error) {
+	err = s.read(credentialFile, &c)
 	if err == nil && c.DeviceID != "" && c.Secret != "" {
-		return c, nil
+		return c, false, nil
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Credential{}, err
+		return Credential{}, false, err
 	}
 	c = Credential{DeviceID: "dev-" + randomHex(12), Secret: randomHex(32)}
-	return c, s.write(credentialFile, c)
+	return c, true, s.write(credentialFile, c)
 }
 
 func seatKey(addr, game string) string { return addr + " " + game }

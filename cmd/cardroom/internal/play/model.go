@@ -156,7 +156,7 @@ func (m *model) fromSession(msg tea.Msg) tea.Cmd {
 		m.status = string(msg)
 	case signedInMsg:
 		m.player = msg.player
-		m.status = fmt.Sprintf("signed in as %s (%s)", msg.name, msg.player)
+		m.status = fmt.Sprintf("signed in as player %s", msg.player)
 	case lobbyMsg:
 		m.stage, m.owner, m.table, m.invite = stageLobby, true, msg.table, msg.invite
 		m.status = ""

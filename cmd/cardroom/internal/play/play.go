@@ -33,7 +33,7 @@ import (
 const usage = `usage: cardroom play <game> [flags]     play sabaisabai, saboteur, sapotagem or sponsio
        cardroom play --resume [flags]     return to the seat you hold
   --addr host:port   the cardroom to play on (default 127.0.0.1:7070)
-  --name NAME        your display name (default "player")
+  --name NAME        your display name (default: the one you had, or "player" the first time)
   --seats N          seats at the table (queue: the number wanted; default: any)
   --create           open a private table (its invite code is shown; b adds a bot, s starts)
   --join CODE        take a place at a private table
@@ -86,7 +86,7 @@ func ParseArgs(args []string, out io.Writer) (Options, error) {
 	fs := flag.NewFlagSet("cardroom play", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&o.Addr, "addr", "127.0.0.1:7070", "")
-	fs.StringVar(&o.Name, "name", "player", "")
+	fs.StringVar(&o.Name, "name", "", "")
 	seats := fs.Uint("seats", 0, "")
 	fs.BoolVar(&o.Create, "create", false, "")
 	fs.StringVar(&o.Join, "join", "", "")

@@ -176,12 +176,12 @@ func TestSaboteurBoard(t *testing.T) {
 // seat held is kept per cardroom and game, and forgotten once its table is over.
 func TestStoreKeepsTheCredential(t *testing.T) {
 	s := store{dir: filepath.Join(t.TempDir(), "cardroom")}
-	c1, err := s.credential()
-	if err != nil || c1.DeviceID == "" || len(c1.Secret) < 32 {
-		t.Fatalf("%v %v", c1, err)
+	c1, made, err := s.credential()
+	if err != nil || !made || c1.DeviceID == "" || len(c1.Secret) < 32 {
+		t.Fatalf("%v %v %v", c1, made, err)
 	}
-	c2, err := s.credential()
-	if err != nil || c2 != c1 {
+	c2, made, err := s.credential()
+	if err != nil || made || c2 != c1 {
 		t.Fatalf("the second read gave %v (%v), want %v", c2, err, c1)
 	}
 	fi, err := os.Stat(filepath.Join(s.dir, credentialFile))

@@ -37,7 +37,7 @@ type session struct {
 // Messages from the session to the screen.
 type (
 	statusMsg   string
-	signedInMsg struct{ player, name string }
+	signedInMsg struct{ player string }
 	// lobbyMsg: the player's own private table is open; it adds bots and starts it.
 	lobbyMsg struct{ table, invite string }
 	// tableMsg: the player holds a seat at table (resumed: from an earlier run).
@@ -67,11 +67,16 @@ func (s *session) auth(ctx context.Context) context.Context {
 }
 
 func (s *session) signIn(ctx context.Context) error {
-	cred, err := s.store.credential()
+	cred, made, err := s.store.credential()
 	if err != nil {
 		return fmt.Errorf("the credential in %s: %w", s.store.dir, err)
 	}
-	r, err := s.c.SignIn(ctx, signInRequest(s.opt.Name, cred))
+	// A returning player keeps the name they had unless --name gives another.
+	name := s.opt.Name
+	if name == "" && (made || !lastingIdentity) {
+		name = defaultName
+	}
+	r, err := s.c.SignIn(ctx, signInRequest(name, cred))
 	if err != nil {
 		return err
 	}
@@ -87,7 +92,7 @@ func (s *session) run(ctx context.Context) {
 		s.send(ctx, fatalMsg{err})
 		return
 	}
-	s.send(ctx, signedInMsg{s.player, s.opt.Name})
+	s.send(ctx, signedInMsg{s.player})
 	game, table, resumed, err := s.find(ctx)
 	if err != nil {
 		s.send(ctx, fatalMsg{err})
