@@ -1,6 +1,8 @@
 package play
 
 import (
+	"strings"
+
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -120,7 +122,7 @@ func (mn *menu) entries(g game, m *moves) []entry {
 	if mn.group != "" {
 		for i, k := range keys {
 			if k == mn.group {
-				es = append(es, entry{words: m.labels[i], index: i})
+				es = append(es, entry{words: stepWords(m.labels[i], k), index: i})
 			}
 		}
 		return es
@@ -175,4 +177,17 @@ func (mn *menu) follow(g game, m *moves, before string) {
 			mn.cursor = i
 		}
 	}
+}
+
+// stepWords are a move's words at the second step: what its group's words ("open green 9") already
+// said is left out ("bet on coupon IV"), when the move's words begin with them.
+func stepWords(label, group string) string {
+	if len(label) <= len(group) || !strings.EqualFold(label[:len(group)], group) {
+		return label
+	}
+	rest := strings.TrimLeft(label[len(group):], " ,:;")
+	if rest == "" || label[len(group)] != ' ' && label[len(group)] != ',' && label[len(group)] != ':' {
+		return label
+	}
+	return rest
 }

@@ -100,13 +100,13 @@ func TestSponsioInSteps(t *testing.T) {
 	}
 	mn.group = es[1].group
 	es = mn.entries(g, &m)
-	if len(es) != 3 || es[2].words != "open green 3, bet on coupon VII" || es[2].index != 3 {
+	if len(es) != 3 || es[2].words != "bet on coupon VII" || es[2].index != 3 {
 		t.Fatalf("second step: %v", es)
 	}
 	mn.cursor = 2
 	// The next list (the table moved on) still has the card: the step stays, the cursor on its words.
 	m.offer(6, anys(t, pass, open(green3, 7), open(green3, 8)), []string{"pass", "open green 3, bet on coupon VII", "open green 3, bet on coupon VIII"})
-	mn.follow(g, &m, "open green 3, bet on coupon VII")
+	mn.follow(g, &m, "bet on coupon VII")
 	if mn.group == "" || mn.cursor != 0 {
 		t.Fatalf("after a new list: group %q cursor %d", mn.group, mn.cursor)
 	}
@@ -213,6 +213,20 @@ func TestStoreKeepsTheCredential(t *testing.T) {
 	_ = s.forgetSeat("a:1", "saboteur", "t-2")
 	if _, ok, _ := s.seat("a:1", "saboteur"); ok {
 		t.Fatal("the seat outlived its table")
+	}
+}
+
+func TestStepWords(t *testing.T) {
+	for _, c := range [][3]string{
+		{"open green 3, bet on coupon VII", "open green 3", "bet on coupon VII"},
+		{"Place curve NW at (1, 2)", "place curve nw", "at (1, 2)"},
+		{"open green 33", "open green 3", "open green 33"},
+		{"open green 3", "open green 3", "open green 3"},
+		{"pass", "open green 3", "pass"},
+	} {
+		if got := stepWords(c[0], c[1]); got != c[2] {
+			t.Errorf("stepWords(%q, %q) = %q, want %q", c[0], c[1], got, c[2])
+		}
 	}
 }
 
