@@ -315,3 +315,22 @@ func TestResume(t *testing.T) {
 	third.press("q")
 	third.exit()
 }
+
+// TestPlayArgs: a game the client does not know, or none, is refused before any call to a cardroom
+// (the address here serves nothing).
+func TestPlayArgs(t *testing.T) {
+	for _, args := range [][]string{{"play"}, {"play", "chess"}, {"play", "--create"}, {"play", "sponsio", "--create", "--join", "ABC"}} {
+		var out bytes.Buffer
+		if code := run(t.Context(), append(args, "--addr", "127.0.0.1:1"), &out, &out); code != 2 {
+			t.Errorf("%q: exit %d, want 2:\n%s", args, code, out.String())
+		}
+		if !strings.Contains(out.String(), "usage: cardroom play") || strings.Contains(out.String(), "signed in") {
+			t.Errorf("%q printed %q", args, out.String())
+		}
+	}
+	var out bytes.Buffer
+	run(t.Context(), []string{"play", "chess"}, &out, &out)
+	if !strings.Contains(out.String(), `unknown game "chess": this client plays sabaisabai, saboteur, sapotagem, sponsio`) {
+		t.Errorf("an unknown game: %q", out.String())
+	}
+}
