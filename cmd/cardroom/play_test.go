@@ -261,6 +261,23 @@ func TestPlayToTheEnd(t *testing.T) {
 		if len(s.Moves) > 40 {
 			t.Fatalf("a list of %d moves at one step:\n%s", len(s.Moves), s.Screen)
 		}
+		for _, m := range s.Moves {
+			if strings.Contains(m, ":{") || strings.Contains(m, "COLOUR_") {
+				t.Fatalf("a move not in words: %q", m)
+			}
+		}
+	}
+	// What happened, in words, the player's seat as "you" and the others by name.
+	var you, named bool
+	for _, l := range end.Log {
+		if strings.Contains(l, ":{") || strings.Contains(l, "{seat:") {
+			t.Fatalf("an event not in words: %q", l)
+		}
+		you = you || strings.Contains(l, "(you)")
+		named = named || strings.Contains(l, "(Bot ")
+	}
+	if !you || !named {
+		t.Fatalf("the log names no seat (you %v, a bot by name %v):\n%s", you, named, strings.Join(end.Log, "\n"))
 	}
 	if !stepped || !opened {
 		t.Fatalf("no move chosen in steps (stepped %v, offered %v)", stepped, opened)

@@ -8,10 +8,10 @@ import (
 // The parts of the gateway's API that carry words and identity, in one place.
 
 // legalLabels are the words the gateway puts beside a list's moves (none: the client words them).
-func legalLabels(l *gatewayv1.LegalActions) []string { return nil }
+func legalLabels(l *gatewayv1.LegalActions) []string { return l.GetLabels() }
 
 // eventLabel is the words the gateway puts on an event ("": the client words it).
-func eventLabel(e *eventsv1.Event) string { return "" }
+func eventLabel(e *eventsv1.Event) string { return e.GetLabel() }
 
 // lastingIdentity is true once the gateway signs in with a device credential (until then every
 // sign-in is a guest's, who must give a name).

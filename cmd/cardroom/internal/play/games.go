@@ -31,8 +31,8 @@ type game interface {
 	// group is the first step of a move: moves with the same key are chosen together, first by words
 	// (the group's), then among themselves. "" keeps the move on its own.
 	group(action proto.Message) (key, words string)
-	// describeEvent puts an event in words, seats as engine.SeatRef ("": no words for it). The
-	// gateway's own label, when it sends one, comes first.
+	// describeEvent puts an event in words, seats as engine.SeatRef ("": no words for it), for a
+	// cardroom that sends no label with it.
 	describeEvent(payload proto.Message) string
 }
 
@@ -70,7 +70,7 @@ func (sabaiGame) describeEvent(p proto.Message) string { return sabaisabai.Game{
 
 type sapotagemGame struct{}
 
-func (sapotagemGame) describeEvent(proto.Message) string { return "" }
+func (sapotagemGame) describeEvent(p proto.Message) string { return sapotagem.Game{}.DescribeEvent(p) }
 
 func (sapotagemGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	return sapotagem.Render(v.(*sapotagemv1.View))
