@@ -150,7 +150,7 @@ func TestSaboteurBoard(t *testing.T) {
 	if want := "  0  o -S-<+> o "; !strings.HasPrefix(row0, want) {
 		t.Fatalf("row 0 is %q, want it to start %q:\n%s", row0, want, out)
 	}
-	for _, want := range []string{" -2 ", "  2 ", "Ann (you)", "Bea", "you are a saboteur; your hand: straight ew, rockfall"} {
+	for _, want := range []string{" -2 ", "  2 ", "Ann (you)", "Bea", "you are a saboteur; your hand: straight E-W, rockfall"} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("the board lacks %q:\n%s", want, out)
 		}
@@ -165,7 +165,7 @@ func TestSaboteurBoard(t *testing.T) {
 		t.Fatalf("with rockfall chosen (and under the cursor), the screen marks:\n%s", screen)
 	}
 	// The cursor's cell is marked apart from the others.
-	mdl.menu = menu{group: "place straight ew", cursor: 1}
+	mdl.menu = menu{group: "place straight E-W", cursor: 1}
 	screen = ansi.Strip(mdl.screen())
 	if !strings.Contains(screen, "  0  @ -S--+- o ") {
 		t.Fatalf("with the second path move under the cursor, the screen shows:\n%s", screen)

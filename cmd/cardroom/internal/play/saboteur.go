@@ -34,8 +34,11 @@ func (saboteurGame) group(a proto.Message) (string, string) {
 	return "", ""
 }
 
-// saboteurCard is a card in words: "straight ns", "break pick".
+// saboteurCard is a card in words, as the game's labels name it: "curve N-E", "broken pick".
 func saboteurCard(c saboteurv1.Card) string {
+	if w := saboteur.CardName(uint8(c)); w != "a card" {
+		return w
+	}
 	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(c.String(), "CARD_")), "_", " ")
 }
 
