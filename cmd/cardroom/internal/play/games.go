@@ -50,17 +50,18 @@ func gameNames() string { return "sabaisabai, saboteur, sapotagem, sponsio" }
 type sabaiGame struct{}
 
 func (sabaiGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
-	return sabaisabai.Render(v.(*sabaisabaiv1.View))
+	sv, _ := v.(*sabaisabaiv1.View)
+	return sabaisabai.Render(sv)
 }
 
 func (sabaiGame) toAct(v proto.Message) (int, bool) {
-	sv := v.(*sabaisabaiv1.View)
+	sv, _ := v.(*sabaisabaiv1.View)
 	return int(sv.GetTurnSeat()), sv.GetPhase() != sabaisabaiv1.Phase_PHASE_GAME_OVER
 }
 
 // group puts the throws together: they are offered at any moment, and there are many.
 func (sabaiGame) group(a proto.Message) (string, string) {
-	if t := a.(*sabaisabaiv1.Action).GetThrow(); t != nil {
+	if act, _ := a.(*sabaisabaiv1.Action); act.GetThrow() != nil {
 		return "throw", "throw cards on the discard pile …"
 	}
 	return "", ""
@@ -73,11 +74,12 @@ type sapotagemGame struct{}
 func (sapotagemGame) describeEvent(p proto.Message) string { return sapotagem.Game{}.DescribeEvent(p) }
 
 func (sapotagemGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
-	return sapotagem.Render(v.(*sapotagemv1.View))
+	sv, _ := v.(*sapotagemv1.View)
+	return sapotagem.Render(sv)
 }
 
 func (sapotagemGame) toAct(v proto.Message) (int, bool) {
-	sv := v.(*sapotagemv1.View)
+	sv, _ := v.(*sapotagemv1.View)
 	if sv.Turn == nil {
 		return 0, false
 	}
@@ -93,11 +95,12 @@ func (sponsioGame) describeEvent(p proto.Message) string { return sponsio.Game{}
 func (saboteurGame) describeEvent(p proto.Message) string { return saboteur.Game{}.DescribeEvent(p) }
 
 func (sponsioGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
-	return sponsio.Render(v.(*sponsiov1.View))
+	sv, _ := v.(*sponsiov1.View)
+	return sponsio.Render(sv)
 }
 
 func (sponsioGame) toAct(v proto.Message) (int, bool) {
-	sv := v.(*sponsiov1.View)
+	sv, _ := v.(*sponsiov1.View)
 	if sv.ToAct == nil {
 		return 0, false
 	}
@@ -107,11 +110,12 @@ func (sponsioGame) toAct(v proto.Message) (int, bool) {
 // group chooses a betting turn in two steps: first the card to open, then what to do with the turn
 // (which coupon to bet on, which token to take, which talon card to change it for).
 func (sponsioGame) group(a proto.Message) (string, string) {
-	if o := a.(*sponsiov1.Action).GetOpenCard(); o != nil {
+	act, _ := a.(*sponsiov1.Action)
+	if o := act.GetOpenCard(); o != nil {
 		w := sponsioCard(o.GetCard())
 		return "open " + w, "open " + w + " …"
 	}
-	if c := a.(*sponsiov1.Action).GetChangeBet(); c != nil {
+	if act.GetChangeBet() != nil {
 		return "change", "change a bet …"
 	}
 	return "", ""

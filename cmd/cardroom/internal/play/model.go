@@ -137,9 +137,12 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		m.status = ""
-		m.moves.clear()
+		// Played: the list played from is past (the stream may already have brought the next one,
+		// which stays).
 		m.moves.saw(msg.r.GetVersion())
-		m.menu = menu{}
+		if m.moves.actions == nil {
+			m.menu = menu{}
+		}
 	case lobbyCallMsg:
 		if msg.err != nil {
 			m.status = msg.what + ": " + describe(msg.err)

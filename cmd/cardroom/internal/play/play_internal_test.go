@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 	"github.com/charmbracelet/x/ansi"
@@ -238,5 +239,24 @@ func TestNamesInWords(t *testing.T) {
 	}
 	if got := s.label("{seat:1} passes; {seat:0} plays"); got != "seat 1 (Bea) passes; seat 0 (you) plays" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// TestListBeforeTheAnswer: the stream may bring the next list before the answer to the move played
+// from the last one; the answer then leaves the new list in place (a real-time game's seat acts twice
+// in a row this way).
+func TestListBeforeTheAnswer(t *testing.T) {
+	m := &model{stage: stagePlaying, game: games["sabaisabai"]}
+	m.moves.offer(5, anys(t, wrapperspb.String("draw")), []string{"draw a card"})
+	m.acting = true
+	m.watched(&gatewayv1.WatchResponse{LegalActions: &gatewayv1.LegalActions{Version: 6,
+		Actions: anys(t, wrapperspb.String("keep")), Labels: []string{"keep the card"}}})
+	m.update(actedMsg{r: &gatewayv1.ActResponse{Version: 6}})
+	if m.acting || m.moves.actions == nil || m.moves.labels[0] != "keep the card" {
+		t.Fatalf("after the answer: acting %v, moves %q", m.acting, m.moves.labels)
+	}
+	m.update(actedMsg{r: &gatewayv1.ActResponse{Version: 7}})
+	if m.moves.actions != nil {
+		t.Fatal("the answer of a later version left the list in place")
 	}
 }

@@ -12,14 +12,15 @@ import (
 type saboteurGame struct{}
 
 func (saboteurGame) toAct(v proto.Message) (int, bool) {
-	sv := v.(*saboteurv1.View)
+	sv, _ := v.(*saboteurv1.View)
 	return int(sv.GetCurrentSeat()), sv.GetPhase() != saboteurv1.Phase_PHASE_GAME_OVER
 }
 
 // group chooses a card first, then where it goes (the cells are marked on the board) or whom it
 // targets; discards are chosen among themselves.
 func (saboteurGame) group(a proto.Message) (string, string) {
-	switch k := a.(*saboteurv1.Action).GetKind().(type) {
+	act, _ := a.(*saboteurv1.Action)
+	switch k := act.GetKind().(type) {
 	case *saboteurv1.Action_Place:
 		w := saboteurCard(k.Place.GetCard())
 		return "place " + w, "place " + w + " …"
@@ -52,7 +53,7 @@ func words(s fmt.Stringer, prefix string) string {
 // the cells the moves on offer reach marked: an empty cell with "o", a card with "<" and ">"; the
 // cell of the move under the cursor with "@", or "{" and "}".
 func (saboteurGame) render(m proto.Message, seats *seating, marked []proto.Message, focus proto.Message) string {
-	v := m.(*saboteurv1.View)
+	v, _ := m.(*saboteurv1.View)
 	var b strings.Builder
 	fmt.Fprintf(&b, "round %d of %d · %s · draw pile %d · discards %d\n", v.GetRound(), saboteur.Rounds,
 		words(v.GetPhase(), "PHASE_"), v.GetDrawPile(), v.GetDiscardPile())
