@@ -93,7 +93,7 @@ func run(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	a.OnClose(func(context.Context) error { return closeConns() })
-	gs, hs, err := a.NewGRPCServer(cfg.Listen)
+	gs, hs, err := a.NewGRPCServer(cfg.Listen, ServerOptions(OptionsFrom(cfg))...)
 	if err != nil {
 		return err
 	}

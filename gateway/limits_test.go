@@ -1,6 +1,8 @@
 package gateway_test
 
 import (
+	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -8,6 +10,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // TestActionIDs: an action id of 1 to 128 bytes is taken (the limit of ActRequest.action_id) and
@@ -49,4 +52,27 @@ func TestActionIDs(t *testing.T) {
 	if err != nil || v.GetVersion() != first.GetVersion() {
 		t.Fatalf("the table is at %d after the refusals, not %d (%v)", v.GetVersion(), first.GetVersion(), err)
 	}
+}
+
+// TestRequestTooLarge: a request over the gateway's limit (64 KiB) is refused with
+// INVALID_ARGUMENT, REQUEST_TOO_LARGE, on unary calls and streams alike, up to gRPC's own receive
+// limit on the gateway's server (ServerOptions: 4 MiB; it used to be 1 MiB, whence RESOURCE_EXHAUSTED
+// for larger requests).
+func TestRequestTooLarge(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann := e.signIn(0, "Ann")
+	huge, _ := anypb.New(wrapperspb.String(strings.Repeat("x", 2<<20)))
+	_, err := ann.c.Act(ann.ctx(), &gatewayv1.ActRequest{TableId: "t-any", Action: huge, ActionId: "a1"})
+	wantCode(t, err, codes.InvalidArgument, gateway.CodeTooLarge)
+	_, err = ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: huge})
+	wantCode(t, err, codes.InvalidArgument, gateway.CodeTooLarge)
+	s, err := ann.c.Watch(ann.ctx(), &gatewayv1.WatchRequest{TableId: strings.Repeat("t", 2<<20)})
+	if err == nil {
+		var m *gatewayv1.WatchResponse
+		m, err = s.Recv()
+		if errors.Is(err, io.EOF) {
+			t.Fatalf("the stream ended without an error (%v)", m)
+		}
+	}
+	wantCode(t, err, codes.InvalidArgument, gateway.CodeTooLarge)
 }

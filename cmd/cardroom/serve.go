@@ -46,7 +46,7 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	if err != nil {
 		return err
 	}
-	gs, hs, err := a.NewGRPCServer(cfg.Listen)
+	gs, hs, err := a.NewGRPCServer(cfg.Listen, gateway.ServerOptions(gateway.OptionsFrom(cfg))...)
 	if err != nil {
 		return err
 	}
