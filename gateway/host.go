@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -58,6 +59,10 @@ func OpenLobby(ctx context.Context, a *app.App) (lobby.Store, error) {
 // variables, the bus, the rules services of CARDROOM_RULES_TARGETS, and an orderly stop.
 func Main() {
 	cfg, err := config.Parse("gateway", os.Args[1:], os.Getenv)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Print(config.Help("gateway"))
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gateway: %v\nsettings:\n%s", err, config.Usage())
 		os.Exit(2)
