@@ -182,7 +182,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = gw.Run(ctx) }()
 		e.gws = append(e.gws, gw)
-		var opts []grpc.ServerOption
+		opts := gateway.ServerOptions(opt)
 		if o.gatewayUnary != nil {
 			opts = append(opts, grpc.UnaryInterceptor(o.gatewayUnary))
 		}

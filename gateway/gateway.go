@@ -169,7 +169,8 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 	return s, nil
 }
 
-// Register serves the gateway on gs and reports it in hs (may be nil).
+// Register serves the gateway on gs and reports it in hs (may be nil). gs is made with
+// ServerOptions.
 func (s *Server) Register(gs *grpc.Server, hs *health.Server) {
 	gatewayv1.RegisterGatewayServiceServer(gs, s)
 	if hs != nil {

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -58,6 +59,10 @@ func OpenLobby(ctx context.Context, a *app.App) (lobby.Store, error) {
 // variables, the bus, the rules services of CARDROOM_RULES_TARGETS, and an orderly stop.
 func Main() {
 	cfg, err := config.Parse("gateway", os.Args[1:], os.Getenv)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Print(config.Help("gateway"))
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gateway: %v\nsettings:\n%s", err, config.Usage())
 		os.Exit(2)
@@ -93,7 +98,7 @@ func run(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	a.OnClose(func(context.Context) error { return closeConns() })
-	gs, hs, err := a.NewGRPCServer(cfg.Listen)
+	gs, hs, err := a.NewGRPCServer(cfg.Listen, ServerOptions(OptionsFrom(cfg))...)
 	if err != nil {
 		return err
 	}

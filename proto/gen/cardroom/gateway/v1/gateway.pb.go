@@ -1696,7 +1696,8 @@ type ActRequest struct {
 	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	// The game's action message (ListGames: action_type).
 	Action *anypb.Any `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
-	// 1 to 128 bytes, unique per action: a retry with the same id is applied once.
+	// 1 to 128 bytes, unique per action at the table: a retry with the same id and the same action
+	// is applied once; the same id with another action is refused (ACTION_ID_REUSED).
 	ActionId string `protobuf:"bytes,3,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
 	// When set, the action is refused with ABORTED (STALE_VERSION) unless the table is at it.
 	ExpectedVersion *uint64 `protobuf:"varint,4,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
@@ -2179,7 +2180,8 @@ type WatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Event *v11.Event             `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
 	// Sent after the events of a version at which the seat may act, and once with no action when it
-	// no longer may. When the stream falls behind, only the newest version's list is sent.
+	// no longer may while the game goes on. When the stream falls behind, only the newest version's
+	// list is sent. None comes with or after TableFinished, the stream's last event.
 	LegalActions *LegalActions `protobuf:"bytes,2,opt,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	// With WatchRequest.batch: the events, in sequence order (possibly none, when the response only
 	// brings legal actions).

@@ -89,7 +89,9 @@ type GatewayServiceClient interface {
 	// WatchTicket streams a ticket's progress until it is matched (its last message names the table
 	// and the caller's seat) or cancelled.
 	WatchTicket(ctx context.Context, in *WatchTicketRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTicketResponse], error)
-	// Act plays one action for the caller's seat. A retry with the same action_id is applied once.
+	// Act plays one action for the caller's seat. A retry with the same action_id and the same
+	// action is applied once (answered from the log); the id reused for another action is
+	// INVALID_ARGUMENT (ACTION_ID_REUSED).
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
 	// GetView returns what the caller may see of a table (a spectator's view when not seated).
 	GetView(ctx context.Context, in *GetViewRequest, opts ...grpc.CallOption) (*GetViewResponse, error)
@@ -350,7 +352,9 @@ type GatewayServiceServer interface {
 	// WatchTicket streams a ticket's progress until it is matched (its last message names the table
 	// and the caller's seat) or cancelled.
 	WatchTicket(*WatchTicketRequest, grpc.ServerStreamingServer[WatchTicketResponse]) error
-	// Act plays one action for the caller's seat. A retry with the same action_id is applied once.
+	// Act plays one action for the caller's seat. A retry with the same action_id and the same
+	// action is applied once (answered from the log); the id reused for another action is
+	// INVALID_ARGUMENT (ACTION_ID_REUSED).
 	Act(context.Context, *ActRequest) (*ActResponse, error)
 	// GetView returns what the caller may see of a table (a spectator's view when not seated).
 	GetView(context.Context, *GetViewRequest) (*GetViewResponse, error)
