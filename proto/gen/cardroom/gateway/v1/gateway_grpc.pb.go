@@ -57,7 +57,9 @@ const (
 // GatewayService is what clients call. Every call but SignIn and ListGames needs a session token in
 // the "authorization" metadata ("Bearer <token>").
 type GatewayServiceClient interface {
-	// SignIn creates a guest session.
+	// SignIn opens a session: as a guest (a new player every time), or with a credential the client
+	// keeps (a device id and secret, or a user name and password), which returns the same player id
+	// at every sign-in.
 	SignIn(ctx context.Context, in *SignInRequest, opts ...grpc.CallOption) (*SignInResponse, error)
 	// RefreshSession exchanges a session token that has not expired for a new one.
 	RefreshSession(ctx context.Context, in *RefreshSessionRequest, opts ...grpc.CallOption) (*RefreshSessionResponse, error)
@@ -318,7 +320,9 @@ func (c *gatewayServiceClient) GetReplay(ctx context.Context, in *GetReplayReque
 // GatewayService is what clients call. Every call but SignIn and ListGames needs a session token in
 // the "authorization" metadata ("Bearer <token>").
 type GatewayServiceServer interface {
-	// SignIn creates a guest session.
+	// SignIn opens a session: as a guest (a new player every time), or with a credential the client
+	// keeps (a device id and secret, or a user name and password), which returns the same player id
+	// at every sign-in.
 	SignIn(context.Context, *SignInRequest) (*SignInResponse, error)
 	// RefreshSession exchanges a session token that has not expired for a new one.
 	RefreshSession(context.Context, *RefreshSessionRequest) (*RefreshSessionResponse, error)
