@@ -129,7 +129,8 @@ func (s *Server) signInWith(ctx context.Context, req *gatewayv1.SignInRequest, n
 func (id *identity) signIn(ctx context.Context, kind accounts.Kind, cred, name string, register bool,
 	hash func() (string, error), verify func(string) (bool, error)) (signedIn, error) {
 	create := kind == accounts.Device || register
-	for {
+	// A lost race to create the credential is checked against the winner's: two rounds at most.
+	for range 3 {
 		c, err := id.store.Credential(ctx, kind, cred)
 		switch {
 		case errors.Is(err, accounts.ErrNotFound) && !create:
@@ -187,6 +188,7 @@ func (id *identity) signIn(ctx context.Context, kind accounts.Kind, cred, name s
 		}
 		return signedIn{player: p.ID, name: p.DisplayName}, nil
 	}
+	return signedIn{}, errors.New("credential created and not found")
 }
 
 func checkDevice(dev, secret string) error {
