@@ -9,6 +9,7 @@ import (
 	"cardroom.dev/gateway"
 	"cardroom.dev/gateway/accounts"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"golang.org/x/crypto/argon2"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 )
@@ -226,5 +227,15 @@ func TestDefaultArgon2(t *testing.T) {
 	want := gateway.Argon2Params{Time: 3, MemoryKiB: 64 * 1024, Threads: 4, SaltLen: 16, KeyLen: 32}
 	if gateway.DefaultArgon2 != want {
 		t.Fatalf("DefaultArgon2 = %+v, want %+v", gateway.DefaultArgon2, want)
+	}
+}
+
+// BenchmarkPasswordHashDefault is the cost of one password check with the default parameters.
+func BenchmarkPasswordHashDefault(b *testing.B) {
+	p := gateway.DefaultArgon2
+	salt := make([]byte, p.SaltLen)
+	b.ReportAllocs()
+	for b.Loop() {
+		argon2.IDKey([]byte("correct horse battery"), salt, p.Time, p.MemoryKiB, p.Threads, p.KeyLen)
 	}
 }
