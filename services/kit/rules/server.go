@@ -4,6 +4,7 @@
 package rules
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -87,6 +88,8 @@ type Server struct {
 	actionURL, optionsURL string
 	configs               configCache
 	states                stateCache
+	// label is eventLabel, bound once.
+	label func(proto.Message) string
 }
 
 // New returns a server of eng over st, publishing with pub.
@@ -115,7 +118,7 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 	info := eng.Info()
 	live, _ := pub.(LivePublisher)
 	async, _ := pub.(AsyncPublisher)
-	return &Server{
+	s := &Server{
 		eng: eng, info: info, store: st, pub: pub, live: live, async: async, opt: opt,
 		log:       opt.Logger.With(slog.String("game", info.Name)),
 		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
@@ -125,6 +128,26 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 		acks:      make(chan pendingAck, maxPendingAcks),
 		actionURL: typeURL(info.Action), optionsURL: typeURL(info.Options),
 	}
+	s.label = s.eventLabel
+	return s
+}
+
+// eventLabel labels an event in words: the harness's own events here, the game's by the engine.
+func (s *Server) eventLabel(m proto.Message) string {
+	switch e := m.(type) {
+	case *eventsv1.TableCreated:
+		return "the table is dealt"
+	case *eventsv1.TableFinished:
+		o := e.GetOutcome()
+		switch {
+		case o.GetAborted():
+			return "the game is " + cmp.Or(o.GetSummary(), "aborted")
+		case o.GetSummary() != "":
+			return "the game is over: " + o.GetSummary()
+		}
+		return "the game is over"
+	}
+	return s.eng.DescribeEvent(m)
 }
 
 // Game is the game this server runs.
@@ -256,7 +279,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	public := proto.CloneOf(cfg)
 	public.Seed = 0 // the seed decides every hidden card: secret until the end
 	created := append([]engine.Event{{To: engine.Public, Payload: &eventsv1.TableCreated{Config: public}}}, evs...)
-	data, encs, err := encodeEntry(&entryHead{at: now}, id, s.info.Name, 0, created, nil)
+	data, encs, err := encodeEntry(&entryHead{at: now}, id, s.info.Name, 0, created, s.label, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -518,8 +541,9 @@ func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, a
 	}
 	// Read before the commit: once committed, the state belongs to the replica's cache.
 	var legal []*anypb.Any
+	var labels []string
 	if req.GetIncludeLegalActions() {
-		if legal, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+		if legal, labels, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
 			return nil, err
 		}
 	}
@@ -531,11 +555,11 @@ func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, a
 	}
 	version := l.t.Version + 1
 	if finished {
-		legal = nil
+		legal, labels = nil, nil
 	}
 	return &rulesv1.ActResponse{
 		Version: version, Events: envelopes(l.t.ID, s.info.Name, version, now, encs, int(req.GetSeat())), Finished: finished,
-		LegalActions: legal,
+		LegalActions: legal, LegalLabels: labels,
 	}, nil
 }
 
@@ -596,7 +620,7 @@ func (s *Server) finishedEvent(l *loaded, outcome *gamev1.Outcome, now time.Time
 // The events are returned in buf when its capacity is enough.
 func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time, finished bool, buf []encodedEvent) ([]encodedEvent, bool, error) {
 	head.version, head.at = l.t.Version+1, now
-	data, encs, err := encodeEntry(head, l.t.ID, s.info.Name, l.t.Sequence, evs, buf)
+	data, encs, err := encodeEntry(head, l.t.ID, s.info.Name, l.t.Sequence, evs, s.label, buf)
 	if err != nil {
 		return nil, false, err
 	}
@@ -714,24 +738,25 @@ func (s *Server) listLegal(ctx context.Context, req *rulesv1.ListLegalActionsReq
 	if l.t.Finished {
 		return resp, nil
 	}
-	if resp.Actions, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+	if resp.Actions, resp.Labels, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
 		return nil, err
 	}
 	return resp, nil
 }
 
-// legalAnys lists seat's legal actions, each wrapped in an Any.
-func legalAnys(st engine.State, seat int) ([]*anypb.Any, error) {
-	acts := st.Legal(seat)
+// legalAnys lists seat's legal actions, each wrapped in an Any, and their labels.
+func legalAnys(st engine.State, seat int) ([]*anypb.Any, []string, error) {
+	acts, labels := st.LegalLabelled(seat)
 	out := make([]*anypb.Any, 0, len(acts))
-	for _, a := range acts {
+	for i, a := range acts {
 		m, err := anypb.New(a)
 		if err != nil {
-			return nil, fmt.Errorf("wrap action: %w", err)
+			return nil, nil, fmt.Errorf("wrap action: %w", err)
 		}
 		out = append(out, m)
+		labels[i] = validLabel(labels[i])
 	}
-	return out, nil
+	return out, labels, nil
 }
 
 func (s *Server) SuggestAction(ctx context.Context, req *rulesv1.SuggestActionRequest) (*rulesv1.SuggestActionResponse, error) {

@@ -559,6 +559,9 @@ func TestActIncludesLegalActions(t *testing.T) {
 					t.Fatalf("act %d: legal action %d is %v, the list has %v", i, j, a, after.GetActions()[j])
 				}
 			}
+			if !slices.Equal(r.GetLegalLabels(), after.GetLabels()) || len(after.GetLabels()) != len(after.GetActions()) {
+				t.Fatalf("act %d: legal labels %q, the list has %q for %d actions", i, r.GetLegalLabels(), after.GetLabels(), len(after.GetActions()))
+			}
 			if again, err := e.client.Act(t.Context(), req); err != nil || !again.GetReplayed() || len(again.GetLegalActions()) != 0 {
 				t.Fatalf("replayed act %d: %v %v", i, err, again)
 			}

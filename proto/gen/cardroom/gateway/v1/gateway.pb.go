@@ -1977,7 +1977,10 @@ type ActResponse struct {
 	Replayed bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	// With include_legal_actions: the caller's legal actions at `version` (none when the game is
 	// over; not given with a replayed answer — list them then).
-	LegalActions  []*anypb.Any `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	LegalActions []*anypb.Any `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	// The label in words of each of legal_actions, in the same order (legal_labels[i] names
+	// legal_actions[i]); seats named as in cardroom.events.v1.Event.label.
+	LegalLabels   []string `protobuf:"bytes,6,rep,name=legal_labels,json=legalLabels,proto3" json:"legal_labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2043,6 +2046,13 @@ func (x *ActResponse) GetReplayed() bool {
 func (x *ActResponse) GetLegalActions() []*anypb.Any {
 	if x != nil {
 		return x.LegalActions
+	}
+	return nil
+}
+
+func (x *ActResponse) GetLegalLabels() []string {
+	if x != nil {
+		return x.LegalLabels
 	}
 	return nil
 }
@@ -2221,9 +2231,13 @@ func (x *ListLegalActionsRequest) GetTableId() string {
 }
 
 type ListLegalActionsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Actions []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	// The label in words of each action, in the same order (labels[i] names actions[i]), e.g. "play
+	// yellow 1 (Ducks)": different from one another, so a client may show them as the list to pick
+	// from. Seats are named as in cardroom.events.v1.Event.label.
+	Labels        []string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2268,6 +2282,13 @@ func (x *ListLegalActionsResponse) GetVersion() uint64 {
 func (x *ListLegalActionsResponse) GetActions() []*anypb.Any {
 	if x != nil {
 		return x.Actions
+	}
+	return nil
+}
+
+func (x *ListLegalActionsResponse) GetLabels() []string {
+	if x != nil {
+		return x.Labels
 	}
 	return nil
 }
@@ -2415,9 +2436,12 @@ func (x *WatchResponse) GetEvents() []*v11.Event {
 
 // LegalActions are the caller's legal actions at a table version.
 type LegalActions struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Actions []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	// The label in words of each action, in the same order (labels[i] names actions[i]); see
+	// ListLegalActionsResponse.labels.
+	Labels        []string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2462,6 +2486,13 @@ func (x *LegalActions) GetVersion() uint64 {
 func (x *LegalActions) GetActions() []*anypb.Any {
 	if x != nil {
 		return x.Actions
+	}
+	return nil
+}
+
+func (x *LegalActions) GetLabels() []string {
+	if x != nil {
+		return x.Labels
 	}
 	return nil
 }
@@ -2836,13 +2867,14 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\taction_id\x18\x03 \x01(\tR\bactionId\x12.\n" +
 	"\x10expected_version\x18\x04 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01\x122\n" +
 	"\x15include_legal_actions\x18\x05 \x01(\bR\x13includeLegalActionsB\x13\n" +
-	"\x11_expected_version\"\xcd\x01\n" +
+	"\x11_expected_version\"\xf0\x01\n" +
 	"\vActResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x121\n" +
 	"\x06events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x1a\n" +
 	"\bfinished\x18\x03 \x01(\bR\bfinished\x12\x1a\n" +
 	"\breplayed\x18\x04 \x01(\bR\breplayed\x129\n" +
-	"\rlegal_actions\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\"+\n" +
+	"\rlegal_actions\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\x12!\n" +
+	"\flegal_labels\x18\x06 \x03(\tR\vlegalLabels\"+\n" +
 	"\x0eGetViewRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"\x8a\x02\n" +
 	"\x0fGetViewResponse\x12\x18\n" +
@@ -2854,10 +2886,11 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x04seat\x18\x06 \x01(\rH\x00R\x04seat\x88\x01\x01B\a\n" +
 	"\x05_seat\"4\n" +
 	"\x17ListLegalActionsRequest\x12\x19\n" +
-	"\btable_id\x18\x01 \x01(\tR\atableId\"d\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"|\n" +
 	"\x18ListLegalActionsResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
-	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"\x9a\x01\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"\x9a\x01\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12%\n" +
 	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\x122\n" +
@@ -2866,10 +2899,11 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\rWatchResponse\x12/\n" +
 	"\x05event\x18\x01 \x01(\v2\x19.cardroom.events.v1.EventR\x05event\x12F\n" +
 	"\rlegal_actions\x18\x02 \x01(\v2!.cardroom.gateway.v1.LegalActionsR\flegalActions\x121\n" +
-	"\x06events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\"X\n" +
+	"\x06events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\"p\n" +
 	"\fLegalActions\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
-	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"-\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"-\n" +
 	"\x10GetReplayRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"\x88\x02\n" +
 	"\vReplayEntry\x12\x18\n" +
