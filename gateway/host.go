@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"cardroom.dev/gateway/accounts"
 	"cardroom.dev/gateway/lobby"
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/bus"
@@ -16,7 +17,7 @@ import (
 )
 
 // Host serves a gateway on gs (reporting it in hs) and runs its background work on a, with the
-// lobby store a's configuration names and conns (game → its rules service). `cardroom serve`
+// lobby and accounts stores a's configuration names and conns (game → its rules service). `cardroom serve`
 // calls it with in-process connections (InProcess), the gateway's own main with Dial's.
 func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b *bus.Bus, conns map[string]grpc.ClientConnInterface) (*Server, error) {
 	st, err := OpenLobby(ctx, a)
@@ -25,6 +26,9 @@ func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b
 	}
 	opt := OptionsFrom(a.Config)
 	opt.Logger = a.Log
+	if opt.Accounts, err = OpenAccounts(ctx, a); err != nil {
+		return nil, err
+	}
 	if len(opt.SessionKey) == 0 {
 		a.Log.Warn("no session key set (CARDROOM_SESSION_KEY): sessions are signed with a random key of this process")
 	}
@@ -52,6 +56,25 @@ func OpenLobby(ctx context.Context, a *app.App) (lobby.Store, error) {
 		return nil, err
 	}
 	a.Log.Info("lobby store: redis", slog.String("prefix", a.Config.RedisPrefix))
+	return st, nil
+}
+
+// OpenAccounts opens the accounts store the configuration names: Redis when a URL is set (keys
+// under <CARDROOM_REDIS_PREFIX>gw:acct:), else memory (accounts last as long as the process).
+func OpenAccounts(ctx context.Context, a *app.App) (Accounts, error) {
+	if a.Config.RedisURL == "" {
+		a.Log.Info("accounts store: in memory (set CARDROOM_REDIS_URL for Redis)")
+		return accounts.NewMemory(), nil
+	}
+	rdb, err := a.Redis(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := accounts.NewRedis(ctx, rdb, a.Config.RedisPrefix)
+	if err != nil {
+		return nil, err
+	}
+	a.Log.Info("accounts store: redis", slog.String("prefix", a.Config.RedisPrefix))
 	return st, nil
 }
 
