@@ -13,6 +13,10 @@ import (
 // clientActionPrefix keeps players' action ids apart from the ids of bot moves.
 const clientActionPrefix = "c:"
 
+// maxActionIDBytes bounds a client's action id (cardroom.gateway.v1.ActRequest.action_id); with
+// clientActionPrefix it stays within what the rules services take (rules.MaxActionIDBytes).
+const maxActionIDBytes = 128
+
 // seated is the started table's rules service, the caller's seat, and how labels name the table's
 // seats for the caller; or PERMISSION_DENIED.
 func (s *Server) seated(ctx context.Context, sess Session, id string) (rulesv1.RulesServiceClient, int, engine.SeatName, error) {
@@ -38,8 +42,8 @@ func (s *Server) Act(ctx context.Context, req *gatewayv1.ActRequest) (*gatewayv1
 }
 
 func (s *Server) act(ctx context.Context, sess Session, req *gatewayv1.ActRequest) (*gatewayv1.ActResponse, error) {
-	if n := len(req.GetActionId()); n == 0 || n > 120 {
-		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to 120 bytes")
+	if n := len(req.GetActionId()); n == 0 || n > maxActionIDBytes {
+		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to %d bytes", maxActionIDBytes)
 	}
 	if req.GetAction() == nil {
 		return nil, invalid("action", CodeMissingField, "action is required")

@@ -527,8 +527,9 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 				return fmt.Errorf("send: %w", err)
 			}
 		}
+		// No list after the table's end: nobody may act, and the stream ends with TableFinished.
 		var list *gatewayv1.LegalActions
-		if legal != nil && cursor > 0 {
+		if legal != nil && cursor > 0 && !finished {
 			if list, err = legal.next(ctx); err != nil {
 				return err
 			}

@@ -4,6 +4,7 @@
 package rules
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -428,8 +429,8 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 	if err := checkTableID(req.GetTableId()); err != nil {
 		return nil, err
 	}
-	if n := len(req.GetActionId()); n == 0 || n > 128 {
-		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to 128 bytes")
+	if n := len(req.GetActionId()); n == 0 || n > MaxActionIDBytes {
+		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to %d bytes", MaxActionIDBytes)
 	}
 	if req.GetAction() == nil {
 		return nil, invalid("action", CodeMissingField, "action is required")
@@ -450,7 +451,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			return nil, err
 		}
 		if l.prior != nil {
-			return s.replayed(ctx, &l, req.GetSeat())
+			return s.replayed(ctx, &l, req, action)
 		}
 		if err := checkSeat(l.cfg, req.GetSeat()); err != nil {
 			s.keep(&l)
@@ -563,17 +564,23 @@ func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, a
 	}, nil
 }
 
-// replayed answers a retried action id from the log (l.prior). The first attempt's commit may have
-// gone through without being published — its answer lost on the way, say to a store restart, and
-// the store's retry found the action applied — so events the table's outbox does not count as
-// published are published again (ids make a second copy harmless).
-func (s *Server) replayed(ctx context.Context, l *loaded, seat uint32) (*rulesv1.ActResponse, error) {
+// replayed answers a retried action id from the log (l.prior) when the retry is the same request
+// — the same seat and the same action — and refuses it (ACTION_ID_REUSED) otherwise: a new move
+// that happens to reuse an id must not be answered as if it had been played. The first attempt's
+// commit may have gone through without being published — its answer lost on the way, say to a
+// store restart, and the store's retry found the action applied — so events the table's outbox
+// does not count as published are published again (ids make a second copy harmless).
+func (s *Server) replayed(ctx context.Context, l *loaded, req *rulesv1.ActRequest, action proto.Message) (*rulesv1.ActResponse, error) {
 	e := &rulesv1.LogEntry{}
 	if err := proto.Unmarshal(l.prior.Data, e); err != nil {
 		return nil, fmt.Errorf("decode log entry: %w", err)
 	}
+	seat := req.GetSeat()
 	if by, ok := e.GetBy().(*rulesv1.LogEntry_Seat); !ok || by.Seat != seat {
 		return nil, invalid("action_id", CodeActionIDReuse, "action_id was already used at this table by another seat")
+	}
+	if !s.sameAction(e.GetAction(), req.GetAction(), action) {
+		return nil, invalid("action_id", CodeActionIDReuse, "action_id was already used by this seat for another action")
 	}
 	s.resend(ctx, l.t, e.GetEvents())
 	finished := false
@@ -583,6 +590,17 @@ func (s *Server) replayed(ctx context.Context, l *loaded, seat uint32) (*rulesv1
 		}
 	}
 	return &rulesv1.ActResponse{Version: e.GetVersion(), Events: visibleTo(e.GetEvents(), int(seat)), Finished: finished, Replayed: true}, nil
+}
+
+// sameAction reports whether the logged action is the one a retry sends (sent, decoded as action).
+// A retry usually sends the very bytes of its first attempt; other bytes may still encode the same
+// action (another encoder, fields in another order), so they are compared as messages.
+func (s *Server) sameAction(logged, sent *anypb.Any, action proto.Message) bool {
+	if logged.GetTypeUrl() == sent.GetTypeUrl() && bytes.Equal(logged.GetValue(), sent.GetValue()) {
+		return true
+	}
+	prior, err := decodeAny("action", logged, s.info.Action, s.actionURL)
+	return err == nil && proto.Equal(prior, action)
 }
 
 // visibleTo keeps the events seat may see (Spectator: public ones).

@@ -13,15 +13,12 @@ func legalLabels(l *gatewayv1.LegalActions) []string { return l.GetLabels() }
 // eventLabel is the words the gateway puts on an event ("": the client words it).
 func eventLabel(e *eventsv1.Event) string { return e.GetLabel() }
 
-// lastingIdentity is true once the gateway signs in with a device credential (until then every
-// sign-in is a guest's, who must give a name).
-const lastingIdentity = false
-
 // defaultName is the name of a new player who gives none.
 const defaultName = "player"
 
 // signInRequest signs in as name with the device credential: the same credential is the same
 // player, run after run.
 func signInRequest(name string, c Credential) *gatewayv1.SignInRequest {
-	return &gatewayv1.SignInRequest{DisplayName: name}
+	return &gatewayv1.SignInRequest{DisplayName: name, Credential: &gatewayv1.SignInRequest_Device{
+		Device: &gatewayv1.DeviceCredential{DeviceId: c.DeviceID, Secret: c.Secret}}}
 }

@@ -69,6 +69,9 @@ type Options struct {
 // Main runs `cardroom play` with its command-line arguments and returns the exit code.
 func Main(ctx context.Context, args []string, in io.Reader, out io.Writer) int {
 	o, err := ParseArgs(args, out)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
 	if err != nil {
 		return 2
 	}

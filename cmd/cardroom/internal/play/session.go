@@ -71,12 +71,16 @@ func (s *session) signIn(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("the credential in %s: %w", s.store.dir, err)
 	}
-	// A returning player keeps the name they had unless --name gives another.
+	// A returning player keeps the name they had unless --name gives another; a new one needs one.
 	name := s.opt.Name
-	if name == "" && (made || !lastingIdentity) {
+	if name == "" && made {
 		name = defaultName
 	}
 	r, err := s.c.SignIn(ctx, signInRequest(name, cred))
+	if name == "" && status.Code(err) == codes.InvalidArgument {
+		// A cardroom that has not seen this device yet (another address, a fresh store).
+		r, err = s.c.SignIn(ctx, signInRequest(defaultName, cred))
+	}
 	if err != nil {
 		return err
 	}

@@ -252,7 +252,10 @@ type ActRequest struct {
 	Seat    uint32                 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The game's action message, e.g. cardroom.sapotagem.v1.Action.
 	Action *anypb.Any `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
-	// Client-chosen idempotency key (1 to 128 bytes), unique per table.
+	// Client-chosen idempotency key (1 to 160 bytes: a gateway client's 128 and the gateway's
+	// prefix), unique per table. The same id again from the same seat with the same action is
+	// answered from the log; with another action or from another seat it is INVALID_ARGUMENT
+	// (ACTION_ID_REUSED).
 	ActionId string `protobuf:"bytes,4,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
 	// When set, the action is applied only if the table is still at this version (else ABORTED).
 	// When unset, a lost race is retried against the new state, re-validated.
