@@ -156,7 +156,7 @@ func (s *seating) label(l string) string {
 	})
 }
 
-var seatWords = regexp.MustCompile(`\bseat +(\d+)\b`)
+var seatWords = regexp.MustCompile(`(?i)\bseat +(\d+)\b`)
 
 // nameSeats puts the names beside the seat numbers in a game's drawing of its table: "seat 2" reads
 // "seat 2 (Bea)", the player's own "seat 0 (you)".
@@ -165,7 +165,7 @@ func (s *seating) nameSeats(text string) string {
 		return text
 	}
 	return seatWords.ReplaceAllStringFunc(text, func(w string) string {
-		seat, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(w, "seat")))
+		seat, err := strconv.Atoi(strings.TrimSpace(w[len("seat"):]))
 		if err != nil || seat < 0 || seat >= len(s.names) {
 			return w
 		}

@@ -623,7 +623,7 @@ func (m *model) results() string {
 		b.WriteString("the table was aborted\n")
 	}
 	if o.GetSummary() != "" {
-		b.WriteString(o.GetSummary() + "\n")
+		b.WriteString(m.seats.nameSeats(o.GetSummary()) + "\n")
 	}
 	for _, l := range resultLines(o, m.seats) {
 		b.WriteString(l + "\n")

@@ -234,7 +234,7 @@ func TestStepWords(t *testing.T) {
 // TestNamesInWords: seat numbers in a game's drawing and in labels read with the names.
 func TestNamesInWords(t *testing.T) {
 	s := &seating{names: []string{"Ann", "Bea", ""}, bots: make([]bool, 3), you: 0}
-	if got := s.nameSeats("turn 3: seat 1, draw\nseat  0 (2 VP): 13 ??\nseat 2 holds a card\nseat 7"); got != "turn 3: seat 1 (Bea), draw\nseat  0 (you) (2 VP): 13 ??\nseat 2 holds a card\nseat 7" {
+	if got := s.nameSeats("turn 3: seat 1, draw\nseat  0 (2 VP): 13 ??\nseat 2 holds a card\nSeat 1: 3 cards\nseat 7"); got != "turn 3: seat 1 (Bea), draw\nseat  0 (you) (2 VP): 13 ??\nseat 2 holds a card\nSeat 1 (Bea): 3 cards\nseat 7" {
 		t.Fatalf("%q", got)
 	}
 	if got := s.label("{seat:1} passes; {seat:0} plays"); got != "seat 1 (Bea) passes; seat 0 (you) plays" {
