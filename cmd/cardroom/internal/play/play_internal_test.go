@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
@@ -258,5 +259,23 @@ func TestListBeforeTheAnswer(t *testing.T) {
 	m.update(actedMsg{r: &gatewayv1.ActResponse{Version: 7}})
 	if m.moves.actions != nil {
 		t.Fatal("the answer of a later version left the list in place")
+	}
+}
+
+// TestTurnTimer: the seat the table waits for is marked, with the seconds left when the table has a
+// time limit.
+func TestTurnTimer(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	turn := uint32(1)
+	m := &model{stage: stagePlaying, game: games["sponsio"], now: func() time.Time { return now },
+		view:     &sponsiov1.View{ToAct: &turn},
+		seats:    &seating{names: []string{"Ann", "Bea"}, bots: []bool{false, true}, you: 0},
+		deadline: now.Add(12*time.Second + 400*time.Millisecond)}
+	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot) 12s" {
+		t.Fatalf("%q", got)
+	}
+	m.deadline = time.Time{}
+	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot)" {
+		t.Fatalf("without a limit: %q", got)
 	}
 }

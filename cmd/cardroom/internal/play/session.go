@@ -179,6 +179,14 @@ func (s *session) queue(ctx context.Context, game string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// A player who leaves while queued takes the ticket back, so no table is matched for them.
+	defer func() {
+		if ctx.Err() != nil {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			defer cancel()
+			_, _ = s.c.CancelTicket(s.auth(cctx), &gatewayv1.CancelTicketRequest{TicketId: r.GetTicketId()})
+		}
+	}()
 	st, err := s.c.WatchTicket(s.auth(ctx), &gatewayv1.WatchTicketRequest{TicketId: r.GetTicketId()})
 	if err != nil {
 		return "", err
