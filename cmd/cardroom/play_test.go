@@ -18,7 +18,7 @@ import (
 // startServe runs `cardroom serve` (embedded NATS, memory store) for the test; its front address.
 func startServe(t *testing.T) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(t.Context())
 	ready := make(chan map[string]string, 1)
 	done := make(chan int, 1)
 	go func() {
