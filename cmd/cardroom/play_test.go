@@ -351,3 +351,27 @@ func TestPlayArgs(t *testing.T) {
 		t.Errorf("an unknown game: %q", out.String())
 	}
 }
+
+// TestJoinByCode: a second person takes the place at a private table by its invite code alone (the
+// game is the table's); once its owner starts it, both see it from their own seats.
+func TestJoinByCode(t *testing.T) {
+	addr := startServe(t)
+	ann := runClient(t, addr, t.TempDir(), "saboteur", "--create", "--seats", "2", "--name", "Ann")
+	lobby := ann.until("the lobby", func(s play.Snapshot) bool { return s.Stage == "lobby" && strings.Contains(s.Screen, "--join ") })
+	code := strings.Fields(lobby.Screen[strings.Index(lobby.Screen, "--join ")+len("--join "):])[0]
+	bea := runClient(t, addr, t.TempDir(), "--join", code, "--name", "Bea")
+	bea.until("the place taken", func(s play.Snapshot) bool { return strings.Contains(s.Status, "waiting for its owner") })
+	ann.press("s")
+	a := ann.until("Ann's table", func(s play.Snapshot) bool { return s.Stage == "playing" && s.Seat >= 0 })
+	b := bea.until("Bea's table", func(s play.Snapshot) bool {
+		return s.Stage == "playing" && s.Seat >= 0 && strings.Contains(s.Screen, "cardroom · saboteur")
+	})
+	if a.Table != b.Table || a.Seat == b.Seat || !strings.Contains(b.Screen, "Ann") || !strings.Contains(b.Screen, "Bea (you)") {
+		t.Fatalf("Ann at %s seat %d, Bea at %s seat %d; Bea's screen:\n%s", a.Table, a.Seat, b.Table, b.Seat, b.Screen)
+	}
+	ann.press("q")
+	bea.press("q")
+	if ann.exit() != 0 || bea.exit() != 0 {
+		t.Fatal("a client did not leave cleanly")
+	}
+}

@@ -31,6 +31,7 @@ import (
 )
 
 const usage = `usage: cardroom play <game> [flags]     play sabaisabai, saboteur, sapotagem or sponsio
+       cardroom play --join CODE [flags]  take a place at a private table
        cardroom play --resume [flags]     return to the seat you hold
   --addr host:port   the cardroom to play on (default 127.0.0.1:7070)
   --name NAME        your display name (default: the one you had, or "player" the first time)
@@ -108,7 +109,7 @@ func ParseArgs(args []string, out io.Writer) (Options, error) {
 	switch {
 	case fs.NArg() > 0:
 		err = fmt.Errorf("unexpected %q", fs.Arg(0))
-	case o.Game == "" && !o.Resume:
+	case o.Game == "" && !o.Resume && o.Join == "":
 		err = errors.New("name a game")
 	case o.Game != "" && games[o.Game] == nil:
 		err = fmt.Errorf("unknown game %q: this client plays %s", o.Game, gameNames())

@@ -143,15 +143,19 @@ func (s *session) find(ctx context.Context) (game, table string, resumed bool, e
 	return s.newTable(ctx, s.opt.Game)
 }
 
+// newTable opens, joins or is matched to a table of game ("" when joining: the table's).
 func (s *session) newTable(ctx context.Context, game string) (string, string, bool, error) {
-	games, err := s.c.ListGames(s.auth(ctx), &gatewayv1.ListGamesRequest{})
-	if err != nil {
-		return "", "", false, err
-	}
-	if !slices.ContainsFunc(games.GetGames(), func(g *gatewayv1.GameInfo) bool { return g.GetGame() == game }) {
-		return "", "", false, fmt.Errorf("the cardroom at %s does not offer %s", s.opt.Addr, game)
+	if game != "" {
+		games, err := s.c.ListGames(s.auth(ctx), &gatewayv1.ListGamesRequest{})
+		if err != nil {
+			return "", "", false, err
+		}
+		if !slices.ContainsFunc(games.GetGames(), func(g *gatewayv1.GameInfo) bool { return g.GetGame() == game }) {
+			return "", "", false, fmt.Errorf("the cardroom at %s does not offer %s", s.opt.Addr, game)
+		}
 	}
 	var table string
+	var err error
 	switch {
 	case s.opt.Create:
 		r, err := s.c.CreateTable(s.auth(ctx), &gatewayv1.CreateTableRequest{Game: game, Seats: s.opt.Seats})
@@ -165,7 +169,7 @@ func (s *session) newTable(ctx context.Context, game string) (string, string, bo
 		if err != nil {
 			return "", "", false, err
 		}
-		table = r.GetTable().GetTableId()
+		table, game = r.GetTable().GetTableId(), r.GetTable().GetGame()
 		s.send(ctx, statusMsg(fmt.Sprintf("joined table %s; waiting for its owner to start", table)))
 	default:
 		table, err = s.queue(ctx, game)
