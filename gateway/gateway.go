@@ -200,13 +200,15 @@ func (s *Server) Register(gs *grpc.Server, hs *health.Server) {
 
 // Run runs the replica's background work until ctx ends: matching the queues, playing the seats
 // of bots and absent players at the tables this replica holds, and refilling the streamed tables'
-// events after an interruption of the bus.
+// events after an interruption of the bus. The streamed tables' live updates reach their streams
+// only while Run runs.
 func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); s.runMatcher(ctx) }()
 	go func() { defer wg.Done(); s.runDriver(ctx) }()
 	go func() { defer wg.Done(); s.hubs.watchFeed(ctx) }()
+	go func() { defer wg.Done(); s.hubs.deliverAll(ctx) }()
 	wg.Wait()
 	return nil
 }
