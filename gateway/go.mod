@@ -12,7 +12,10 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require github.com/redis/go-redis/extra/redisotel/v9 v9.23.0 // indirect
+require (
+	github.com/redis/go-redis/extra/redisotel/v9 v9.23.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
+)
 
 require (
 	cardroom.dev/services/sabaisabai v0.0.0
