@@ -70,6 +70,9 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	if _, err := gateway.Host(ctx, a, gs, hs, b, conns); err != nil {
 		return err
 	}
+	if err := gateway.ServeBrowsers(a, gs, nil); err != nil {
+		return err
+	}
 	statsStore, err := stats.OpenStore(ctx, a)
 	if err != nil {
 		return err
