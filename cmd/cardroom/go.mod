@@ -11,6 +11,7 @@ require (
 	cardroom.dev/services/sapotagem v0.0.0
 	cardroom.dev/services/sponsio v0.0.0
 	cardroom.dev/services/stats v0.0.0
+	cardroom.dev/web v0.0.0
 	google.golang.org/grpc v1.85.0
 )
 
@@ -76,4 +77,5 @@ replace (
 	cardroom.dev/services/sapotagem => ../../services/sapotagem
 	cardroom.dev/services/sponsio => ../../services/sponsio
 	cardroom.dev/services/stats => ../../services/stats
+	cardroom.dev/web => ../../web
 )
