@@ -1,5 +1,5 @@
 import { render } from "preact";
-import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ConnectError, Code } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { DurationSchema, timestampDate, type Any } from "@bufbuild/protobuf/wkt";
@@ -39,7 +39,7 @@ function App() {
     addEventListener("hashchange", f);
     return () => removeEventListener("hashchange", f);
   }, []);
-  if (!session && route.screen !== "spectate" && route.screen !== "replay") {
+  if (!session) {
     return <SignIn onSession={setSession} />;
   }
   const signOut = () => {
@@ -369,7 +369,9 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
                 lastSeq: seq,
                 finished: p?.["@type"] === "TableFinished" ? (unpackOutcome(ev) ?? x.finished) : x.finished,
               }));
-              (window as any).__cardroomSeq = seq;
+              // For tests and measurements: every sequence shown, and when each reached the page.
+              (window as any).__cardroomSeqs = data.current.events.map((e) => Number(e.sequence));
+              ((window as any).__cardroomVersions ??= {})[seq] = Number(ev.version);
               refreshView();
             }
             if (r.legalActions) {
@@ -402,7 +404,9 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
     try {
       setErr("");
       update(() => ({ legal: [] }));
-      await api.act({ tableId: id, action: l.action, actionId: newActionId() });
+      const r = await api.act({ tableId: id, action: l.action, actionId: newActionId() });
+      // For measurements: when this page's Act returned, by table version.
+      ((window as any).__cardroomActs ??= {})[String(r.version)] = performance.timeOrigin + performance.now();
     } catch (e) {
       setErr(errorText(e));
     }
@@ -711,6 +715,12 @@ function eventWords(ev: Event, name: (n: number) => string): string {
 
 function EventLog({ events, name }: { events: Event[]; name: (n: number) => string }) {
   const shown = events.slice(-200);
+  // For measurements: when each event's line reached the DOM (ms since the epoch).
+  useLayoutEffect(() => {
+    const arr = ((window as any).__cardroomArrivals ??= {});
+    const t = performance.timeOrigin + performance.now();
+    for (const e of shown) arr[String(e.sequence)] ??= t;
+  });
   return (
     <div class="log">
       <h2>What happened</h2>
@@ -779,4 +789,6 @@ function Replay({ id }: { id: string }) {
   );
 }
 
-render(<App />, document.getElementById("app")!);
+const root = document.getElementById("app")!;
+root.textContent = "";
+render(<App />, root);
