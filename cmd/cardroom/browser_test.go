@@ -219,7 +219,7 @@ func TestBrowserPlaysEveryGame(t *testing.T) {
 					t.Fatalf("the spectator's page shows %d cards of a hand", n)
 				}
 				if shots != "" {
-					png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+					png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
 					if err != nil {
 						t.Fatal(err)
 					}
