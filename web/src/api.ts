@@ -33,7 +33,10 @@ let token = loadSession()?.token ?? "";
 
 export function saveSession(s: Session | null) {
   token = s?.token ?? "";
-  if (s) localStorage.setItem(SESSION_KEY, JSON.stringify(s));
+  if (s) {
+    localStorage.setItem(SESSION_KEY, JSON.stringify(s));
+    if (s.name) localStorage.setItem("cardroom.name", s.name);
+  }
   else localStorage.removeItem(SESSION_KEY);
 }
 
@@ -60,6 +63,51 @@ export const registry = createRegistry(
   file_cardroom_saboteur_v1_saboteur,
   file_cardroom_sabaisabai_v1_sabaisabai,
 );
+
+// The browser's device credential (SignIn's DeviceCredential), made once and kept: every sign-in
+// from this browser is the same player, even after the session token expired.
+export interface Device {
+  deviceId: string;
+  secret: string;
+}
+
+const DEVICE_KEY = "cardroom.device";
+
+function randomText(n: number): string {
+  const b = new Uint8Array(n);
+  crypto.getRandomValues(b);
+  return btoa(String.fromCharCode(...b)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function device(): Device {
+  try {
+    const d = JSON.parse(localStorage.getItem(DEVICE_KEY) ?? "null") as Device | null;
+    if (d && d.deviceId && d.secret) return d;
+  } catch {
+    // a new one below
+  }
+  const d = { deviceId: "web-" + randomText(18), secret: randomText(32) };
+  localStorage.setItem(DEVICE_KEY, JSON.stringify(d));
+  return d;
+}
+
+// signIn signs in as this browser's device (a new player the first time), named name ("" keeps
+// the name the player has).
+export async function signIn(name: string): Promise<Session> {
+  const r = await api.signIn({ displayName: name, credential: { case: "device", value: device() } });
+  const s: Session = {
+    token: r.sessionToken,
+    playerId: r.playerId,
+    name: name || (loadSession()?.name ?? ""),
+    expires: r.expiresAt ? Number(r.expiresAt.seconds) * 1000 : Date.now() + 3600e3,
+  };
+  saveSession(s);
+  return s;
+}
+
+export function lastName(): string {
+  return localStorage.getItem("cardroom.name") ?? "";
+}
 
 export function newActionId(): string {
   const b = new Uint8Array(12);

@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { ConnectError, Code } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { DurationSchema, timestampDate, type Any } from "@bufbuild/protobuf/wkt";
-import { api, loadSession, newActionId, saveSession, type Session } from "./api";
+import { api, lastName, loadSession, newActionId, saveSession, signIn, type Session } from "./api";
 import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
@@ -39,6 +39,13 @@ function App() {
     addEventListener("hashchange", f);
     return () => removeEventListener("hashchange", f);
   }, []);
+  // A return visit after the session expired signs in again as this browser's device: the same
+  // player, at the same seat.
+  const [resuming, setResuming] = useState(!session && !!lastName() && !!localStorage.getItem("cardroom.device"));
+  useEffect(() => {
+    if (resuming) signIn(lastName()).then(setSession, () => undefined).finally(() => setResuming(false));
+  }, []);
+  if (resuming) return <p>Signing in…</p>;
   if (!session) {
     return <SignIn onSession={setSession} />;
   }
@@ -74,20 +81,12 @@ function App() {
 }
 
 function SignIn({ onSession }: { onSession: (s: Session) => void }) {
-  const [name, setName] = useState("");
+  const [name, setName] = useState(lastName());
   const [err, setErr] = useState("");
-  const submit = async (e: Event | SubmitEvent | any) => {
+  const submit = async (e: any) => {
     e.preventDefault();
     try {
-      const r = await api.signIn({ displayName: name.trim() });
-      const s: Session = {
-        token: r.sessionToken,
-        playerId: r.playerId,
-        name: name.trim(),
-        expires: r.expiresAt ? timestampDate(r.expiresAt).getTime() : Date.now() + 3600e3,
-      };
-      saveSession(s);
-      onSession(s);
+      onSession(await signIn(name.trim()));
     } catch (e) {
       setErr(errorText(e));
     }
@@ -375,9 +374,11 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
               refreshView();
             }
             if (r.legalActions) {
-              const legal = r.legalActions.actions.map((a) => {
+              const labels = r.legalActions.labels;
+              const legal = r.legalActions.actions.map((a, i) => {
                 const plain = unpack(a) ?? {};
-                return { action: a, plain, text: words(plain, seatNamer(data.current.summary, data.current.seat)) };
+                // The engine's label when the gateway gives one; else the action's fields in words.
+                return { action: a, plain, text: labels[i] || words(plain, seatNamer(data.current.summary, data.current.seat)) };
               });
               update(() => ({ legal }));
               setPick(null);
@@ -445,12 +446,14 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
       <Seats summary={d.summary} mySeat={d.seat} turn={turn} />
       {err && <p role="alert" class="error">{err}</p>}
       {d.finished && <Result outcome={d.finished} name={nameOf} id={id} />}
+      {d.view && game === "saboteur" && <Board view={d.view} legal={d.legal} pick={pick} onPick={setPick} />}
+      {d.view && game === "sabaisabai" && <Rows view={d.view} name={nameOf} legal={d.legal} onAct={act} />}
       {!d.finished && d.legal.length > 0 && (
         <div class="actions" role="group" aria-label="your legal moves">
           <h2>Your moves {pick && <button onClick={() => setPick(null)}>show all</button>}</h2>
           {shown.map((l, i) => (
             <button key={i} class="act" data-testid="act" onClick={() => act(l)} title={`key ${i + 1}`}>
-              {i < 9 && <kbd>{i + 1}</kbd>} <ActionText plain={l.plain} name={nameOf} />
+              {i < 9 && <kbd>{i + 1}</kbd>} <ActionText plain={l.plain} text={l.text} />
             </button>
           ))}
         </div>
@@ -542,7 +545,7 @@ function Card({ c, onClick, hot }: { c: PlainObj; onClick?: () => void; hot?: bo
   );
 }
 
-function ActionText({ plain, name }: { plain: PlainObj; name: (n: number) => string }) {
+function ActionText({ plain, text }: { plain: PlainObj; text: string }) {
   const cards: PlainObj[] = [];
   const find = (p: Plain) => {
     if (isCard(p)) cards.push(p);
@@ -554,7 +557,7 @@ function ActionText({ plain, name }: { plain: PlainObj; name: (n: number) => str
       {cards.slice(0, 3).map((c, i) => (
         <Card key={i} c={c} />
       ))}{" "}
-      {words(plain, name)}
+      {text}
     </span>
   );
 }
@@ -572,8 +575,6 @@ function ViewPane(props: { game: string; view: PlainObj; name: (n: number) => st
   delete rest.options;
   return (
     <div class="view">
-      {game === "saboteur" && <Board view={view} legal={props.legal} pick={props.pick} onPick={props.onPick} />}
-      {game === "sabaisabai" && <Rows view={view} name={name} legal={props.legal} onAct={props.onAct} />}
       <h2>Table</h2>
       <Tree p={rest} name={name} k="" />
     </div>
@@ -704,6 +705,7 @@ function Tree({ p, name, k }: { p: Plain; name: (n: number) => string; k: string
 }
 
 function eventWords(ev: Event, name: (n: number) => string): string {
+  if (ev.label) return ev.label; // the engine's words, when the gateway gives them
   const p = unpack(ev.payload);
   if (!p) return "(unknown event)";
   const type = String(p["@type"]);

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cardroom/events/v1/events.proto.
  */
 export const file_cardroom_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9jYXJkcm9vbS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJjYXJkcm9vbS5ldmVudHMudjEiOgoKVmlzaWJpbGl0eRIQCgZwdWJsaWMYASABKAhIABIOCgRzZWF0GAIgASgNSABCCgoIYXVkaWVuY2UizwEKBUV2ZW50EhAKCHRhYmxlX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSEAoIc2VxdWVuY2UYAyABKAQSDwoHdmVyc2lvbhgEIAEoBBIyCgp2aXNpYmlsaXR5GAUgASgLMh4uY2FyZHJvb20uZXZlbnRzLnYxLlZpc2liaWxpdHkSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoHcGF5bG9hZBgHIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkiPQoMVGFibGVDcmVhdGVkEi0KBmNvbmZpZxgBIAEoCzIdLmNhcmRyb29tLmdhbWUudjEuVGFibGVDb25maWci3AEKDVRhYmxlRmluaXNoZWQSLQoGY29uZmlnGAEgASgLMh0uY2FyZHJvb20uZ2FtZS52MS5UYWJsZUNvbmZpZxIqCgdvdXRjb21lGAIgASgLMhkuY2FyZHJvb20uZ2FtZS52MS5PdXRjb21lEg8KB2FjdGlvbnMYAyABKAQSLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_timestamp]);
+  fileDesc("Ch9jYXJkcm9vbS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJjYXJkcm9vbS5ldmVudHMudjEiOgoKVmlzaWJpbGl0eRIQCgZwdWJsaWMYASABKAhIABIOCgRzZWF0GAIgASgNSABCCgoIYXVkaWVuY2Ui3gEKBUV2ZW50EhAKCHRhYmxlX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSEAoIc2VxdWVuY2UYAyABKAQSDwoHdmVyc2lvbhgEIAEoBBIyCgp2aXNpYmlsaXR5GAUgASgLMh4uY2FyZHJvb20uZXZlbnRzLnYxLlZpc2liaWxpdHkSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoHcGF5bG9hZBgHIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSDQoFbGFiZWwYCCABKAkiPQoMVGFibGVDcmVhdGVkEi0KBmNvbmZpZxgBIAEoCzIdLmNhcmRyb29tLmdhbWUudjEuVGFibGVDb25maWci3AEKDVRhYmxlRmluaXNoZWQSLQoGY29uZmlnGAEgASgLMh0uY2FyZHJvb20uZ2FtZS52MS5UYWJsZUNvbmZpZxIqCgdvdXRjb21lGAIgASgLMhkuY2FyZHJvb20uZ2FtZS52MS5PdXRjb21lEg8KB2FjdGlvbnMYAyABKAQSLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_timestamp]);
 
 /**
  * Visibility says who may receive an event.
@@ -101,6 +101,16 @@ export type Event = Message<"cardroom.events.v1.Event"> & {
    * @generated from field: google.protobuf.Any payload = 7;
    */
   payload?: Any | undefined;
+
+  /**
+   * The event in words for people ("seat 2 (Ann) plays yellow 1 (Ducks)"), written by the game, so a
+   * client can show it without knowing the game. Seats are named as the gateway renders them: "seat
+   * N (Name)" with the player's display name, "seat N (you)" for the reader's own seat, or "seat N".
+   * On the bus and in the rules service's log, seats are tokens "{seat:N}" that the gateway renders.
+   *
+   * @generated from field: string label = 8;
+   */
+  label: string;
 };
 
 /**

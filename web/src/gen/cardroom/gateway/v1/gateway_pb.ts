@@ -2,16 +2,17 @@
 // @generated from file cardroom/gateway/v1/gateway.proto (package cardroom.gateway.v1, syntax proto3)
 /* eslint-disable */
 
-// Package cardroom.gateway.v1 is cardroom's public API: sessions, private tables, matchmaking,
-// play, the Watch stream of a table's events and the replay of finished tables. It is
+// Package cardroom.gateway.v1 is cardroom's public API: sign-in and sessions, private tables,
+// matchmaking, play, the Watch stream of a table's events and the replay of finished tables. It is
 // game-agnostic: options, actions, views and event payloads are each game's own messages in
 // google.protobuf.Any (ListGames names their types).
 //
 // Errors are gRPC statuses; refusals carry a cardroom.game.v1.RuleViolation detail with a stable
-// code. UNAUTHENTICATED: no, forged or expired session token. PERMISSION_DENIED: acting for a seat
-// that is not the caller's. NOT_FOUND: unknown table or ticket. INVALID_ARGUMENT: malformed or
-// oversized request. FAILED_PRECONDITION: an illegal move or a lobby step out of order.
-// RESOURCE_EXHAUSTED: the caller's rate limit.
+// code. UNAUTHENTICATED: no, forged or expired session token; a sign-in with a wrong secret or
+// password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
+// PERMISSION_DENIED: acting for a seat that is not the caller's. NOT_FOUND: unknown table or
+// ticket. INVALID_ARGUMENT: malformed or oversized request. FAILED_PRECONDITION: an illegal move
+// or a lobby step out of order. RESOURCE_EXHAUSTED: the caller's rate limit.
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
@@ -27,18 +28,39 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cardroom/gateway/v1/gateway.proto.
  */
 export const file_cardroom_gateway_v1_gateway: GenFile = /*@__PURE__*/
-  fileDesc("CiFjYXJkcm9vbS9nYXRld2F5L3YxL2dhdGV3YXkucHJvdG8SE2NhcmRyb29tLmdhdGV3YXkudjEiJQoNU2lnbkluUmVxdWVzdBIUCgxkaXNwbGF5X25hbWUYASABKAkiagoOU2lnbkluUmVzcG9uc2USEQoJcGxheWVyX2lkGAEgASgJEhUKDXNlc3Npb25fdG9rZW4YAiABKAkSLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFwoVUmVmcmVzaFNlc3Npb25SZXF1ZXN0Il8KFlJlZnJlc2hTZXNzaW9uUmVzcG9uc2USFQoNc2Vzc2lvbl90b2tlbhgBIAEoCRIuCgpleHBpcmVzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCISChBMaXN0R2FtZXNSZXF1ZXN0InwKCEdhbWVJbmZvEgwKBGdhbWUYASABKAkSEQoJbWluX3NlYXRzGAIgASgNEhEKCW1heF9zZWF0cxgDIAEoDRIUCgxvcHRpb25zX3R5cGUYBCABKAkSEwoLYWN0aW9uX3R5cGUYBSABKAkSEQoJdmlld190eXBlGAYgASgJIkEKEUxpc3RHYW1lc1Jlc3BvbnNlEiwKBWdhbWVzGAEgAygLMh0uY2FyZHJvb20uZ2F0ZXdheS52MS5HYW1lSW5mbyLsAgoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIuCgVzdGF0ZRgDIAEoDjIfLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGVTdGF0ZRIXCg9vd25lcl9wbGF5ZXJfaWQYBCABKAkSEAoIY2FwYWNpdHkYBSABKA0SLAoHcGxheWVycxgGIAMoCzIbLmNhcmRyb29tLmdhbWUudjEuUGxheWVyUmVmEiUKBXNlYXRzGAcgAygLMhYuY2FyZHJvb20uZ2FtZS52MS5TZWF0EhMKC2ludml0ZV9jb2RlGAggASgJEiUKB29wdGlvbnMYCSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAogASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzEhYKCXlvdXJfc2VhdBgLIAEoDUgAiAEBQgwKCl95b3VyX3NlYXQiiwEKEkNyZWF0ZVRhYmxlUmVxdWVzdBIMCgRnYW1lGAEgASgJEg0KBXNlYXRzGAIgASgNEiUKB29wdGlvbnMYAyABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAQgASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzImcKE0NyZWF0ZVRhYmxlUmVzcG9uc2USEAoIdGFibGVfaWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSKQoFdGFibGUYAyABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIicKEEpvaW5UYWJsZVJlcXVlc3QSEwoLaW52aXRlX2NvZGUYASABKAkiPgoRSm9pblRhYmxlUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIiUKEUxlYXZlVGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj8KEkxlYXZlVGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiRQoOQWRkQm90c1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSDQoFY291bnQYAiABKA0SEgoKcmVxdWVzdF9pZBgDIAEoCSI8Cg9BZGRCb3RzUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIiUKEVN0YXJ0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj8KElN0YXJ0VGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiIwoPR2V0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj0KEEdldFRhYmxlUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIvwBChRFbnF1ZXVlVGlja2V0UmVxdWVzdBIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoDRIRCgltYXhfc2VhdHMYAyABKA0SJQoHb3B0aW9ucxgEIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSMQoLdGltZV9saW1pdHMYBSABKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlRpbWVMaW1pdHMSFQoNYm90c19tYXlfZmlsbBgGIAEoCBIrCghtYXhfd2FpdBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpwYXJ0eV9zaXplGAggASgNIioKFUVucXVldWVUaWNrZXRSZXNwb25zZRIRCgl0aWNrZXRfaWQYASABKAkiJgoRSm9pblRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIhQKEkpvaW5UaWNrZXRSZXNwb25zZSIoChNDYW5jZWxUaWNrZXRSZXF1ZXN0EhEKCXRpY2tldF9pZBgBIAEoCSIWChRDYW5jZWxUaWNrZXRSZXNwb25zZSInChJXYXRjaFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIvABChNXYXRjaFRpY2tldFJlc3BvbnNlEhEKCXRpY2tldF9pZBgBIAEoCRIvCgVzdGF0ZRgCIAEoDjIgLmNhcmRyb29tLmdhdGV3YXkudjEuVGlja2V0U3RhdGUSDwoHcGxheWVycxgDIAEoDRISCgpwYXJ0eV9zaXplGAQgASgNEikKBndhaXRlZBgFIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIXCg9wbGF5ZXJzX3dhaXRpbmcYBiABKA0SEAoIdGFibGVfaWQYByABKAkSEQoEc2VhdBgIIAEoDUgAiAEBQgcKBV9zZWF0IqoBCgpBY3RSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEiQKBmFjdGlvbhgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSEQoJYWN0aW9uX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIdChVpbmNsdWRlX2xlZ2FsX2FjdGlvbnMYBSABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb24imgEKC0FjdFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSKQoGZXZlbnRzGAIgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50EhAKCGZpbmlzaGVkGAMgASgIEhAKCHJlcGxheWVkGAQgASgIEisKDWxlZ2FsX2FjdGlvbnMYBSADKAsyFC5nb29nbGUucHJvdG9idWYuQW55IiIKDkdldFZpZXdSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJItYBCg9HZXRWaWV3UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIiCgR2aWV3GAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIsCghkZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoFdGFibGUYBCABKAsyHi5jYXJkcm9vbS5nYW1lLnYxLlRhYmxlU3VtbWFyeRIVCg1sYXN0X3NlcXVlbmNlGAUgASgEEhEKBHNlYXQYBiABKA1IAIgBAUIHCgVfc2VhdCIrChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJSChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIlCgdhY3Rpb25zGAIgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueSJmCgxXYXRjaFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSFgoOYWZ0ZXJfc2VxdWVuY2UYAiABKAQSHQoVaW5jbHVkZV9sZWdhbF9hY3Rpb25zGAMgASgIEg0KBWJhdGNoGAQgASgIIp4BCg1XYXRjaFJlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50EjgKDWxlZ2FsX2FjdGlvbnMYAiABKAsyIS5jYXJkcm9vbS5nYXRld2F5LnYxLkxlZ2FsQWN0aW9ucxIpCgZldmVudHMYAyADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQiRgoMTGVnYWxBY3Rpb25zEg8KB3ZlcnNpb24YASABKAQSJQoHYWN0aW9ucxgCIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkiJAoQR2V0UmVwbGF5UmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSLTAQoLUmVwbGF5RW50cnkSDwoHdmVyc2lvbhgBIAEoBBIOCgRzZWF0GAIgASgNSAASEQoHdGltZW91dBgDIAEoCEgAEg8KBWFib3J0GAQgASgISAASJAoGYWN0aW9uGAUgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZldmVudHMYByADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnRCBAoCYnkiqAEKEUdldFJlcGxheVJlc3BvbnNlEi0KBXRhYmxlGAEgASgLMh4uY2FyZHJvb20uZ2FtZS52MS5UYWJsZVN1bW1hcnkSMQoOY3JlYXRlZF9ldmVudHMYAiADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSMQoHZW50cmllcxgDIAMoCzIgLmNhcmRyb29tLmdhdGV3YXkudjEuUmVwbGF5RW50cnkqigEKClRhYmxlU3RhdGUSGwoXVEFCTEVfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBUQUJMRV9TVEFURV9PUEVOEAESFwoTVEFCTEVfU1RBVEVfUExBWUlORxACEhgKFFRBQkxFX1NUQVRFX0ZJTklTSEVEEAMSFgoSVEFCTEVfU1RBVEVfQ0xPU0VEEAQqlAEKC1RpY2tldFN0YXRlEhwKGFRJQ0tFVF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFFRJQ0tFVF9TVEFURV9GT1JNSU5HEAESFwoTVElDS0VUX1NUQVRFX1FVRVVFRBACEhgKFFRJQ0tFVF9TVEFURV9NQVRDSEVEEAMSGgoWVElDS0VUX1NUQVRFX0NBTkNFTExFRBAEMqQNCg5HYXRld2F5U2VydmljZRJRCgZTaWduSW4SIi5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25JblJlcXVlc3QaIy5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25JblJlc3BvbnNlEmkKDlJlZnJlc2hTZXNzaW9uEiouY2FyZHJvb20uZ2F0ZXdheS52MS5SZWZyZXNoU2Vzc2lvblJlcXVlc3QaKy5jYXJkcm9vbS5nYXRld2F5LnYxLlJlZnJlc2hTZXNzaW9uUmVzcG9uc2USWgoJTGlzdEdhbWVzEiUuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0R2FtZXNSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0R2FtZXNSZXNwb25zZRJgCgtDcmVhdGVUYWJsZRInLmNhcmRyb29tLmdhdGV3YXkudjEuQ3JlYXRlVGFibGVSZXF1ZXN0GiguY2FyZHJvb20uZ2F0ZXdheS52MS5DcmVhdGVUYWJsZVJlc3BvbnNlEloKCUpvaW5UYWJsZRIlLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRhYmxlUmVxdWVzdBomLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRhYmxlUmVzcG9uc2USXQoKTGVhdmVUYWJsZRImLmNhcmRyb29tLmdhdGV3YXkudjEuTGVhdmVUYWJsZVJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLkxlYXZlVGFibGVSZXNwb25zZRJUCgdBZGRCb3RzEiMuY2FyZHJvb20uZ2F0ZXdheS52MS5BZGRCb3RzUmVxdWVzdBokLmNhcmRyb29tLmdhdGV3YXkudjEuQWRkQm90c1Jlc3BvbnNlEl0KClN0YXJ0VGFibGUSJi5jYXJkcm9vbS5nYXRld2F5LnYxLlN0YXJ0VGFibGVSZXF1ZXN0GicuY2FyZHJvb20uZ2F0ZXdheS52MS5TdGFydFRhYmxlUmVzcG9uc2USVwoIR2V0VGFibGUSJC5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFRhYmxlUmVxdWVzdBolLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0VGFibGVSZXNwb25zZRJmCg1FbnF1ZXVlVGlja2V0EikuY2FyZHJvb20uZ2F0ZXdheS52MS5FbnF1ZXVlVGlja2V0UmVxdWVzdBoqLmNhcmRyb29tLmdhdGV3YXkudjEuRW5xdWV1ZVRpY2tldFJlc3BvbnNlEl0KCkpvaW5UaWNrZXQSJi5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UaWNrZXRSZXF1ZXN0GicuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGlja2V0UmVzcG9uc2USYwoMQ2FuY2VsVGlja2V0EiguY2FyZHJvb20uZ2F0ZXdheS52MS5DYW5jZWxUaWNrZXRSZXF1ZXN0GikuY2FyZHJvb20uZ2F0ZXdheS52MS5DYW5jZWxUaWNrZXRSZXNwb25zZRJiCgtXYXRjaFRpY2tldBInLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hUaWNrZXRSZXF1ZXN0GiguY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFRpY2tldFJlc3BvbnNlMAESSAoDQWN0Eh8uY2FyZHJvb20uZ2F0ZXdheS52MS5BY3RSZXF1ZXN0GiAuY2FyZHJvb20uZ2F0ZXdheS52MS5BY3RSZXNwb25zZRJUCgdHZXRWaWV3EiMuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRWaWV3UmVxdWVzdBokLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0Vmlld1Jlc3BvbnNlEm8KEExpc3RMZWdhbEFjdGlvbnMSLC5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Gi0uY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUAoFV2F0Y2gSIS5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoUmVxdWVzdBoiLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hSZXNwb25zZTABEloKCUdldFJlcGxheRIlLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0UmVwbGF5UmVxdWVzdBomLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0UmVwbGF5UmVzcG9uc2ViBnByb3RvMw", [file_cardroom_events_v1_events, file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiFjYXJkcm9vbS9nYXRld2F5L3YxL2dhdGV3YXkucHJvdG8SE2NhcmRyb29tLmdhdGV3YXkudjEiqQEKDVNpZ25JblJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEjcKBmRldmljZRgCIAEoCzIlLmNhcmRyb29tLmdhdGV3YXkudjEuRGV2aWNlQ3JlZGVudGlhbEgAEjsKCHBhc3N3b3JkGAMgASgLMicuY2FyZHJvb20uZ2F0ZXdheS52MS5QYXNzd29yZENyZWRlbnRpYWxIAEIMCgpjcmVkZW50aWFsIjUKEERldmljZUNyZWRlbnRpYWwSEQoJZGV2aWNlX2lkGAEgASgJEg4KBnNlY3JldBgCIAEoCSJLChJQYXNzd29yZENyZWRlbnRpYWwSEQoJdXNlcl9uYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhAKCHJlZ2lzdGVyGAMgASgIIpQBCg5TaWduSW5SZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpuZXdfcGxheWVyGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCSIXChVSZWZyZXNoU2Vzc2lvblJlcXVlc3QiXwoWUmVmcmVzaFNlc3Npb25SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhIKEExpc3RHYW1lc1JlcXVlc3QifAoIR2FtZUluZm8SDAoEZ2FtZRgBIAEoCRIRCgltaW5fc2VhdHMYAiABKA0SEQoJbWF4X3NlYXRzGAMgASgNEhQKDG9wdGlvbnNfdHlwZRgEIAEoCRITCgthY3Rpb25fdHlwZRgFIAEoCRIRCgl2aWV3X3R5cGUYBiABKAkiQQoRTGlzdEdhbWVzUmVzcG9uc2USLAoFZ2FtZXMYASADKAsyHS5jYXJkcm9vbS5nYXRld2F5LnYxLkdhbWVJbmZvIuwCCgVUYWJsZRIQCgh0YWJsZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEi4KBXN0YXRlGAMgASgOMh8uY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZVN0YXRlEhcKD293bmVyX3BsYXllcl9pZBgEIAEoCRIQCghjYXBhY2l0eRgFIAEoDRIsCgdwbGF5ZXJzGAYgAygLMhsuY2FyZHJvb20uZ2FtZS52MS5QbGF5ZXJSZWYSJQoFc2VhdHMYByADKAsyFi5jYXJkcm9vbS5nYW1lLnYxLlNlYXQSEwoLaW52aXRlX2NvZGUYCCABKAkSJQoHb3B0aW9ucxgJIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSMQoLdGltZV9saW1pdHMYCiABKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlRpbWVMaW1pdHMSFgoJeW91cl9zZWF0GAsgASgNSACIAQFCDAoKX3lvdXJfc2VhdCKLAQoSQ3JlYXRlVGFibGVSZXF1ZXN0EgwKBGdhbWUYASABKAkSDQoFc2VhdHMYAiABKA0SJQoHb3B0aW9ucxgDIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSMQoLdGltZV9saW1pdHMYBCABKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlRpbWVMaW1pdHMiZwoTQ3JlYXRlVGFibGVSZXNwb25zZRIQCgh0YWJsZV9pZBgBIAEoCRITCgtpbnZpdGVfY29kZRgCIAEoCRIpCgV0YWJsZRgDIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJwoQSm9pblRhYmxlUmVxdWVzdBITCgtpbnZpdGVfY29kZRgBIAEoCSI+ChFKb2luVGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJQoRTGVhdmVUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPwoSTGVhdmVUYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSJFCg5BZGRCb3RzUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRINCgVjb3VudBgCIAEoDRISCgpyZXF1ZXN0X2lkGAMgASgJIjwKD0FkZEJvdHNSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJQoRU3RhcnRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPwoSU3RhcnRUYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSIjCg9HZXRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPQoQR2V0VGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUi/AEKFEVucXVldWVUaWNrZXRSZXF1ZXN0EgwKBGdhbWUYASABKAkSEQoJbWluX3NlYXRzGAIgASgNEhEKCW1heF9zZWF0cxgDIAEoDRIlCgdvcHRpb25zGAQgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIxCgt0aW1lX2xpbWl0cxgFIAEoCzIcLmNhcmRyb29tLmdhbWUudjEuVGltZUxpbWl0cxIVCg1ib3RzX21heV9maWxsGAYgASgIEisKCG1heF93YWl0GAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhIKCnBhcnR5X3NpemUYCCABKA0iKgoVRW5xdWV1ZVRpY2tldFJlc3BvbnNlEhEKCXRpY2tldF9pZBgBIAEoCSImChFKb2luVGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAkiFAoSSm9pblRpY2tldFJlc3BvbnNlIigKE0NhbmNlbFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIhYKFENhbmNlbFRpY2tldFJlc3BvbnNlIicKEldhdGNoVGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAki8AEKE1dhdGNoVGlja2V0UmVzcG9uc2USEQoJdGlja2V0X2lkGAEgASgJEi8KBXN0YXRlGAIgASgOMiAuY2FyZHJvb20uZ2F0ZXdheS52MS5UaWNrZXRTdGF0ZRIPCgdwbGF5ZXJzGAMgASgNEhIKCnBhcnR5X3NpemUYBCABKA0SKQoGd2FpdGVkGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD3BsYXllcnNfd2FpdGluZxgGIAEoDRIQCgh0YWJsZV9pZBgHIAEoCRIRCgRzZWF0GAggASgNSACIAQFCBwoFX3NlYXQiqgEKCkFjdFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSJAoGYWN0aW9uGAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIRCglhY3Rpb25faWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgFIAEoCEITChFfZXhwZWN0ZWRfdmVyc2lvbiKwAQoLQWN0UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIpCgZldmVudHMYAiADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSEAoIZmluaXNoZWQYAyABKAgSEAoIcmVwbGF5ZWQYBCABKAgSKwoNbGVnYWxfYWN0aW9ucxgFIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSFAoMbGVnYWxfbGFiZWxzGAYgAygJIiIKDkdldFZpZXdSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJItYBCg9HZXRWaWV3UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIiCgR2aWV3GAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIsCghkZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoFdGFibGUYBCABKAsyHi5jYXJkcm9vbS5nYW1lLnYxLlRhYmxlU3VtbWFyeRIVCg1sYXN0X3NlcXVlbmNlGAUgASgEEhEKBHNlYXQYBiABKA1IAIgBAUIHCgVfc2VhdCIrChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJiChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIlCgdhY3Rpb25zGAIgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIOCgZsYWJlbHMYAyADKAkiZgoMV2F0Y2hSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhYKDmFmdGVyX3NlcXVlbmNlGAIgASgEEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgDIAEoCBINCgViYXRjaBgEIAEoCCKeAQoNV2F0Y2hSZXNwb25zZRIoCgVldmVudBgBIAEoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudBI4Cg1sZWdhbF9hY3Rpb25zGAIgASgLMiEuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWdhbEFjdGlvbnMSKQoGZXZlbnRzGAMgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50IlYKDExlZ2FsQWN0aW9ucxIPCgd2ZXJzaW9uGAEgASgEEiUKB2FjdGlvbnMYAiADKAsyFC5nb29nbGUucHJvdG9idWYuQW55Eg4KBmxhYmVscxgDIAMoCSIkChBHZXRSZXBsYXlSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJItMBCgtSZXBsYXlFbnRyeRIPCgd2ZXJzaW9uGAEgASgEEg4KBHNlYXQYAiABKA1IABIRCgd0aW1lb3V0GAMgASgISAASDwoFYWJvcnQYBCABKAhIABIkCgZhY3Rpb24YBSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBmV2ZW50cxgHIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudEIECgJieSKoAQoRR2V0UmVwbGF5UmVzcG9uc2USLQoFdGFibGUYASABKAsyHi5jYXJkcm9vbS5nYW1lLnYxLlRhYmxlU3VtbWFyeRIxCg5jcmVhdGVkX2V2ZW50cxgCIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudBIxCgdlbnRyaWVzGAMgAygLMiAuY2FyZHJvb20uZ2F0ZXdheS52MS5SZXBsYXlFbnRyeSqKAQoKVGFibGVTdGF0ZRIbChdUQUJMRV9TVEFURV9VTlNQRUNJRklFRBAAEhQKEFRBQkxFX1NUQVRFX09QRU4QARIXChNUQUJMRV9TVEFURV9QTEFZSU5HEAISGAoUVEFCTEVfU1RBVEVfRklOSVNIRUQQAxIWChJUQUJMRV9TVEFURV9DTE9TRUQQBCqUAQoLVGlja2V0U3RhdGUSHAoYVElDS0VUX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUVElDS0VUX1NUQVRFX0ZPUk1JTkcQARIXChNUSUNLRVRfU1RBVEVfUVVFVUVEEAISGAoUVElDS0VUX1NUQVRFX01BVENIRUQQAxIaChZUSUNLRVRfU1RBVEVfQ0FOQ0VMTEVEEAQypA0KDkdhdGV3YXlTZXJ2aWNlElEKBlNpZ25JbhIiLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbkluUmVxdWVzdBojLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbkluUmVzcG9uc2USaQoOUmVmcmVzaFNlc3Npb24SKi5jYXJkcm9vbS5nYXRld2F5LnYxLlJlZnJlc2hTZXNzaW9uUmVxdWVzdBorLmNhcmRyb29tLmdhdGV3YXkudjEuUmVmcmVzaFNlc3Npb25SZXNwb25zZRJaCglMaXN0R2FtZXMSJS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RHYW1lc1JlcXVlc3QaJi5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlEmAKC0NyZWF0ZVRhYmxlEicuY2FyZHJvb20uZ2F0ZXdheS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaKC5jYXJkcm9vbS5nYXRld2F5LnYxLkNyZWF0ZVRhYmxlUmVzcG9uc2USWgoJSm9pblRhYmxlEiUuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGFibGVSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGFibGVSZXNwb25zZRJdCgpMZWF2ZVRhYmxlEiYuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWF2ZVRhYmxlUmVxdWVzdBonLmNhcmRyb29tLmdhdGV3YXkudjEuTGVhdmVUYWJsZVJlc3BvbnNlElQKB0FkZEJvdHMSIy5jYXJkcm9vbS5nYXRld2F5LnYxLkFkZEJvdHNSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5BZGRCb3RzUmVzcG9uc2USXQoKU3RhcnRUYWJsZRImLmNhcmRyb29tLmdhdGV3YXkudjEuU3RhcnRUYWJsZVJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLlN0YXJ0VGFibGVSZXNwb25zZRJXCghHZXRUYWJsZRIkLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0VGFibGVSZXF1ZXN0GiUuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRUYWJsZVJlc3BvbnNlEmYKDUVucXVldWVUaWNrZXQSKS5jYXJkcm9vbS5nYXRld2F5LnYxLkVucXVldWVUaWNrZXRSZXF1ZXN0GiouY2FyZHJvb20uZ2F0ZXdheS52MS5FbnF1ZXVlVGlja2V0UmVzcG9uc2USXQoKSm9pblRpY2tldBImLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRpY2tldFJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UaWNrZXRSZXNwb25zZRJjCgxDYW5jZWxUaWNrZXQSKC5jYXJkcm9vbS5nYXRld2F5LnYxLkNhbmNlbFRpY2tldFJlcXVlc3QaKS5jYXJkcm9vbS5nYXRld2F5LnYxLkNhbmNlbFRpY2tldFJlc3BvbnNlEmIKC1dhdGNoVGlja2V0EicuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFRpY2tldFJlcXVlc3QaKC5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoVGlja2V0UmVzcG9uc2UwARJICgNBY3QSHy5jYXJkcm9vbS5nYXRld2F5LnYxLkFjdFJlcXVlc3QaIC5jYXJkcm9vbS5nYXRld2F5LnYxLkFjdFJlc3BvbnNlElQKB0dldFZpZXcSIy5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFZpZXdSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRWaWV3UmVzcG9uc2USbwoQTGlzdExlZ2FsQWN0aW9ucxIsLmNhcmRyb29tLmdhdGV3YXkudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaLS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJQCgVXYXRjaBIhLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hSZXF1ZXN0GiIuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFJlc3BvbnNlMAESWgoJR2V0UmVwbGF5EiUuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRSZXBsYXlSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRSZXBsYXlSZXNwb25zZWIGcHJvdG8z", [file_cardroom_events_v1_events, file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message cardroom.gateway.v1.SignInRequest
  */
 export type SignInRequest = Message<"cardroom.gateway.v1.SignInRequest"> & {
   /**
-   * 1 to 32 printable characters.
+   * 1 to 32 printable characters once surrounding space is trimmed. Required when the sign-in makes
+   * a new player (a guest, a device seen for the first time; a registration takes the user name when
+   * it is empty). A returning player who gives one is renamed; empty keeps the name they had.
    *
    * @generated from field: string display_name = 1;
    */
   displayName: string;
+
+  /**
+   * Without a credential the caller is a guest: a new player id at every sign-in.
+   *
+   * @generated from oneof cardroom.gateway.v1.SignInRequest.credential
+   */
+  credential: {
+    /**
+     * @generated from field: cardroom.gateway.v1.DeviceCredential device = 2;
+     */
+    value: DeviceCredential;
+    case: "device";
+  } | {
+    /**
+     * @generated from field: cardroom.gateway.v1.PasswordCredential password = 3;
+     */
+    value: PasswordCredential;
+    case: "password";
+  } | { case: undefined; value?: undefined };
 };
 
 /**
@@ -47,6 +69,76 @@ export type SignInRequest = Message<"cardroom.gateway.v1.SignInRequest"> & {
  */
 export const SignInRequestSchema: GenMessage<SignInRequest> = /*@__PURE__*/
   messageDesc(file_cardroom_gateway_v1_gateway, 0);
+
+/**
+ * DeviceCredential is a secret a client generated and keeps (as in a config file). The first
+ * sign-in with an unknown device_id makes a new player; later ones with the same id and secret
+ * return that player. The same id with another secret is UNAUTHENTICATED (BAD_CREDENTIAL).
+ *
+ * @generated from message cardroom.gateway.v1.DeviceCredential
+ */
+export type DeviceCredential = Message<"cardroom.gateway.v1.DeviceCredential"> & {
+  /**
+   * 10 to 128 printable ASCII characters without space (a UUID will do).
+   *
+   * @generated from field: string device_id = 1;
+   */
+  deviceId: string;
+
+  /**
+   * 32 to 256 bytes, random: e.g. 32 random bytes in base64url (43 characters). Only a salted
+   * hash of it is stored.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.DeviceCredential.
+ * Use `create(DeviceCredentialSchema)` to create a new message.
+ */
+export const DeviceCredentialSchema: GenMessage<DeviceCredential> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 1);
+
+/**
+ * PasswordCredential signs in with a user name and password. Registration is explicit: a sign-in
+ * with an unknown name is UNAUTHENTICATED (BAD_CREDENTIAL), like a wrong password, so that a typo
+ * never makes a second player.
+ *
+ * @generated from message cardroom.gateway.v1.PasswordCredential
+ */
+export type PasswordCredential = Message<"cardroom.gateway.v1.PasswordCredential"> & {
+  /**
+   * 3 to 32 characters: ASCII letters, digits, '.', '_' and '-', starting with a letter or a digit.
+   * Compared case-insensitively.
+   *
+   * @generated from field: string user_name = 1;
+   */
+  userName: string;
+
+  /**
+   * 8 (when registering) to 256 bytes. Stored as an argon2id hash.
+   *
+   * @generated from field: string password = 2;
+   */
+  password: string;
+
+  /**
+   * When true, makes the player: a name already taken is ALREADY_EXISTS (NAME_TAKEN), unless the
+   * password is the name's own (a retried registration signs in).
+   *
+   * @generated from field: bool register = 3;
+   */
+  register: boolean;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.PasswordCredential.
+ * Use `create(PasswordCredentialSchema)` to create a new message.
+ */
+export const PasswordCredentialSchema: GenMessage<PasswordCredential> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 2);
 
 /**
  * @generated from message cardroom.gateway.v1.SignInResponse
@@ -66,6 +158,20 @@ export type SignInResponse = Message<"cardroom.gateway.v1.SignInResponse"> & {
    * @generated from field: google.protobuf.Timestamp expires_at = 3;
    */
   expiresAt?: Timestamp | undefined;
+
+  /**
+   * True when this sign-in made the player (always for a guest).
+   *
+   * @generated from field: bool new_player = 4;
+   */
+  newPlayer: boolean;
+
+  /**
+   * The name the session plays under.
+   *
+   * @generated from field: string display_name = 5;
+   */
+  displayName: string;
 };
 
 /**
@@ -73,7 +179,7 @@ export type SignInResponse = Message<"cardroom.gateway.v1.SignInResponse"> & {
  * Use `create(SignInResponseSchema)` to create a new message.
  */
 export const SignInResponseSchema: GenMessage<SignInResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 1);
+  messageDesc(file_cardroom_gateway_v1_gateway, 3);
 
 /**
  * @generated from message cardroom.gateway.v1.RefreshSessionRequest
@@ -86,7 +192,7 @@ export type RefreshSessionRequest = Message<"cardroom.gateway.v1.RefreshSessionR
  * Use `create(RefreshSessionRequestSchema)` to create a new message.
  */
 export const RefreshSessionRequestSchema: GenMessage<RefreshSessionRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 2);
+  messageDesc(file_cardroom_gateway_v1_gateway, 4);
 
 /**
  * @generated from message cardroom.gateway.v1.RefreshSessionResponse
@@ -108,7 +214,7 @@ export type RefreshSessionResponse = Message<"cardroom.gateway.v1.RefreshSession
  * Use `create(RefreshSessionResponseSchema)` to create a new message.
  */
 export const RefreshSessionResponseSchema: GenMessage<RefreshSessionResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 3);
+  messageDesc(file_cardroom_gateway_v1_gateway, 5);
 
 /**
  * @generated from message cardroom.gateway.v1.ListGamesRequest
@@ -121,7 +227,7 @@ export type ListGamesRequest = Message<"cardroom.gateway.v1.ListGamesRequest"> &
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 4);
+  messageDesc(file_cardroom_gateway_v1_gateway, 6);
 
 /**
  * @generated from message cardroom.gateway.v1.GameInfo
@@ -165,7 +271,7 @@ export type GameInfo = Message<"cardroom.gateway.v1.GameInfo"> & {
  * Use `create(GameInfoSchema)` to create a new message.
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 5);
+  messageDesc(file_cardroom_gateway_v1_gateway, 7);
 
 /**
  * @generated from message cardroom.gateway.v1.ListGamesResponse
@@ -182,7 +288,7 @@ export type ListGamesResponse = Message<"cardroom.gateway.v1.ListGamesResponse">
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 6);
+  messageDesc(file_cardroom_gateway_v1_gateway, 8);
 
 /**
  * Table is a table as the gateway keeps it.
@@ -261,7 +367,7 @@ export type Table = Message<"cardroom.gateway.v1.Table"> & {
  * Use `create(TableSchema)` to create a new message.
  */
 export const TableSchema: GenMessage<Table> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 7);
+  messageDesc(file_cardroom_gateway_v1_gateway, 9);
 
 /**
  * @generated from message cardroom.gateway.v1.CreateTableRequest
@@ -295,7 +401,7 @@ export type CreateTableRequest = Message<"cardroom.gateway.v1.CreateTableRequest
  * Use `create(CreateTableRequestSchema)` to create a new message.
  */
 export const CreateTableRequestSchema: GenMessage<CreateTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 8);
+  messageDesc(file_cardroom_gateway_v1_gateway, 10);
 
 /**
  * @generated from message cardroom.gateway.v1.CreateTableResponse
@@ -322,7 +428,7 @@ export type CreateTableResponse = Message<"cardroom.gateway.v1.CreateTableRespon
  * Use `create(CreateTableResponseSchema)` to create a new message.
  */
 export const CreateTableResponseSchema: GenMessage<CreateTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 9);
+  messageDesc(file_cardroom_gateway_v1_gateway, 11);
 
 /**
  * @generated from message cardroom.gateway.v1.JoinTableRequest
@@ -339,7 +445,7 @@ export type JoinTableRequest = Message<"cardroom.gateway.v1.JoinTableRequest"> &
  * Use `create(JoinTableRequestSchema)` to create a new message.
  */
 export const JoinTableRequestSchema: GenMessage<JoinTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 10);
+  messageDesc(file_cardroom_gateway_v1_gateway, 12);
 
 /**
  * @generated from message cardroom.gateway.v1.JoinTableResponse
@@ -356,7 +462,7 @@ export type JoinTableResponse = Message<"cardroom.gateway.v1.JoinTableResponse">
  * Use `create(JoinTableResponseSchema)` to create a new message.
  */
 export const JoinTableResponseSchema: GenMessage<JoinTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 11);
+  messageDesc(file_cardroom_gateway_v1_gateway, 13);
 
 /**
  * @generated from message cardroom.gateway.v1.LeaveTableRequest
@@ -373,7 +479,7 @@ export type LeaveTableRequest = Message<"cardroom.gateway.v1.LeaveTableRequest">
  * Use `create(LeaveTableRequestSchema)` to create a new message.
  */
 export const LeaveTableRequestSchema: GenMessage<LeaveTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 12);
+  messageDesc(file_cardroom_gateway_v1_gateway, 14);
 
 /**
  * @generated from message cardroom.gateway.v1.LeaveTableResponse
@@ -390,7 +496,7 @@ export type LeaveTableResponse = Message<"cardroom.gateway.v1.LeaveTableResponse
  * Use `create(LeaveTableResponseSchema)` to create a new message.
  */
 export const LeaveTableResponseSchema: GenMessage<LeaveTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 13);
+  messageDesc(file_cardroom_gateway_v1_gateway, 15);
 
 /**
  * @generated from message cardroom.gateway.v1.AddBotsRequest
@@ -422,7 +528,7 @@ export type AddBotsRequest = Message<"cardroom.gateway.v1.AddBotsRequest"> & {
  * Use `create(AddBotsRequestSchema)` to create a new message.
  */
 export const AddBotsRequestSchema: GenMessage<AddBotsRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 14);
+  messageDesc(file_cardroom_gateway_v1_gateway, 16);
 
 /**
  * @generated from message cardroom.gateway.v1.AddBotsResponse
@@ -439,7 +545,7 @@ export type AddBotsResponse = Message<"cardroom.gateway.v1.AddBotsResponse"> & {
  * Use `create(AddBotsResponseSchema)` to create a new message.
  */
 export const AddBotsResponseSchema: GenMessage<AddBotsResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 15);
+  messageDesc(file_cardroom_gateway_v1_gateway, 17);
 
 /**
  * @generated from message cardroom.gateway.v1.StartTableRequest
@@ -456,7 +562,7 @@ export type StartTableRequest = Message<"cardroom.gateway.v1.StartTableRequest">
  * Use `create(StartTableRequestSchema)` to create a new message.
  */
 export const StartTableRequestSchema: GenMessage<StartTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 16);
+  messageDesc(file_cardroom_gateway_v1_gateway, 18);
 
 /**
  * @generated from message cardroom.gateway.v1.StartTableResponse
@@ -473,7 +579,7 @@ export type StartTableResponse = Message<"cardroom.gateway.v1.StartTableResponse
  * Use `create(StartTableResponseSchema)` to create a new message.
  */
 export const StartTableResponseSchema: GenMessage<StartTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 17);
+  messageDesc(file_cardroom_gateway_v1_gateway, 19);
 
 /**
  * @generated from message cardroom.gateway.v1.GetTableRequest
@@ -490,7 +596,7 @@ export type GetTableRequest = Message<"cardroom.gateway.v1.GetTableRequest"> & {
  * Use `create(GetTableRequestSchema)` to create a new message.
  */
 export const GetTableRequestSchema: GenMessage<GetTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 18);
+  messageDesc(file_cardroom_gateway_v1_gateway, 20);
 
 /**
  * @generated from message cardroom.gateway.v1.GetTableResponse
@@ -507,7 +613,7 @@ export type GetTableResponse = Message<"cardroom.gateway.v1.GetTableResponse"> &
  * Use `create(GetTableResponseSchema)` to create a new message.
  */
 export const GetTableResponseSchema: GenMessage<GetTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 19);
+  messageDesc(file_cardroom_gateway_v1_gateway, 21);
 
 /**
  * @generated from message cardroom.gateway.v1.EnqueueTicketRequest
@@ -569,7 +675,7 @@ export type EnqueueTicketRequest = Message<"cardroom.gateway.v1.EnqueueTicketReq
  * Use `create(EnqueueTicketRequestSchema)` to create a new message.
  */
 export const EnqueueTicketRequestSchema: GenMessage<EnqueueTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 20);
+  messageDesc(file_cardroom_gateway_v1_gateway, 22);
 
 /**
  * @generated from message cardroom.gateway.v1.EnqueueTicketResponse
@@ -586,7 +692,7 @@ export type EnqueueTicketResponse = Message<"cardroom.gateway.v1.EnqueueTicketRe
  * Use `create(EnqueueTicketResponseSchema)` to create a new message.
  */
 export const EnqueueTicketResponseSchema: GenMessage<EnqueueTicketResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 21);
+  messageDesc(file_cardroom_gateway_v1_gateway, 23);
 
 /**
  * @generated from message cardroom.gateway.v1.JoinTicketRequest
@@ -603,7 +709,7 @@ export type JoinTicketRequest = Message<"cardroom.gateway.v1.JoinTicketRequest">
  * Use `create(JoinTicketRequestSchema)` to create a new message.
  */
 export const JoinTicketRequestSchema: GenMessage<JoinTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 22);
+  messageDesc(file_cardroom_gateway_v1_gateway, 24);
 
 /**
  * @generated from message cardroom.gateway.v1.JoinTicketResponse
@@ -616,7 +722,7 @@ export type JoinTicketResponse = Message<"cardroom.gateway.v1.JoinTicketResponse
  * Use `create(JoinTicketResponseSchema)` to create a new message.
  */
 export const JoinTicketResponseSchema: GenMessage<JoinTicketResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 23);
+  messageDesc(file_cardroom_gateway_v1_gateway, 25);
 
 /**
  * @generated from message cardroom.gateway.v1.CancelTicketRequest
@@ -633,7 +739,7 @@ export type CancelTicketRequest = Message<"cardroom.gateway.v1.CancelTicketReque
  * Use `create(CancelTicketRequestSchema)` to create a new message.
  */
 export const CancelTicketRequestSchema: GenMessage<CancelTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 24);
+  messageDesc(file_cardroom_gateway_v1_gateway, 26);
 
 /**
  * @generated from message cardroom.gateway.v1.CancelTicketResponse
@@ -646,7 +752,7 @@ export type CancelTicketResponse = Message<"cardroom.gateway.v1.CancelTicketResp
  * Use `create(CancelTicketResponseSchema)` to create a new message.
  */
 export const CancelTicketResponseSchema: GenMessage<CancelTicketResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 25);
+  messageDesc(file_cardroom_gateway_v1_gateway, 27);
 
 /**
  * @generated from message cardroom.gateway.v1.WatchTicketRequest
@@ -663,7 +769,7 @@ export type WatchTicketRequest = Message<"cardroom.gateway.v1.WatchTicketRequest
  * Use `create(WatchTicketRequestSchema)` to create a new message.
  */
 export const WatchTicketRequestSchema: GenMessage<WatchTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 26);
+  messageDesc(file_cardroom_gateway_v1_gateway, 28);
 
 /**
  * @generated from message cardroom.gateway.v1.WatchTicketResponse
@@ -723,7 +829,7 @@ export type WatchTicketResponse = Message<"cardroom.gateway.v1.WatchTicketRespon
  * Use `create(WatchTicketResponseSchema)` to create a new message.
  */
 export const WatchTicketResponseSchema: GenMessage<WatchTicketResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 27);
+  messageDesc(file_cardroom_gateway_v1_gateway, 29);
 
 /**
  * @generated from message cardroom.gateway.v1.ActRequest
@@ -742,7 +848,8 @@ export type ActRequest = Message<"cardroom.gateway.v1.ActRequest"> & {
   action?: Any | undefined;
 
   /**
-   * 1 to 128 bytes, unique per action: a retry with the same id is applied once.
+   * 1 to 128 bytes, unique per action at the table: a retry with the same id and the same action
+   * is applied once; the same id with another action is refused (ACTION_ID_REUSED).
    *
    * @generated from field: string action_id = 3;
    */
@@ -769,7 +876,7 @@ export type ActRequest = Message<"cardroom.gateway.v1.ActRequest"> & {
  * Use `create(ActRequestSchema)` to create a new message.
  */
 export const ActRequestSchema: GenMessage<ActRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 28);
+  messageDesc(file_cardroom_gateway_v1_gateway, 30);
 
 /**
  * @generated from message cardroom.gateway.v1.ActResponse
@@ -806,6 +913,14 @@ export type ActResponse = Message<"cardroom.gateway.v1.ActResponse"> & {
    * @generated from field: repeated google.protobuf.Any legal_actions = 5;
    */
   legalActions: Any[];
+
+  /**
+   * The label in words of each of legal_actions, in the same order (legal_labels[i] names
+   * legal_actions[i]); seats named as in cardroom.events.v1.Event.label.
+   *
+   * @generated from field: repeated string legal_labels = 6;
+   */
+  legalLabels: string[];
 };
 
 /**
@@ -813,7 +928,7 @@ export type ActResponse = Message<"cardroom.gateway.v1.ActResponse"> & {
  * Use `create(ActResponseSchema)` to create a new message.
  */
 export const ActResponseSchema: GenMessage<ActResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 29);
+  messageDesc(file_cardroom_gateway_v1_gateway, 31);
 
 /**
  * @generated from message cardroom.gateway.v1.GetViewRequest
@@ -830,7 +945,7 @@ export type GetViewRequest = Message<"cardroom.gateway.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 30);
+  messageDesc(file_cardroom_gateway_v1_gateway, 32);
 
 /**
  * @generated from message cardroom.gateway.v1.GetViewResponse
@@ -874,7 +989,7 @@ export type GetViewResponse = Message<"cardroom.gateway.v1.GetViewResponse"> & {
  * Use `create(GetViewResponseSchema)` to create a new message.
  */
 export const GetViewResponseSchema: GenMessage<GetViewResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 31);
+  messageDesc(file_cardroom_gateway_v1_gateway, 33);
 
 /**
  * @generated from message cardroom.gateway.v1.ListLegalActionsRequest
@@ -891,7 +1006,7 @@ export type ListLegalActionsRequest = Message<"cardroom.gateway.v1.ListLegalActi
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 32);
+  messageDesc(file_cardroom_gateway_v1_gateway, 34);
 
 /**
  * @generated from message cardroom.gateway.v1.ListLegalActionsResponse
@@ -906,6 +1021,15 @@ export type ListLegalActionsResponse = Message<"cardroom.gateway.v1.ListLegalAct
    * @generated from field: repeated google.protobuf.Any actions = 2;
    */
   actions: Any[];
+
+  /**
+   * The label in words of each action, in the same order (labels[i] names actions[i]), e.g. "play
+   * yellow 1 (Ducks)": different from one another, so a client may show them as the list to pick
+   * from. Seats are named as in cardroom.events.v1.Event.label.
+   *
+   * @generated from field: repeated string labels = 3;
+   */
+  labels: string[];
 };
 
 /**
@@ -913,7 +1037,7 @@ export type ListLegalActionsResponse = Message<"cardroom.gateway.v1.ListLegalAct
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 33);
+  messageDesc(file_cardroom_gateway_v1_gateway, 35);
 
 /**
  * @generated from message cardroom.gateway.v1.WatchRequest
@@ -955,7 +1079,7 @@ export type WatchRequest = Message<"cardroom.gateway.v1.WatchRequest"> & {
  * Use `create(WatchRequestSchema)` to create a new message.
  */
 export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 34);
+  messageDesc(file_cardroom_gateway_v1_gateway, 36);
 
 /**
  * WatchResponse carries one event, or (with include_legal_actions) the seat's legal actions; with
@@ -971,7 +1095,8 @@ export type WatchResponse = Message<"cardroom.gateway.v1.WatchResponse"> & {
 
   /**
    * Sent after the events of a version at which the seat may act, and once with no action when it
-   * no longer may. When the stream falls behind, only the newest version's list is sent.
+   * no longer may while the game goes on. When the stream falls behind, only the newest version's
+   * list is sent. None comes with or after TableFinished, the stream's last event.
    *
    * @generated from field: cardroom.gateway.v1.LegalActions legal_actions = 2;
    */
@@ -991,7 +1116,7 @@ export type WatchResponse = Message<"cardroom.gateway.v1.WatchResponse"> & {
  * Use `create(WatchResponseSchema)` to create a new message.
  */
 export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 35);
+  messageDesc(file_cardroom_gateway_v1_gateway, 37);
 
 /**
  * LegalActions are the caller's legal actions at a table version.
@@ -1008,6 +1133,14 @@ export type LegalActions = Message<"cardroom.gateway.v1.LegalActions"> & {
    * @generated from field: repeated google.protobuf.Any actions = 2;
    */
   actions: Any[];
+
+  /**
+   * The label in words of each action, in the same order (labels[i] names actions[i]); see
+   * ListLegalActionsResponse.labels.
+   *
+   * @generated from field: repeated string labels = 3;
+   */
+  labels: string[];
 };
 
 /**
@@ -1015,7 +1148,7 @@ export type LegalActions = Message<"cardroom.gateway.v1.LegalActions"> & {
  * Use `create(LegalActionsSchema)` to create a new message.
  */
 export const LegalActionsSchema: GenMessage<LegalActions> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 36);
+  messageDesc(file_cardroom_gateway_v1_gateway, 38);
 
 /**
  * @generated from message cardroom.gateway.v1.GetReplayRequest
@@ -1032,7 +1165,7 @@ export type GetReplayRequest = Message<"cardroom.gateway.v1.GetReplayRequest"> &
  * Use `create(GetReplayRequestSchema)` to create a new message.
  */
 export const GetReplayRequestSchema: GenMessage<GetReplayRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 37);
+  messageDesc(file_cardroom_gateway_v1_gateway, 39);
 
 /**
  * ReplayEntry is one applied action (or timeout, or abort) with every event it caused.
@@ -1089,7 +1222,7 @@ export type ReplayEntry = Message<"cardroom.gateway.v1.ReplayEntry"> & {
  * Use `create(ReplayEntrySchema)` to create a new message.
  */
 export const ReplayEntrySchema: GenMessage<ReplayEntry> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 38);
+  messageDesc(file_cardroom_gateway_v1_gateway, 40);
 
 /**
  * @generated from message cardroom.gateway.v1.GetReplayResponse
@@ -1120,7 +1253,7 @@ export type GetReplayResponse = Message<"cardroom.gateway.v1.GetReplayResponse">
  * Use `create(GetReplayResponseSchema)` to create a new message.
  */
 export const GetReplayResponseSchema: GenMessage<GetReplayResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 39);
+  messageDesc(file_cardroom_gateway_v1_gateway, 41);
 
 /**
  * TableState is where a table is in its life.
@@ -1222,7 +1355,9 @@ export const TicketStateSchema: GenEnum<TicketState> = /*@__PURE__*/
  */
 export const GatewayService: GenService<{
   /**
-   * SignIn creates a guest session.
+   * SignIn opens a session: as a guest (a new player every time), or with a credential the client
+   * keeps (a device id and secret, or a user name and password), which returns the same player id
+   * at every sign-in.
    *
    * @generated from rpc cardroom.gateway.v1.GatewayService.SignIn
    */
@@ -1358,7 +1493,9 @@ export const GatewayService: GenService<{
     output: typeof WatchTicketResponseSchema;
   },
   /**
-   * Act plays one action for the caller's seat. A retry with the same action_id is applied once.
+   * Act plays one action for the caller's seat. A retry with the same action_id and the same
+   * action is applied once (answered from the log); the id reused for another action is
+   * INVALID_ARGUMENT (ACTION_ID_REUSED).
    *
    * @generated from rpc cardroom.gateway.v1.GatewayService.Act
    */
