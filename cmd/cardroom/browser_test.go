@@ -169,7 +169,8 @@ func seqs(t *testing.T, tab context.Context) []int {
 // TestBrowserPlaysEveryGame: for each game a browser player signs in, queues with bots, plays to
 // the end by clicking legal moves and sees the result the gateway's GetReplay reports. The page
 // shows exactly the events the player's own Watch stream delivers; a reload mid-game resumes the
-// same seat with no event lost; a spectator's page holds no card of a hand.
+// same seat with no event lost; a spectator's page holds no card of a hand; the replay steps to
+// the result.
 func TestBrowserPlaysEveryGame(t *testing.T) {
 	newTab := newBrowser(t)
 	front := startServe(t)
@@ -245,6 +246,11 @@ func TestBrowserPlaysEveryGame(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("the result screen shows %v, GetReplay %v", got, want)
 			}
+			// The replay steps through the deal and every applied action.
+			runB(t, tab, 30*time.Second, chromedp.Navigate(url+"#/replay/"+table), chromedp.WaitVisible(chromedp.CSS(`[data-testid=step]`)))
+			runB(t, tab, 30*time.Second, chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("input[type=range]")?.max === "%d"`, len(replay.GetEntries()))))
+			evalJS[bool](t, tab, `(() => { const r = document.querySelector("input[type=range]"); r.value = r.max; r.dispatchEvent(new Event("input", {bubbles: true})); return true })()`)
+			runB(t, tab, 30*time.Second, chromedp.WaitVisible(chromedp.CSS(`[data-testid=result]`)))
 			// The page holds exactly the events the player's own stream delivers.
 			if page, stream := seqs(t, tab), watchAll(t, ctx, gw, table); !slices.Equal(page, stream) {
 				t.Fatalf("the page shows events %v, the player's Watch %v", page, stream)
@@ -277,4 +283,3 @@ func watchAll(t *testing.T, ctx context.Context, gw gatewayv1.GatewayServiceClie
 		}
 	}
 }
-
