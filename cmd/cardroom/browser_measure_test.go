@@ -20,7 +20,7 @@ func TestBrowserFigures(t *testing.T) {
 		t.Skip("a measurement: set CARDROOM_WEB_MEASURE=1 to run it")
 	}
 	newTab := newBrowser(t)
-	front := startServe(t)
+	front := serveForBrowsers(t)
 	url := "http://" + front + "/"
 
 	// Lobby: first contentful paint of a fresh page, signed in (the games listed).

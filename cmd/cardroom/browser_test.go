@@ -39,8 +39,8 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// startServe runs `cardroom serve` in the test process and returns its front address.
-func startServe(t *testing.T) string {
+// serveForBrowsers runs `cardroom serve` in the test process and returns its front address.
+func serveForBrowsers(t *testing.T) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan map[string]string, 1)
@@ -173,7 +173,7 @@ func seqs(t *testing.T, tab context.Context) []int {
 // the result.
 func TestBrowserPlaysEveryGame(t *testing.T) {
 	newTab := newBrowser(t)
-	front := startServe(t)
+	front := serveForBrowsers(t)
 	url := "http://" + front + "/"
 	cc, err := grpc.NewClient(front, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
