@@ -17,7 +17,7 @@ HASPKG = $(GO) list ./... 2>/dev/null | grep -q .
 # Statistical play-strength tests named *WinRate skip themselves under the race detector (it slows
 # the bots tenfold); they run in a second pass without it.
 test: lint vet ## every module's tests with the race detector, then the play-strength tests
-	@set -e; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; echo "== $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done
+	@set -e; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; echo "== $$m"; (cd $$m && $(GO) test -race -count=1 -timeout 20m ./...); done
 	@set -eo pipefail; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; (cd $$m && $(GO) test -count=1 -run 'WinRate$$' ./... | { grep -v -e 'no test files' -e 'no tests to run' || true; }); done
 
 generate: ## regenerate Go from proto/
