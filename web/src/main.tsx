@@ -649,7 +649,10 @@ function Rows({ view, name, legal, onAct }: { view: PlainObj; name: (n: number) 
           <b>{name(Number(r.seat ?? 0))}</b>:{" "}
           {((r.slots as PlainObj[]) ?? []).map((s, i) => {
             const t = throwOf(Number(r.seat ?? 0), i);
-            const text = words(s, name) || "face down";
+            // A slot: its card when the viewer knows it (else face down), and who has seen it.
+            const seen = Number(s.knownBy ?? 0);
+            const who = Array.from({ length: 32 }, (_, b) => b).filter((b) => seen & (1 << b)).map(name);
+            const text = s.empty ? "empty" : `${s.card ? `card ${s.card}` : "face down"}${who.length ? `, seen by ${who.join(", ")}` : ""}`;
             return t ? (
               <button class="card hot" aria-label={`throw slot ${i}: ${text}`} onClick={() => onAct(t)}>
                 {text}
