@@ -97,7 +97,13 @@ func ParseArgs(args []string, out io.Writer) (Options, error) {
 	fs.DurationVar(&o.Wait, "wait", 20*time.Second, "")
 	fs.BoolVar(&o.Resume, "resume", false, "")
 	fs.StringVar(&o.Dir, "config", "", "")
-	if perr := fs.Parse(args); perr != nil {
+	perr := fs.Parse(args)
+	if perr == nil && o.Game == "" && fs.NArg() > 0 {
+		// The game may also follow the flags: cardroom play --name Ann sapotagem.
+		o.Game = fs.Arg(0)
+		perr = fs.Parse(fs.Args()[1:])
+	}
+	if perr != nil {
 		if !errors.Is(perr, flag.ErrHelp) {
 			fmt.Fprintf(out, "cardroom play: %v\n", perr)
 		}

@@ -1,6 +1,7 @@
 package play
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,5 +278,25 @@ func TestTurnTimer(t *testing.T) {
 	m.deadline = time.Time{}
 	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot)" {
 		t.Fatalf("without a limit: %q", got)
+	}
+}
+
+// The game may stand before or after the flags; anything after both is refused.
+func TestParseArgsGameAnywhere(t *testing.T) {
+	for _, args := range [][]string{
+		{"sapotagem", "--name", "Ann", "--seats", "3"},
+		{"--name", "Ann", "--seats", "3", "sapotagem"},
+		{"--name", "Ann", "sapotagem", "--seats", "3"},
+	} {
+		o, err := ParseArgs(args, io.Discard)
+		if err != nil {
+			t.Fatalf("%q: %v", args, err)
+		}
+		if o.Game != "sapotagem" || o.Name != "Ann" || o.Seats != 3 {
+			t.Fatalf("%q: game %q, name %q, seats %d", args, o.Game, o.Name, o.Seats)
+		}
+	}
+	if _, err := ParseArgs([]string{"--name", "Ann", "sapotagem", "sponsio"}, io.Discard); err == nil {
+		t.Fatal("two games accepted")
 	}
 }
