@@ -9,6 +9,7 @@ import (
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -121,11 +122,11 @@ func TestEncodeEntry(t *testing.T) {
 				}
 			}
 			// The bus messages are those built from the decoded events.
-			wantMsgs, err := messages(ref.GetEvents())
+			wantMsgs, err := messages(bus.Subjects{}, ref.GetEvents())
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotMsgs := committedMessages(c.table, "highcard", encs, &subjects{})
+			gotMsgs := committedMessages(bus.Subjects{}, c.table, "highcard", encs, &subjects{})
 			if len(gotMsgs) != len(wantMsgs) {
 				t.Fatalf("%d messages, want %d", len(gotMsgs), len(wantMsgs))
 			}

@@ -38,6 +38,12 @@ type Publisher interface {
 	Publish(ctx context.Context, msgs []bus.Message) error
 }
 
+// Subjecter is a Publisher that names its subjects (*bus.Bus); a Publisher that is not one
+// publishes under bus.DefaultPrefix.
+type Subjecter interface {
+	Subjects() bus.Subjects
+}
+
 // Options tune a Server; zero values take the defaults.
 type Options struct {
 	// Retain is how long a finished table and its log are kept (default 24h).
@@ -68,8 +74,10 @@ type Server struct {
 	info  engine.Info
 	store store.Store
 	pub   Publisher
-	live  LivePublisher  // nil: no live updates
-	async AsyncPublisher // nil: every publication is awaited where it is made
+	live  LivePublisher // nil: no live updates
+	// subjects name the bus's subjects (pub's, when it is a Subjecter).
+	subjects bus.Subjects
+	async    AsyncPublisher // nil: every publication is awaited where it is made
 	// acks are publications on their way to the stream while Run runs (running), confirmed
 	// in the background.
 	acks    chan pendingAck
@@ -115,8 +123,12 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 	info := eng.Info()
 	live, _ := pub.(LivePublisher)
 	async, _ := pub.(AsyncPublisher)
+	var subjects bus.Subjects
+	if sj, ok := pub.(Subjecter); ok {
+		subjects = sj.Subjects()
+	}
 	return &Server{
-		eng: eng, info: info, store: st, pub: pub, live: live, async: async, opt: opt,
+		eng: eng, info: info, store: st, pub: pub, live: live, async: async, subjects: subjects, opt: opt,
 		log:       opt.Logger.With(slog.String("game", info.Name)),
 		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
 		metrics:   newMetrics(info.Name),

@@ -164,8 +164,8 @@ func collect(t *testing.T, b *bus.Bus, filter string) func(n int) []*eventsv1.Ev
 func TestFullGame(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
-		events := collect(t, e.bus, bus.TableSubjects("g1"))
-		finished := collect(t, e.bus, bus.FinishedSubject("highcard"))
+		events := collect(t, e.bus, e.bus.Subjects().Table("g1"))
+		finished := collect(t, e.bus, e.bus.Subjects().Finished("highcard"))
 		e.create(t, "g1", tableConfig(3, 2, 0))
 		var last *rulesv1.ActResponse
 		for i := range 6 {
@@ -388,7 +388,7 @@ func TestRepublish(t *testing.T) {
 		lb.failPub.Store(2)
 		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{})
 		client := serve(t, srv)
-		events := collect(t, b, bus.TableSubjects("p1"))
+		events := collect(t, b, b.Subjects().Table("p1"))
 		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "p1", Config: tableConfig(2, 1, 0)}); err != nil {
 			t.Fatal(err)
 		}
@@ -425,7 +425,7 @@ func TestRepublishBelowLaterConfirmation(t *testing.T) {
 		lb.failPub.Store(1) // the creation's events
 		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{RepublishAfter: time.Hour})
 		client := serve(t, srv)
-		events := collect(t, b, bus.TableSubjects("h1"))
+		events := collect(t, b, b.Subjects().Table("h1"))
 		ctx, stop := context.WithCancel(t.Context())
 		ran := make(chan error)
 		go func() { ran <- srv.Run(ctx) }()
@@ -506,7 +506,7 @@ func TestSecrets(t *testing.T) {
 func TestAbort(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
-		finished := collect(t, e.bus, bus.FinishedSubject("highcard"))
+		finished := collect(t, e.bus, e.bus.Subjects().Finished("highcard"))
 		e.create(t, "x1", tableConfig(2, 1, time.Second))
 		resp, err := e.client.AbortTable(t.Context(), &rulesv1.AbortTableRequest{TableId: "x1", Reason: "server maintenance"})
 		if err != nil || !resp.GetTable().GetFinished() || !resp.GetTable().GetOutcome().GetAborted() {
