@@ -21,7 +21,7 @@ import (
 
 // referenceEntry builds the messages encodeEntry writes directly, for proto.Marshal to compare.
 func referenceEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event) *rulesv1.LogEntry {
-	e := &rulesv1.LogEntry{Version: h.version, Action: h.action, ActionId: h.actionID, Time: timestamppb.New(h.at)}
+	e := &rulesv1.LogEntry{Version: h.version, Action: h.action, ActionId: h.actionID, Time: timestamppb.New(h.at), StandIn: h.standIn}
 	switch h.by {
 	case bySeat:
 		e.By = &rulesv1.LogEntry_Seat{Seat: h.seat}
@@ -71,6 +71,7 @@ func TestEncodeEntry(t *testing.T) {
 	}{
 		{"created", entryHead{at: at}, "t1", 0, events},
 		{"seat", entryHead{version: 3, by: bySeat, seat: 1, action: action, actionID: "a-1", at: at}, "t1", 17, events[:2]},
+		{"stand-in", entryHead{version: 4, by: bySeat, seat: 2, action: action, actionID: "b:4:2", at: at, standIn: true}, "t1", 20, events[:3]},
 		{"seat zero", entryHead{version: 1, by: bySeat, action: action, actionID: "x", at: time.UnixMilli(0)}, "t", 1, events},
 		{"no events", entryHead{version: 200, by: bySeat, seat: 5, action: action, actionID: strings.Repeat("i", 128), at: at}, "t", 1 << 40, nil},
 		{"unknown fields", entryHead{version: 2, by: bySeat, action: withUnknown, actionID: "u", at: at}, "t", 3, events[1:3]},
@@ -151,5 +152,29 @@ func TestEncodeEntryRefusesInvalidUTF8(t *testing.T) {
 	}
 	if _, _, err := encodeEntry(&entryHead{}, "t", "g\xff", 0, nil, nil); err == nil {
 		t.Fatal("invalid game name: no error")
+	}
+}
+
+// TestEntryActor reads the seat and the stand-in mark back from encoded entries.
+func TestEntryActor(t *testing.T) {
+	at := time.UnixMilli(1_700_000_000_000)
+	action, _ := anypb.New(wrapperspb.String("play"))
+	for _, h := range []entryHead{
+		{version: 1, by: bySeat, seat: 0, action: action, actionID: "a", at: at},
+		{version: 2, by: bySeat, seat: 3, action: action, actionID: "b:2:3", at: at, standIn: true},
+		{version: 3, by: byTimeout, at: at},
+		{version: 4, by: byAbort, at: at},
+	} {
+		data, _, err := encodeEntry(&h, "t", "highcard", 0, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seat, bySeat_, standIn, err := entryActor(data)
+		if err != nil || bySeat_ != (h.by == bySeat) || seat != h.seat || standIn != h.standIn {
+			t.Errorf("entry %d: seat %d, by seat %v, stand-in %v, %v", h.version, seat, bySeat_, standIn, err)
+		}
+	}
+	if _, _, _, err := entryActor([]byte{0x10}); err == nil {
+		t.Error("a truncated entry was read")
 	}
 }

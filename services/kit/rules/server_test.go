@@ -174,7 +174,9 @@ func TestFullGame(t *testing.T) {
 			if err != nil || len(legal.GetActions()) != 2 {
 				t.Fatalf("legal for seat %d: %v %v", seat, err, legal)
 			}
-			last, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "g1", Seat: seat, Action: legal.GetActions()[0], ActionId: fmt.Sprint("a", i)})
+			// Seat 2's moves and seat 1's second are played by a stand-in for an absent player.
+			standIn := seat == 2 || i == 4
+			last, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "g1", Seat: seat, Action: legal.GetActions()[0], ActionId: fmt.Sprint("a", i), StandIn: standIn})
 			if err != nil {
 				t.Fatalf("act %d: %v", i, err)
 			}
@@ -192,6 +194,11 @@ func TestFullGame(t *testing.T) {
 		logResp, err := e.client.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: "g1"})
 		if err != nil || len(logResp.GetEntries()) != 6 {
 			t.Fatalf("log: %v, %d entries", err, len(logResp.GetEntries()))
+		}
+		for i, en := range logResp.GetEntries() {
+			if want := i%3 == 2 || i == 4; en.GetStandIn() != want {
+				t.Errorf("log entry %d: stand_in %v", i, en.GetStandIn())
+			}
 		}
 		// Every committed event reached the bus once, in sequence order, gap-free.
 		want := int(view.GetLastSequence())
@@ -212,6 +219,15 @@ func TestFullGame(t *testing.T) {
 		fin := &eventsv1.TableFinished{}
 		if err := finished(1)[0].GetPayload().UnmarshalTo(fin); err != nil || fin.GetActions() != 6 || len(fin.GetOutcome().GetResults()) != 3 {
 			t.Fatalf("finished event: %v %v", err, fin)
+		}
+		wantSeats := []*eventsv1.SeatActions{{Seat: 0, Actions: 2}, {Seat: 1, Actions: 2, StandIn: 1}, {Seat: 2, Actions: 2, StandIn: 2}}
+		if len(fin.GetSeatActions()) != len(wantSeats) {
+			t.Fatalf("seat actions %v, want %v", fin.GetSeatActions(), wantSeats)
+		}
+		for i, w := range wantSeats {
+			if !proto.Equal(fin.GetSeatActions()[i], w) {
+				t.Errorf("seat actions %v, want %v", fin.GetSeatActions(), wantSeats)
+			}
 		}
 	})
 }
