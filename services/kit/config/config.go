@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"cardroom.dev/services/kit/bus"
 )
 
 // Config is every setting.
@@ -26,6 +28,9 @@ type Config struct {
 	NATSURL string
 	// NATSDir is where an embedded NATS keeps its stream (empty: a temporary directory).
 	NATSDir string
+	// NATSPrefix is the prefix of every NATS subject and, upper-cased, the JetStream stream's name:
+	// instances with different prefixes share one NATS without seeing each other (bus.Subjects).
+	NATSPrefix string
 	// OTLPEndpoint, when set, exports traces with OTLP/gRPC to host:port.
 	OTLPEndpoint string
 	// TraceSample is the share of new traces recorded and exported (a trace started upstream
@@ -114,6 +119,7 @@ var settings = []setting{
 	{"redis-url", "CARDROOM_REDIS_URL", "", "Redis URL for the table store (empty: in-memory store)", str(func(c *Config) *string { return &c.RedisURL })},
 	{"redis-prefix", "CARDROOM_REDIS_PREFIX", "cardroom:", "prefix of every Redis key", str(func(c *Config) *string { return &c.RedisPrefix })},
 	{"nats-url", "CARDROOM_NATS_URL", "", "NATS URL with JetStream (empty: embedded server)", str(func(c *Config) *string { return &c.NATSURL })},
+	{"nats-prefix", "CARDROOM_NATS_PREFIX", bus.DefaultPrefix, "prefix of every NATS subject; upper-cased, the stream name (lower-case letters, digits, '-', '_')", str(func(c *Config) *string { return &c.NATSPrefix })},
 	{"nats-dir", "CARDROOM_NATS_DIR", "", "storage directory of the embedded NATS (empty: temporary)", str(func(c *Config) *string { return &c.NATSDir })},
 	{"otlp-endpoint", "CARDROOM_OTLP_ENDPOINT", "", "OTLP/gRPC trace collector host:port (empty: no export)", str(func(c *Config) *string { return &c.OTLPEndpoint })},
 	{"trace-sample", "CARDROOM_TRACE_SAMPLE", "1", "share of new traces recorded and exported, 0 to 1 (only with an OTLP endpoint)", float(func(c *Config) *float64 { return &c.TraceSample })},
@@ -173,6 +179,9 @@ func (c Config) validate() error {
 	if c.Retention == 0 {
 		return fmt.Errorf("retention must be positive")
 	}
+	if err := bus.CheckPrefix(c.NATSPrefix); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -202,6 +211,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("redis_url", Redact(c.RedisURL)),
 		slog.String("redis_prefix", c.RedisPrefix),
 		slog.String("nats_url", Redact(c.NATSURL)),
+		slog.String("nats_prefix", c.NATSPrefix),
 		slog.String("otlp_endpoint", c.OTLPEndpoint),
 		slog.Float64("trace_sample", c.TraceSample),
 		slog.String("log_level", c.LogLevel),
