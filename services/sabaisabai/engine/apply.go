@@ -154,6 +154,24 @@ func (s *State) checkThrow(me uint8, a *Action) error {
 	if a.Owner != me && !s.forOthers {
 		return engine.Refuse(CodeForOthersOff, "throwing for others is switched off at this table")
 	}
+	// Ruling T1: a slot named with a card must still hold that card, and the thrower must still
+	// know it (else a named card would probe unknown cards for free). The check uses only what the
+	// thrower knows, so a refusal tells nothing new.
+	for i, sl := range a.Slots[:a.N] {
+		c := a.Cards[i]
+		if c == 0 {
+			continue
+		}
+		if !s.occupied(a.Owner, sl) {
+			return engine.Outdated(CodeStaleThrow, "the throw aimed at the %s in seat %d's slot %d; that slot is empty now",
+				cardWords(uint32(c)), a.Owner, sl)
+		}
+		id := s.rows[a.Owner][sl]
+		if s.known[id]&bit(me) == 0 || number(id) != c {
+			return engine.Outdated(CodeStaleThrow, "the throw aimed at the %s in seat %d's slot %d; another card lies there now",
+				cardWords(uint32(c)), a.Owner, sl)
+		}
+	}
 	for _, sl := range a.Slots[:a.N] {
 		if !s.occupied(a.Owner, sl) {
 			return engine.Refuse(CodeNoSuchSlot, "seat %d has no card at slot %d", a.Owner, sl)
@@ -452,7 +470,7 @@ func (s *State) legal(me uint8, buf []Action) []Action {
 		tn := number(top)
 		want := class(tn)
 		turn := s.turn
-		var multi [MaxThrow]uint8
+		var multi, multiCards [MaxThrow]uint8
 		nm := uint8(0)
 		for i, id := range s.rows[me] {
 			if id == noCard {
@@ -460,14 +478,17 @@ func (s *State) legal(me uint8, buf []Action) []Action {
 			}
 			buf, a = push(buf, KindThrow)
 			a.Owner, a.Top, a.Turn, a.N, a.Slots[0] = me, tn, turn, 1, uint8(i)
-			if s.known[id]&bit(me) != 0 && class(number(id)) == want && nm < MaxThrow {
-				multi[nm] = uint8(i)
-				nm++
+			if s.known[id]&bit(me) != 0 {
+				a.Cards[0] = number(id)
+				if class(number(id)) == want && nm < MaxThrow {
+					multi[nm], multiCards[nm] = uint8(i), number(id)
+					nm++
+				}
 			}
 		}
 		if nm > 1 {
 			buf, a = push(buf, KindThrow)
-			a.Owner, a.Top, a.Turn, a.N, a.Slots = me, tn, turn, nm, multi
+			a.Owner, a.Top, a.Turn, a.N, a.Slots, a.Cards = me, tn, turn, nm, multi, multiCards
 		}
 		if s.forOthers {
 			for o := range s.n {
@@ -477,7 +498,7 @@ func (s *State) legal(me uint8, buf []Action) []Action {
 				for i, id := range s.rows[o] {
 					if id != noCard && s.known[id]&bit(me) != 0 && s.known[id]&bit(o) == 0 {
 						buf, a = push(buf, KindThrow)
-						a.Owner, a.Top, a.Turn, a.N, a.Slots[0] = o, tn, turn, 1, uint8(i)
+						a.Owner, a.Top, a.Turn, a.N, a.Slots[0], a.Cards[0] = o, tn, turn, 1, uint8(i), number(id)
 					}
 				}
 			}
