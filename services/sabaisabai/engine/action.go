@@ -74,6 +74,8 @@ const (
 	CodeRoundEnding      = "ROUND_ENDING"
 	CodeDuplicateSlot    = "DUPLICATE_SLOT"
 	CodeBadCard          = "BAD_CARD"
+	CodeDiscardPending   = "DISCARD_PENDING"
+	CodeBotReacting      = "BOT_REACTING"
 )
 
 // EncodeAction implements engine.Game.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
@@ -21,6 +22,8 @@ type table struct {
 	rows  [][]uint8
 	pile  []uint8
 	disc  []uint8
+	// kinds are the seats' kinds (nil: not said, as a simulation).
+	kinds []gamev1.PlayerKind
 }
 
 func build(t *testing.T, tb table) *State {
@@ -28,7 +31,7 @@ func build(t *testing.T, tb table) *State {
 	if tb.opts == nil {
 		tb.opts = &pb.Options{}
 	}
-	s, _, err := Game{}.Setup(engine.Config{Seats: tb.seats, Seed: 1, Options: tb.opts, Start: start})
+	s, _, err := Game{}.Setup(engine.Config{Seats: tb.seats, Seed: 1, Options: tb.opts, Start: start, Kinds: tb.kinds})
 	if err != nil {
 		t.Fatal(err)
 	}
