@@ -143,27 +143,25 @@ func (s *State) timing(cfg engine.Config, opts *pb.Options) error {
 			s.bots |= bit(uint8(i))
 		}
 	}
-	window, rmin, rmax, think := time.Duration(0), DefaultBotReactionMin, DefaultBotReactionMax, DefaultBotThink
+	window := time.Duration(0)
 	if people {
 		window = DefaultThrowWindow
 	}
-	for _, o := range []struct {
-		name string
-		d    *durationpb.Duration
-		to   *time.Duration
-	}{
-		{"throw_window", opts.GetThrowWindow(), &window},
-		{"bot_reaction_min", opts.GetBotReactionMin(), &rmin},
-		{"bot_reaction_max", opts.GetBotReactionMax(), &rmax},
-		{"bot_think", opts.GetBotThink(), &think},
-	} {
-		if o.d == nil {
-			continue
-		}
-		if err := o.d.CheckValid(); err != nil || o.d.AsDuration() < 0 || o.d.AsDuration() > MaxDelay {
-			return engine.Invalid("options."+o.name, engine.CodeBadOptions, "%s must be between 0 and %v", o.name, MaxDelay)
-		}
-		*o.to = o.d.AsDuration()
+	window, err := delay("throw_window", opts.GetThrowWindow(), window)
+	if err != nil {
+		return err
+	}
+	rmin, err := delay("bot_reaction_min", opts.GetBotReactionMin(), DefaultBotReactionMin)
+	if err != nil {
+		return err
+	}
+	rmax, err := delay("bot_reaction_max", opts.GetBotReactionMax(), DefaultBotReactionMax)
+	if err != nil {
+		return err
+	}
+	think, err := delay("bot_think", opts.GetBotThink(), DefaultBotThink)
+	if err != nil {
+		return err
 	}
 	if opts.GetBotReactionMin() != nil && opts.GetBotReactionMax() == nil {
 		rmax = max(rmax, rmin)
@@ -177,6 +175,17 @@ func (s *State) timing(cfg engine.Config, opts *pb.Options) error {
 	}
 	s.windowNS, s.reactMinNS, s.reactMaxNS, s.thinkNS = int64(window), int64(rmin), int64(rmax), int64(think)
 	return nil
+}
+
+// delay is the duration option name: def when unset, else its value, which must lie in 0…MaxDelay.
+func delay(name string, d *durationpb.Duration, def time.Duration) (time.Duration, error) {
+	if d == nil {
+		return def, nil
+	}
+	if err := d.CheckValid(); err != nil || d.AsDuration() < 0 || d.AsDuration() > MaxDelay {
+		return 0, engine.Invalid("options."+name, engine.CodeBadOptions, "%s must be between 0 and %v", name, MaxDelay)
+	}
+	return d.AsDuration(), nil
 }
 
 // deal starts the next round: every card is shuffled and each seat gets four face-down cards.
