@@ -103,6 +103,8 @@ type Game[S, A any] interface {
 	// DecodeAction turns the action message into the engine's action; a message that can never be
 	// valid is a Violation of kind Malformed.
 	DecodeAction(m proto.Message) (A, error)
+	// Describer puts the game's actions and events into words.
+	Describer[S, A]
 }
 
 // Bot chooses a seat's move from what that seat may see: its view and its legal actions. legal is
@@ -132,6 +134,9 @@ type Engine interface {
 	Info() Info
 	Setup(cfg Config) (State, []Event, error)
 	DecodeState(b []byte) (State, error)
+	// DescribeEvent labels one of the game's event payloads in words (see Describer); seats are
+	// named by SeatRef tokens. Never empty.
+	DescribeEvent(payload proto.Message) string
 }
 
 // State is one table's state bound to its game.
@@ -141,6 +146,9 @@ type State interface {
 	Deadline() (time.Time, bool)
 	Timeout(at time.Time) ([]Event, error)
 	Legal(seat int) []proto.Message
+	// LegalLabelled is Legal with the label of each action in words (labels[i] names actions[i];
+	// see Describer): non-empty, and different from one another.
+	LegalLabelled(seat int) (actions []proto.Message, labels []string)
 	View(viewer int) proto.Message
 	Outcome() (*gamev1.Outcome, bool)
 	// Suggest asks the game's bot for seat's move; false when the seat has nothing to do or its bot
@@ -163,6 +171,18 @@ type erased[S, A any] struct {
 }
 
 func (e erased[S, A]) Info() Info { return e.g.Info() }
+
+// DescribeEvent labels payload; a payload the game does not know (which it never emits) is named
+// by its type.
+func (e erased[S, A]) DescribeEvent(payload proto.Message) string {
+	if l := e.g.DescribeEvent(payload); l != "" {
+		return l
+	}
+	if payload == nil {
+		return "event"
+	}
+	return string(payload.ProtoReflect().Descriptor().Name())
+}
 
 func (e erased[S, A]) Setup(cfg Config) (State, []Event, error) {
 	s, evs, err := e.g.Setup(cfg)
@@ -206,6 +226,20 @@ func (b *bound[S, A]) Legal(seat int) []proto.Message {
 		out[i] = b.g.EncodeAction(a)
 	}
 	return out
+}
+
+func (b *bound[S, A]) LegalLabelled(seat int) ([]proto.Message, []string) {
+	acts := b.g.Legal(b.s, seat, nil)
+	if len(acts) == 0 {
+		return nil, nil
+	}
+	out := make([]proto.Message, len(acts))
+	labels := make([]string, len(acts))
+	for i, a := range acts {
+		out[i] = b.g.EncodeAction(a)
+		labels[i] = b.g.DescribeAction(b.s, seat, a)
+	}
+	return out, labels
 }
 
 func (b *bound[S, A]) Suggest(seat int, r *rand.Rand) (proto.Message, bool) {

@@ -30,6 +30,9 @@ const seatRefPrefix = "{seat:"
 // the reader should see it.
 func SeatRef(seat int) string { return seatRefPrefix + strconv.Itoa(seat) + "}" }
 
+// HasSeatRef reports whether label names a seat by a SeatRef, which RenderLabel would replace.
+func HasSeatRef(label string) bool { return strings.Contains(label, seatRefPrefix) }
+
 // SeatName says how to call a seat in a rendered label: its player's display name, and whether the
 // reader holds it. An empty name leaves the seat's number alone.
 type SeatName func(seat int) (name string, you bool)
