@@ -277,7 +277,11 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 		return nil, invalid("config.seed_policy", CodeInvalidField, "unknown seed policy %d", cfg.GetSeedPolicy())
 	}
 	now := s.now()
-	st, evs, err := s.eng.Setup(engine.Config{Seats: n, Seed: cfg.GetSeed(), Options: opts, TurnTime: turn, Start: now})
+	kinds := make([]gamev1.PlayerKind, n)
+	for i, seat := range cfg.GetSeats() {
+		kinds[i] = seat.GetPlayer().GetKind()
+	}
+	st, evs, err := s.eng.Setup(engine.Config{Seats: n, Seed: cfg.GetSeed(), Options: opts, TurnTime: turn, Start: now, Kinds: kinds})
 	if err != nil {
 		return nil, err
 	}

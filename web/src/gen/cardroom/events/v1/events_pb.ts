@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cardroom/events/v1/events.proto.
  */
 export const file_cardroom_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9jYXJkcm9vbS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJjYXJkcm9vbS5ldmVudHMudjEiOgoKVmlzaWJpbGl0eRIQCgZwdWJsaWMYASABKAhIABIOCgRzZWF0GAIgASgNSABCCgoIYXVkaWVuY2Ui3gEKBUV2ZW50EhAKCHRhYmxlX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSEAoIc2VxdWVuY2UYAyABKAQSDwoHdmVyc2lvbhgEIAEoBBIyCgp2aXNpYmlsaXR5GAUgASgLMh4uY2FyZHJvb20uZXZlbnRzLnYxLlZpc2liaWxpdHkSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoHcGF5bG9hZBgHIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSDQoFbGFiZWwYCCABKAkiPQoMVGFibGVDcmVhdGVkEi0KBmNvbmZpZxgBIAEoCzIdLmNhcmRyb29tLmdhbWUudjEuVGFibGVDb25maWci3AEKDVRhYmxlRmluaXNoZWQSLQoGY29uZmlnGAEgASgLMh0uY2FyZHJvb20uZ2FtZS52MS5UYWJsZUNvbmZpZxIqCgdvdXRjb21lGAIgASgLMhkuY2FyZHJvb20uZ2FtZS52MS5PdXRjb21lEg8KB2FjdGlvbnMYAyABKAQSLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wYgZwcm90bzM", [file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_timestamp]);
+  fileDesc("Ch9jYXJkcm9vbS9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJjYXJkcm9vbS5ldmVudHMudjEiOgoKVmlzaWJpbGl0eRIQCgZwdWJsaWMYASABKAhIABIOCgRzZWF0GAIgASgNSABCCgoIYXVkaWVuY2Ui3gEKBUV2ZW50EhAKCHRhYmxlX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSEAoIc2VxdWVuY2UYAyABKAQSDwoHdmVyc2lvbhgEIAEoBBIyCgp2aXNpYmlsaXR5GAUgASgLMh4uY2FyZHJvb20uZXZlbnRzLnYxLlZpc2liaWxpdHkSKAoEdGltZRgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJQoHcGF5bG9hZBgHIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSDQoFbGFiZWwYCCABKAkiPQoMVGFibGVDcmVhdGVkEi0KBmNvbmZpZxgBIAEoCzIdLmNhcmRyb29tLmdhbWUudjEuVGFibGVDb25maWcikwIKDVRhYmxlRmluaXNoZWQSLQoGY29uZmlnGAEgASgLMh0uY2FyZHJvb20uZ2FtZS52MS5UYWJsZUNvbmZpZxIqCgdvdXRjb21lGAIgASgLMhkuY2FyZHJvb20uZ2FtZS52MS5PdXRjb21lEg8KB2FjdGlvbnMYAyABKAQSLgoKc3RhcnRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKDHNlYXRfYWN0aW9ucxgGIAMoCzIfLmNhcmRyb29tLmV2ZW50cy52MS5TZWF0QWN0aW9ucyI+CgtTZWF0QWN0aW9ucxIMCgRzZWF0GAEgASgNEg8KB2FjdGlvbnMYAiABKA0SEAoIc3RhbmRfaW4YAyABKA1iBnByb3RvMw", [file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_timestamp]);
 
 /**
  * Visibility says who may receive an event.
@@ -171,6 +171,14 @@ export type TableFinished = Message<"cardroom.events.v1.TableFinished"> & {
    * @generated from field: google.protobuf.Timestamp finished_at = 5;
    */
   finishedAt?: Timestamp | undefined;
+
+  /**
+   * Who played each seat's moves: one entry per seat that moved, in seat order. Timeouts and aborts
+   * are nobody's and are not counted here.
+   *
+   * @generated from field: repeated cardroom.events.v1.SeatActions seat_actions = 6;
+   */
+  seatActions: SeatActions[];
 };
 
 /**
@@ -179,4 +187,38 @@ export type TableFinished = Message<"cardroom.events.v1.TableFinished"> & {
  */
 export const TableFinishedSchema: GenMessage<TableFinished> = /*@__PURE__*/
   messageDesc(file_cardroom_events_v1_events, 3);
+
+/**
+ * SeatActions counts the moves applied for one seat in a game.
+ *
+ * @generated from message cardroom.events.v1.SeatActions
+ */
+export type SeatActions = Message<"cardroom.events.v1.SeatActions"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Moves applied for the seat, by its player or by a stand-in.
+   *
+   * @generated from field: uint32 actions = 2;
+   */
+  actions: number;
+
+  /**
+   * Of those, moves cardroom's bot played for the seat's absent player (the gateway plays for a
+   * player who has had no Watch stream for the absence grace).
+   *
+   * @generated from field: uint32 stand_in = 3;
+   */
+  standIn: number;
+};
+
+/**
+ * Describes the message cardroom.events.v1.SeatActions.
+ * Use `create(SeatActionsSchema)` to create a new message.
+ */
+export const SeatActionsSchema: GenMessage<SeatActions> = /*@__PURE__*/
+  messageDesc(file_cardroom_events_v1_events, 4);
 

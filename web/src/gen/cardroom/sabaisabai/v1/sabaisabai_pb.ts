@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cardroom/sabaisabai/v1/sabaisabai.proto.
  */
 export const file_cardroom_sabaisabai_v1_sabaisabai: GenFile = /*@__PURE__*/
-  fileDesc("CidjYXJkcm9vbS9zYWJhaXNhYmFpL3YxL3NhYmFpc2FiYWkucHJvdG8SFmNhcmRyb29tLnNhYmFpc2FiYWkudjEixAEKB09wdGlvbnMSFQoNcGVla19hdF9zdGFydBgBIAEoDRIdChB0aHJvd19mb3Jfb3RoZXJzGAIgASgISACIAQESDgoGcm91bmRzGAMgASgNEjAKDW5vc2VfZGVhZGxpbmUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLAoJdHVybl90aW1lGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQhMKEV90aHJvd19mb3Jfb3RoZXJzIvsCCgZBY3Rpb24SLAoEZHJhdxgBIAEoCzIcLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuRHJhd0gAEiwKBHBsYXkYAiABKAsyHC5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlBsYXlIABIsCgRrZWVwGAMgASgLMhwuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5LZWVwSAASLgoFdGhyb3cYBCABKAsyHS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlRocm93SAASMgoHcmVzb2x2ZRgFIAEoCzIfLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUmVzb2x2ZUgAEjcKCnRvdWNoX25vc2UYBiABKAsyIS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlRvdWNoTm9zZUgAEkIKEGNhbGxfc2FiYWlfc2FiYWkYByABKAsyJi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLkNhbGxTYWJhaVNhYmFpSABCBgoEa2luZCIGCgREcmF3IgYKBFBsYXkiFAoES2VlcBIMCgRzbG90GAEgASgNIk4KBVRocm93Eg0KBW93bmVyGAEgASgNEg0KBXNsb3RzGAIgAygNEhIKCmV4cGVjdF90b3AYAyABKA0SEwoLZXhwZWN0X3R1cm4YBCABKAQiRQoHUmVzb2x2ZRIQCghvd25fc2xvdBgBIAEoDRITCgt0YXJnZXRfc2VhdBgCIAEoDRITCgt0YXJnZXRfc2xvdBgDIAEoDSILCglUb3VjaE5vc2UiEAoOQ2FsbFNhYmFpU2FiYWkiYgoNUGVuZGluZ0VmZmVjdBIQCghleGVjdXRvchgBIAEoDRIuCgZlZmZlY3QYAiABKA4yHi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLkVmZmVjdBIPCgd0b19zZWF0GAMgASgNIjUKBFNsb3QSDQoFZW1wdHkYASABKAgSDAoEY2FyZBgCIAEoDRIQCghrbm93bl9ieRgDIAEoDSKTAQoDUm93EgwKBHNlYXQYASABKA0SKwoFc2xvdHMYAiADKAsyHC5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlNsb3QSDQoFY2FyZHMYAyABKA0SFgoOdmljdG9yeV9wb2ludHMYBCABKAUSFAoMdGhyb3dfbG9ja2VkGAUgASgIEhQKDHRvdWNoZWRfbm9zZRgGIAEoCCLwBAoEVmlldxIOCgZ2aWV3ZXIYASABKAUSDQoFc2VhdHMYAiABKA0SDQoFcm91bmQYAyABKA0SDgoGcm91bmRzGAQgASgNEhMKC2ZpbmFsX3JvdW5kGAUgASgIEgwKBHR1cm4YBiABKAQSEQoJdHVybl9zZWF0GAcgASgNEiwKBXBoYXNlGAggASgOMh0uY2FyZHJvb20uc2FiYWlzYWJhaS52MS5QaGFzZRISCgpjYXJkX2RyYXduGAkgASgIEhIKCmRyYXduX2NhcmQYCiABKA0SEwoLZGlzY2FyZF90b3AYCyADKA0SFAoMZGlzY2FyZF9zaXplGAwgASgNEhEKCWRyYXdfc2l6ZRgNIAEoDRIpCgRyb3dzGA4gAygLMhsuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5Sb3cSNgoHZWZmZWN0cxgPIAMoCzIlLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGVuZGluZ0VmZmVjdBITCgtub3NlX3dpbmRvdxgQIAEoCBIxCg1ub3NlX2RlYWRsaW5lGBEgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxzYWJhaV9jYWxsZWQYEiABKAgSDgoGY2FsbGVyGBMgASgNEhYKDmxhc3RfdHVybl9zZWF0GBQgASgNEhgKEHRocm93X2Zvcl9vdGhlcnMYFSABKAgSGQoMaGFsbF9vZl9mYW1lGBYgASgNSACIAQESMQoNdHVybl9kZWFkbGluZRgXIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDwoNX2hhbGxfb2ZfZmFtZSK/DAoFRXZlbnQSPQoNcm91bmRfc3RhcnRlZBgBIAEoCzIkLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUm91bmRTdGFydGVkSAASPAoNcGVla19hdF9zdGFydBgCIAEoCzIjLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGVla0F0U3RhcnRIABI7Cgx0dXJuX3N0YXJ0ZWQYAyABKAsyIy5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlR1cm5TdGFydGVkSAASLAoEZHJldxgEIAEoCzIcLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuRHJld0gAEjUKCWRyZXdfY2FyZBgFIAEoCzIgLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuRHJld0NhcmRIABJACg9hc3Nfam9rZXJfYWRkZWQYBiABKAsyJS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLkFzc0pva2VyQWRkZWRIABIwCgZwbGF5ZWQYByABKAsyHi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlBsYXllZEgAEiwKBGtlcHQYCCABKAsyHC5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLktlcHRIABJGChJhc3Nfam9rZXJfcmV2ZWFsZWQYCSABKAsyKC5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLkFzc0pva2VyUmV2ZWFsZWRIABIwCgZ0aHJvd24YCiABKAsyHi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlRocm93bkgAEjkKC3dyb25nX3Rocm93GAsgASgLMiIuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5Xcm9uZ1Rocm93SAASPQoNZWZmZWN0X3F1ZXVlZBgMIAEoCzIkLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuRWZmZWN0UXVldWVkSAASMAoGcGVla2VkGA0gASgLMh4uY2FyZHJvb20uc2FiYWlzYWJhaS52MS5QZWVrZWRIABI5CgtwZWVrX3Jlc3VsdBgOIAEoCzIiLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGVla1Jlc3VsdEgAEi4KBXNwaWVkGA8gASgLMh0uY2FyZHJvb20uc2FiYWlzYWJhaS52MS5TcGllZEgAEjcKCnNweV9yZXN1bHQYECABKAsyIS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlNweVJlc3VsdEgAEiwKBGdhdmUYESABKAsyHC5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLkdhdmVIABI0Cghzd2l0Y2hlZBgSIAEoCzIgLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuU3dpdGNoZWRIABI/Cg5lZmZlY3Rfc2tpcHBlZBgTIAEoCzIlLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuRWZmZWN0U2tpcHBlZEgAEjsKDHBlbmFsdHlfY2FyZBgUIAEoCzIjLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGVuYWx0eUNhcmRIABI4CgpyZXNodWZmbGVkGBUgASgLMiIuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5SZXNodWZmbGVkSAASRgoSbm9zZV93aW5kb3dfb3BlbmVkGBYgASgLMiguY2FyZHJvb20uc2FiYWlzYWJhaS52MS5Ob3NlV2luZG93T3BlbmVkSAASOwoMbm9zZV90b3VjaGVkGBcgASgLMiMuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5Ob3NlVG91Y2hlZEgAEkYKEm5vc2Vfd2luZG93X2Nsb3NlZBgYIAEoCzIoLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuTm9zZVdpbmRvd0Nsb3NlZEgAEkYKEnNhYmFpX3NhYmFpX2NhbGxlZBgZIAEoCzIoLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuU2FiYWlTYWJhaUNhbGxlZEgAEjkKC3JvdW5kX2VuZGVkGBogASgLMiIuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5Sb3VuZEVuZGVkSAASNwoKZ2FtZV9lbmRlZBgbIAEoCzIhLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuR2FtZUVuZGVkSABCBgoEa2luZCJmCgxSb3VuZFN0YXJ0ZWQSDQoFcm91bmQYASABKA0SDgoGZGVhbGVyGAIgASgNEg8KB3N0YXJ0ZXIYAyABKA0SEwoLZmluYWxfcm91bmQYBCABKAgSEQoJZHJhd19zaXplGAUgASgNIisKC1BlZWtBdFN0YXJ0Eg0KBXNsb3RzGAEgAygNEg0KBWNhcmRzGAIgAygNIikKC1R1cm5TdGFydGVkEgwKBHNlYXQYASABKA0SDAoEdHVybhgCIAEoBCIUCgREcmV3EgwKBHNlYXQYASABKA0iGAoIRHJld0NhcmQSDAoEY2FyZBgBIAEoDSIrCg1Bc3NKb2tlckFkZGVkEgwKBHNlYXQYASABKA0SDAoEc2xvdBgCIAEoDSIkCgZQbGF5ZWQSDAoEc2VhdBgBIAEoDRIMCgRjYXJkGAIgASgNIjUKBEtlcHQSDAoEc2VhdBgBIAEoDRIMCgRzbG90GAIgASgNEhEKCWRpc2NhcmRlZBgDIAEoDSIuChBBc3NKb2tlclJldmVhbGVkEgwKBHNlYXQYASABKA0SDAoEc2xvdBgCIAEoDSJGCgZUaHJvd24SDwoHdGhyb3dlchgBIAEoDRINCgVvd25lchgCIAEoDRINCgVzbG90cxgDIAMoDRINCgVjYXJkcxgEIAMoDSJKCgpXcm9uZ1Rocm93Eg8KB3Rocm93ZXIYASABKA0SDQoFb3duZXIYAiABKA0SDQoFc2xvdHMYAyADKA0SDQoFY2FyZHMYBCADKA0iRQoMRWZmZWN0UXVldWVkEjUKBmVmZmVjdBgBIAEoCzIlLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGVuZGluZ0VmZmVjdCIkCgZQZWVrZWQSDAoEc2VhdBgBIAEoDRIMCgRzbG90GAIgASgNIigKClBlZWtSZXN1bHQSDAoEc2xvdBgBIAEoDRIMCgRjYXJkGAIgASgNIj8KBVNwaWVkEgwKBHNlYXQYASABKA0SEwoLdGFyZ2V0X3NlYXQYAiABKA0SEwoLdGFyZ2V0X3Nsb3QYAyABKA0iQwoJU3B5UmVzdWx0EhMKC3RhcmdldF9zZWF0GAEgASgNEhMKC3RhcmdldF9zbG90GAIgASgNEgwKBGNhcmQYAyABKA0iVwoER2F2ZRIMCgRmcm9tGAEgASgNEhEKCWZyb21fc2xvdBgCIAEoDRIKCgJ0bxgDIAEoDRIPCgd0b19zbG90GAQgASgNEhEKCWdpdmVfYmFjaxgFIAEoCCJNCghTd2l0Y2hlZBIMCgRzZWF0GAEgASgNEhAKCG93bl9zbG90GAIgASgNEg0KBW90aGVyGAMgASgNEhIKCm90aGVyX3Nsb3QYBCABKA0iRgoNRWZmZWN0U2tpcHBlZBI1CgZlZmZlY3QYASABKAsyJS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlBlbmRpbmdFZmZlY3QibwoLUGVuYWx0eUNhcmQSDAoEc2VhdBgBIAEoDRIMCgRzbG90GAIgASgNEjUKBnJlYXNvbhgDIAEoDjIlLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGVuYWx0eVJlYXNvbhINCgVkcmF3bhgEIAEoCCIfCgpSZXNodWZmbGVkEhEKCWRyYXdfc2l6ZRgBIAEoDSJOChBOb3NlV2luZG93T3BlbmVkEgwKBGNhcmQYASABKA0SLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhsKC05vc2VUb3VjaGVkEgwKBHNlYXQYASABKA0iOgoQTm9zZVdpbmRvd0Nsb3NlZBIRCglwZW5hbGl6ZWQYASADKA0SEwoLYnlfZGVhZGxpbmUYAiABKAgiOAoQU2FiYWlTYWJhaUNhbGxlZBIMCgRzZWF0GAEgASgNEhYKDmxhc3RfdHVybl9zZWF0GAIgASgNIoYBCglTZWF0Um91bmQSDAoEc2VhdBgBIAEoDRINCgVjYXJkcxgCIAMoDRITCgtjYXJkX3BvaW50cxgDIAEoBRIcChR2aWN0b3J5X3BvaW50X2NoYW5nZRgEIAEoBRIWCg52aWN0b3J5X3BvaW50cxgFIAEoBRIRCglhc3Nfam9rZXIYBiABKAgiewoKUm91bmRFbmRlZBINCgVyb3VuZBgBIAEoDRIyCgdyZXN1bHRzGAIgAygLMiEuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5TZWF0Um91bmQSGQoMaGFsbF9vZl9mYW1lGAMgASgNSACIAQFCDwoNX2hhbGxfb2ZfZmFtZSJICglHYW1lRW5kZWQSDwoHd2lubmVycxgBIAMoDRIZCgxoYWxsX29mX2ZhbWUYAiABKA1IAIgBAUIPCg1faGFsbF9vZl9mYW1lKoABCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0RSQVcQARIQCgxQSEFTRV9ERUNJREUQAhIRCg1QSEFTRV9FRkZFQ1RTEAMSFgoSUEhBU0VfUk9VTkRfRU5ESU5HEAQSEwoPUEhBU0VfR0FNRV9PVkVSEAUqewoGRWZmZWN0EhYKEkVGRkVDVF9VTlNQRUNJRklFRBAAEg8KC0VGRkVDVF9QRUVLEAESDgoKRUZGRUNUX1NQWRACEg8KC0VGRkVDVF9HSVZFEAMSEQoNRUZGRUNUX1NXSVRDSBAEEhQKEEVGRkVDVF9HSVZFX0JBQ0sQBSpoCg1QZW5hbHR5UmVhc29uEh4KGlBFTkFMVFlfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaUEVOQUxUWV9SRUFTT05fV1JPTkdfVEhST1cQARIXChNQRU5BTFRZX1JFQVNPTl9OT1NFEAJiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CidjYXJkcm9vbS9zYWJhaXNhYmFpL3YxL3NhYmFpc2FiYWkucHJvdG8SFmNhcmRyb29tLnNhYmFpc2FiYWkudjEijQMKB09wdGlvbnMSFQoNcGVla19hdF9zdGFydBgBIAEoDRIdChB0aHJvd19mb3Jfb3RoZXJzGAIgASgISACIAQESDgoGcm91bmRzGAMgASgNEjAKDW5vc2VfZGVhZGxpbmUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLAoJdHVybl90aW1lGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEi8KDHRocm93X3dpbmRvdxgGIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIzChBib3RfcmVhY3Rpb25fbWluGAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEjMKEGJvdF9yZWFjdGlvbl9tYXgYCCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SLAoJYm90X3RoaW5rGAkgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uQhMKEV90aHJvd19mb3Jfb3RoZXJzIvsCCgZBY3Rpb24SLAoEZHJhdxgBIAEoCzIcLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuRHJhd0gAEiwKBHBsYXkYAiABKAsyHC5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlBsYXlIABIsCgRrZWVwGAMgASgLMhwuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5LZWVwSAASLgoFdGhyb3cYBCABKAsyHS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlRocm93SAASMgoHcmVzb2x2ZRgFIAEoCzIfLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUmVzb2x2ZUgAEjcKCnRvdWNoX25vc2UYBiABKAsyIS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlRvdWNoTm9zZUgAEkIKEGNhbGxfc2FiYWlfc2FiYWkYByABKAsyJi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLkNhbGxTYWJhaVNhYmFpSABCBgoEa2luZCIGCgREcmF3IgYKBFBsYXkiFAoES2VlcBIMCgRzbG90GAEgASgNImQKBVRocm93Eg0KBW93bmVyGAEgASgNEg0KBXNsb3RzGAIgAygNEhIKCmV4cGVjdF90b3AYAyABKA0SEwoLZXhwZWN0X3R1cm4YBCABKAQSFAoMZXhwZWN0X2NhcmRzGAUgAygNIkUKB1Jlc29sdmUSEAoIb3duX3Nsb3QYASABKA0SEwoLdGFyZ2V0X3NlYXQYAiABKA0SEwoLdGFyZ2V0X3Nsb3QYAyABKA0iCwoJVG91Y2hOb3NlIhAKDkNhbGxTYWJhaVNhYmFpImIKDVBlbmRpbmdFZmZlY3QSEAoIZXhlY3V0b3IYASABKA0SLgoGZWZmZWN0GAIgASgOMh4uY2FyZHJvb20uc2FiYWlzYWJhaS52MS5FZmZlY3QSDwoHdG9fc2VhdBgDIAEoDSI1CgRTbG90Eg0KBWVtcHR5GAEgASgIEgwKBGNhcmQYAiABKA0SEAoIa25vd25fYnkYAyABKA0ikwEKA1JvdxIMCgRzZWF0GAEgASgNEisKBXNsb3RzGAIgAygLMhwuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5TbG90Eg0KBWNhcmRzGAMgASgNEhYKDnZpY3RvcnlfcG9pbnRzGAQgASgFEhQKDHRocm93X2xvY2tlZBgFIAEoCBIUCgx0b3VjaGVkX25vc2UYBiABKAgi3QUKBFZpZXcSDgoGdmlld2VyGAEgASgFEg0KBXNlYXRzGAIgASgNEg0KBXJvdW5kGAMgASgNEg4KBnJvdW5kcxgEIAEoDRITCgtmaW5hbF9yb3VuZBgFIAEoCBIMCgR0dXJuGAYgASgEEhEKCXR1cm5fc2VhdBgHIAEoDRIsCgVwaGFzZRgIIAEoDjIdLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGhhc2USEgoKY2FyZF9kcmF3bhgJIAEoCBISCgpkcmF3bl9jYXJkGAogASgNEhMKC2Rpc2NhcmRfdG9wGAsgAygNEhQKDGRpc2NhcmRfc2l6ZRgMIAEoDRIRCglkcmF3X3NpemUYDSABKA0SKQoEcm93cxgOIAMoCzIbLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUm93EjYKB2VmZmVjdHMYDyADKAsyJS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlBlbmRpbmdFZmZlY3QSEwoLbm9zZV93aW5kb3cYECABKAgSMQoNbm9zZV9kZWFkbGluZRgRIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFAoMc2FiYWlfY2FsbGVkGBIgASgIEg4KBmNhbGxlchgTIAEoDRIWCg5sYXN0X3R1cm5fc2VhdBgUIAEoDRIYChB0aHJvd19mb3Jfb3RoZXJzGBUgASgIEhkKDGhhbGxfb2ZfZmFtZRgWIAEoDUgAiAEBEjEKDXR1cm5fZGVhZGxpbmUYFyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjUKEXRocm93X3dpbmRvd19lbmRzGBggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI0ChBkaXNjYXJkX2xhbmRzX2F0GBkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIPCg1faGFsbF9vZl9mYW1lIoINCgVFdmVudBI9Cg1yb3VuZF9zdGFydGVkGAEgASgLMiQuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5Sb3VuZFN0YXJ0ZWRIABI8Cg1wZWVrX2F0X3N0YXJ0GAIgASgLMiMuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5QZWVrQXRTdGFydEgAEjsKDHR1cm5fc3RhcnRlZBgDIAEoCzIjLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuVHVyblN0YXJ0ZWRIABIsCgRkcmV3GAQgASgLMhwuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5EcmV3SAASNQoJZHJld19jYXJkGAUgASgLMiAuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5EcmV3Q2FyZEgAEkAKD2Fzc19qb2tlcl9hZGRlZBgGIAEoCzIlLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuQXNzSm9rZXJBZGRlZEgAEjAKBnBsYXllZBgHIAEoCzIeLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGxheWVkSAASLAoEa2VwdBgIIAEoCzIcLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuS2VwdEgAEkYKEmFzc19qb2tlcl9yZXZlYWxlZBgJIAEoCzIoLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuQXNzSm9rZXJSZXZlYWxlZEgAEjAKBnRocm93bhgKIAEoCzIeLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuVGhyb3duSAASOQoLd3JvbmdfdGhyb3cYCyABKAsyIi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLldyb25nVGhyb3dIABI9Cg1lZmZlY3RfcXVldWVkGAwgASgLMiQuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5FZmZlY3RRdWV1ZWRIABIwCgZwZWVrZWQYDSABKAsyHi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlBlZWtlZEgAEjkKC3BlZWtfcmVzdWx0GA4gASgLMiIuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5QZWVrUmVzdWx0SAASLgoFc3BpZWQYDyABKAsyHS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlNwaWVkSAASNwoKc3B5X3Jlc3VsdBgQIAEoCzIhLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuU3B5UmVzdWx0SAASLAoEZ2F2ZRgRIAEoCzIcLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuR2F2ZUgAEjQKCHN3aXRjaGVkGBIgASgLMiAuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5Td2l0Y2hlZEgAEj8KDmVmZmVjdF9za2lwcGVkGBMgASgLMiUuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5FZmZlY3RTa2lwcGVkSAASOwoMcGVuYWx0eV9jYXJkGBQgASgLMiMuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5QZW5hbHR5Q2FyZEgAEjgKCnJlc2h1ZmZsZWQYFSABKAsyIi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlJlc2h1ZmZsZWRIABJGChJub3NlX3dpbmRvd19vcGVuZWQYFiABKAsyKC5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLk5vc2VXaW5kb3dPcGVuZWRIABI7Cgxub3NlX3RvdWNoZWQYFyABKAsyIy5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLk5vc2VUb3VjaGVkSAASRgoSbm9zZV93aW5kb3dfY2xvc2VkGBggASgLMiguY2FyZHJvb20uc2FiYWlzYWJhaS52MS5Ob3NlV2luZG93Q2xvc2VkSAASRgoSc2FiYWlfc2FiYWlfY2FsbGVkGBkgASgLMiguY2FyZHJvb20uc2FiYWlzYWJhaS52MS5TYWJhaVNhYmFpQ2FsbGVkSAASOQoLcm91bmRfZW5kZWQYGiABKAsyIi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlJvdW5kRW5kZWRIABI3CgpnYW1lX2VuZGVkGBsgASgLMiEuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5HYW1lRW5kZWRIABJBCg9kaXNjYXJkX3BlbmRpbmcYHCABKAsyJi5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLkRpc2NhcmRQZW5kaW5nSABCBgoEa2luZCJMCg5EaXNjYXJkUGVuZGluZxIMCgRzZWF0GAEgASgNEiwKCGxhbmRzX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJmCgxSb3VuZFN0YXJ0ZWQSDQoFcm91bmQYASABKA0SDgoGZGVhbGVyGAIgASgNEg8KB3N0YXJ0ZXIYAyABKA0SEwoLZmluYWxfcm91bmQYBCABKAgSEQoJZHJhd19zaXplGAUgASgNIisKC1BlZWtBdFN0YXJ0Eg0KBXNsb3RzGAEgAygNEg0KBWNhcmRzGAIgAygNIikKC1R1cm5TdGFydGVkEgwKBHNlYXQYASABKA0SDAoEdHVybhgCIAEoBCIUCgREcmV3EgwKBHNlYXQYASABKA0iGAoIRHJld0NhcmQSDAoEY2FyZBgBIAEoDSIrCg1Bc3NKb2tlckFkZGVkEgwKBHNlYXQYASABKA0SDAoEc2xvdBgCIAEoDSIkCgZQbGF5ZWQSDAoEc2VhdBgBIAEoDRIMCgRjYXJkGAIgASgNIjUKBEtlcHQSDAoEc2VhdBgBIAEoDRIMCgRzbG90GAIgASgNEhEKCWRpc2NhcmRlZBgDIAEoDSIuChBBc3NKb2tlclJldmVhbGVkEgwKBHNlYXQYASABKA0SDAoEc2xvdBgCIAEoDSJGCgZUaHJvd24SDwoHdGhyb3dlchgBIAEoDRINCgVvd25lchgCIAEoDRINCgVzbG90cxgDIAMoDRINCgVjYXJkcxgEIAMoDSJKCgpXcm9uZ1Rocm93Eg8KB3Rocm93ZXIYASABKA0SDQoFb3duZXIYAiABKA0SDQoFc2xvdHMYAyADKA0SDQoFY2FyZHMYBCADKA0iRQoMRWZmZWN0UXVldWVkEjUKBmVmZmVjdBgBIAEoCzIlLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGVuZGluZ0VmZmVjdCIkCgZQZWVrZWQSDAoEc2VhdBgBIAEoDRIMCgRzbG90GAIgASgNIigKClBlZWtSZXN1bHQSDAoEc2xvdBgBIAEoDRIMCgRjYXJkGAIgASgNIj8KBVNwaWVkEgwKBHNlYXQYASABKA0SEwoLdGFyZ2V0X3NlYXQYAiABKA0SEwoLdGFyZ2V0X3Nsb3QYAyABKA0iQwoJU3B5UmVzdWx0EhMKC3RhcmdldF9zZWF0GAEgASgNEhMKC3RhcmdldF9zbG90GAIgASgNEgwKBGNhcmQYAyABKA0iVwoER2F2ZRIMCgRmcm9tGAEgASgNEhEKCWZyb21fc2xvdBgCIAEoDRIKCgJ0bxgDIAEoDRIPCgd0b19zbG90GAQgASgNEhEKCWdpdmVfYmFjaxgFIAEoCCJNCghTd2l0Y2hlZBIMCgRzZWF0GAEgASgNEhAKCG93bl9zbG90GAIgASgNEg0KBW90aGVyGAMgASgNEhIKCm90aGVyX3Nsb3QYBCABKA0iRgoNRWZmZWN0U2tpcHBlZBI1CgZlZmZlY3QYASABKAsyJS5jYXJkcm9vbS5zYWJhaXNhYmFpLnYxLlBlbmRpbmdFZmZlY3QibwoLUGVuYWx0eUNhcmQSDAoEc2VhdBgBIAEoDRIMCgRzbG90GAIgASgNEjUKBnJlYXNvbhgDIAEoDjIlLmNhcmRyb29tLnNhYmFpc2FiYWkudjEuUGVuYWx0eVJlYXNvbhINCgVkcmF3bhgEIAEoCCIfCgpSZXNodWZmbGVkEhEKCWRyYXdfc2l6ZRgBIAEoDSJOChBOb3NlV2luZG93T3BlbmVkEgwKBGNhcmQYASABKA0SLAoIZGVhZGxpbmUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhsKC05vc2VUb3VjaGVkEgwKBHNlYXQYASABKA0iOgoQTm9zZVdpbmRvd0Nsb3NlZBIRCglwZW5hbGl6ZWQYASADKA0SEwoLYnlfZGVhZGxpbmUYAiABKAgiOAoQU2FiYWlTYWJhaUNhbGxlZBIMCgRzZWF0GAEgASgNEhYKDmxhc3RfdHVybl9zZWF0GAIgASgNIoYBCglTZWF0Um91bmQSDAoEc2VhdBgBIAEoDRINCgVjYXJkcxgCIAMoDRITCgtjYXJkX3BvaW50cxgDIAEoBRIcChR2aWN0b3J5X3BvaW50X2NoYW5nZRgEIAEoBRIWCg52aWN0b3J5X3BvaW50cxgFIAEoBRIRCglhc3Nfam9rZXIYBiABKAgiewoKUm91bmRFbmRlZBINCgVyb3VuZBgBIAEoDRIyCgdyZXN1bHRzGAIgAygLMiEuY2FyZHJvb20uc2FiYWlzYWJhaS52MS5TZWF0Um91bmQSGQoMaGFsbF9vZl9mYW1lGAMgASgNSACIAQFCDwoNX2hhbGxfb2ZfZmFtZSJICglHYW1lRW5kZWQSDwoHd2lubmVycxgBIAMoDRIZCgxoYWxsX29mX2ZhbWUYAiABKA1IAIgBAUIPCg1faGFsbF9vZl9mYW1lKoABCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEg4KClBIQVNFX0RSQVcQARIQCgxQSEFTRV9ERUNJREUQAhIRCg1QSEFTRV9FRkZFQ1RTEAMSFgoSUEhBU0VfUk9VTkRfRU5ESU5HEAQSEwoPUEhBU0VfR0FNRV9PVkVSEAUqewoGRWZmZWN0EhYKEkVGRkVDVF9VTlNQRUNJRklFRBAAEg8KC0VGRkVDVF9QRUVLEAESDgoKRUZGRUNUX1NQWRACEg8KC0VGRkVDVF9HSVZFEAMSEQoNRUZGRUNUX1NXSVRDSBAEEhQKEEVGRkVDVF9HSVZFX0JBQ0sQBSpoCg1QZW5hbHR5UmVhc29uEh4KGlBFTkFMVFlfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaUEVOQUxUWV9SRUFTT05fV1JPTkdfVEhST1cQARIXChNQRU5BTFRZX1JFQVNPTl9OT1NFEAJiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Options of a table; zero values mean the defaults.
@@ -65,6 +65,36 @@ export type Options = Message<"cardroom.sabaisabai.v1.Options"> & {
    * @generated from field: google.protobuf.Duration turn_time = 5;
    */
   turnTime?: Duration | undefined;
+
+  /**
+   * The reflex window (Ruling R1): after each discard the top stays open to throws at least this
+   * long; the turn player's next discard lands only once it has passed. Unset: 800 ms when at least
+   * one seat is a person (the table's seats say PLAYER_KIND_HUMAN), else 0. At most 10 s; 0 allowed.
+   *
+   * @generated from field: google.protobuf.Duration throw_window = 6;
+   */
+  throwWindow?: Duration | undefined;
+
+  /**
+   * Bots' reactions (Ruling B1), for seats of PLAYER_KIND_BOT only: a bot's throw counts only once
+   * its reaction delay has passed since the discard it throws on, a delay drawn per discard and seat
+   * from the table's seed between bot_reaction_min and bot_reaction_max (unset: 400 ms and 900 ms);
+   * a bot's discard lands bot_think after its draw (unset: 300 ms). Each at most 10 s; 0 allowed:
+   * bot-only tables (load tests, simulations) set all three to 0 and play at full speed.
+   *
+   * @generated from field: google.protobuf.Duration bot_reaction_min = 7;
+   */
+  botReactionMin?: Duration | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Duration bot_reaction_max = 8;
+   */
+  botReactionMax?: Duration | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Duration bot_think = 9;
+   */
+  botThink?: Duration | undefined;
 };
 
 /**
@@ -188,8 +218,11 @@ export const KeepSchema: GenMessage<Keep> = /*@__PURE__*/
 
 /**
  * Throw throws one or more cards of one row (owner) onto the discard pile, out of turn too. The
- * throw names what it was aimed at: expect_top (the top card's number) and expect_turn (the turn
- * number); when either changed the throw is refused as stale (STALE_THROW) and nothing happens.
+ * throw names what it was aimed at (Ruling T1): expect_top (the top card's number), expect_turn
+ * (the turn number) and, in expect_cards, the card the thrower believes lies in each slot. When the
+ * top or the turn changed, or a slot named with a card now holds another card (it was thrown, or
+ * refilled by a give or a give back, since the throw was aimed), the throw is refused as stale
+ * (STALE_THROW): no penalty, nothing happens.
  *
  * @generated from message cardroom.sabaisabai.v1.Throw
  */
@@ -217,6 +250,16 @@ export type Throw = Message<"cardroom.sabaisabai.v1.Throw"> & {
    * @generated from field: uint64 expect_turn = 4;
    */
   expectTurn: bigint;
+
+  /**
+   * For each slot, in the order of slots, the card the thrower believes is there: its number when
+   * the thrower knows it, 0 for a card thrown blind (not known). Empty: no card named (every slot
+   * is thrown blind). When given it has one entry per slot. A slot named with a card is thrown only
+   * if the thrower still knows the card there and it is that card; else the throw is stale.
+   *
+   * @generated from field: repeated uint32 expect_cards = 5;
+   */
+  expectCards: number[];
 };
 
 /**
@@ -539,6 +582,22 @@ export type View = Message<"cardroom.sabaisabai.v1.View"> & {
    * @generated from field: google.protobuf.Timestamp turn_deadline = 23;
    */
   turnDeadline?: Timestamp | undefined;
+
+  /**
+   * The reflex window: throws aimed at the current top are judged against it at least until then
+   * (Ruling R1); unset when no window is open.
+   *
+   * @generated from field: google.protobuf.Timestamp throw_window_ends = 24;
+   */
+  throwWindowEnds?: Timestamp | undefined;
+
+  /**
+   * The turn player has played or kept; their discard lands at throw_window_ends (or after a bot's
+   * think). Unset when no discard waits.
+   *
+   * @generated from field: google.protobuf.Timestamp discard_lands_at = 25;
+   */
+  discardLandsAt?: Timestamp | undefined;
 };
 
 /**
@@ -719,6 +778,12 @@ export type Event = Message<"cardroom.sabaisabai.v1.Event"> & {
      */
     value: GameEnded;
     case: "gameEnded";
+  } | {
+    /**
+     * @generated from field: cardroom.sabaisabai.v1.DiscardPending discard_pending = 28;
+     */
+    value: DiscardPending;
+    case: "discardPending";
   } | { case: undefined; value?: undefined };
 };
 
@@ -728,6 +793,31 @@ export type Event = Message<"cardroom.sabaisabai.v1.Event"> & {
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
   messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 13);
+
+/**
+ * DiscardPending: seat played or kept inside the reflex window (or a bot seat within its think);
+ * the discard lands at lands_at, then Played or Kept follows. Nothing about the card is told.
+ *
+ * @generated from message cardroom.sabaisabai.v1.DiscardPending
+ */
+export type DiscardPending = Message<"cardroom.sabaisabai.v1.DiscardPending"> & {
+  /**
+   * @generated from field: uint32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp lands_at = 2;
+   */
+  landsAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message cardroom.sabaisabai.v1.DiscardPending.
+ * Use `create(DiscardPendingSchema)` to create a new message.
+ */
+export const DiscardPendingSchema: GenMessage<DiscardPending> = /*@__PURE__*/
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 14);
 
 /**
  * RoundStarted: a round was dealt (four face-down cards each).
@@ -766,7 +856,7 @@ export type RoundStarted = Message<"cardroom.sabaisabai.v1.RoundStarted"> & {
  * Use `create(RoundStartedSchema)` to create a new message.
  */
 export const RoundStartedSchema: GenMessage<RoundStarted> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 14);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 15);
 
 /**
  * PeekAtStart (private): the cards a seat saw at the deal (option peek_at_start).
@@ -790,7 +880,7 @@ export type PeekAtStart = Message<"cardroom.sabaisabai.v1.PeekAtStart"> & {
  * Use `create(PeekAtStartSchema)` to create a new message.
  */
 export const PeekAtStartSchema: GenMessage<PeekAtStart> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 15);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 16);
 
 /**
  * TurnStarted: seat's turn begins.
@@ -814,7 +904,7 @@ export type TurnStarted = Message<"cardroom.sabaisabai.v1.TurnStarted"> & {
  * Use `create(TurnStartedSchema)` to create a new message.
  */
 export const TurnStartedSchema: GenMessage<TurnStarted> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 16);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 17);
 
 /**
  * Drew: seat drew the top card of the draw pile.
@@ -833,7 +923,7 @@ export type Drew = Message<"cardroom.sabaisabai.v1.Drew"> & {
  * Use `create(DrewSchema)` to create a new message.
  */
 export const DrewSchema: GenMessage<Drew> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 17);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 18);
 
 /**
  * DrewCard (private): the card the drawer drew.
@@ -852,7 +942,7 @@ export type DrewCard = Message<"cardroom.sabaisabai.v1.DrewCard"> & {
  * Use `create(DrewCardSchema)` to create a new message.
  */
 export const DrewCardSchema: GenMessage<DrewCard> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 18);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 19);
 
 /**
  * AssJokerAdded: the drawn card went into the drawer's row at slot as an extra face-down card and
@@ -877,7 +967,7 @@ export type AssJokerAdded = Message<"cardroom.sabaisabai.v1.AssJokerAdded"> & {
  * Use `create(AssJokerAddedSchema)` to create a new message.
  */
 export const AssJokerAddedSchema: GenMessage<AssJokerAdded> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 19);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 20);
 
 /**
  * Played: the drawn card went face up on the discard pile.
@@ -901,7 +991,7 @@ export type Played = Message<"cardroom.sabaisabai.v1.Played"> & {
  * Use `create(PlayedSchema)` to create a new message.
  */
 export const PlayedSchema: GenMessage<Played> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 20);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 21);
 
 /**
  * Kept: the drawn card replaced the card at slot, which went face up on the discard pile.
@@ -930,7 +1020,7 @@ export type Kept = Message<"cardroom.sabaisabai.v1.Kept"> & {
  * Use `create(KeptSchema)` to create a new message.
  */
 export const KeptSchema: GenMessage<Kept> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 21);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 22);
 
 /**
  * AssJokerRevealed: seat tried to keep the drawn card in place of the Ass Joker at slot; the Ass
@@ -955,7 +1045,7 @@ export type AssJokerRevealed = Message<"cardroom.sabaisabai.v1.AssJokerRevealed"
  * Use `create(AssJokerRevealedSchema)` to create a new message.
  */
 export const AssJokerRevealedSchema: GenMessage<AssJokerRevealed> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 22);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 23);
 
 /**
  * Thrown: cards of owner's row went onto the discard pile, thrown by thrower, in slot order.
@@ -989,7 +1079,7 @@ export type Thrown = Message<"cardroom.sabaisabai.v1.Thrown"> & {
  * Use `create(ThrownSchema)` to create a new message.
  */
 export const ThrownSchema: GenMessage<Thrown> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 23);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 24);
 
 /**
  * WrongThrow: a throw that was not identical to the top; the cards are shown to all and stay in
@@ -1024,7 +1114,7 @@ export type WrongThrow = Message<"cardroom.sabaisabai.v1.WrongThrow"> & {
  * Use `create(WrongThrowSchema)` to create a new message.
  */
 export const WrongThrowSchema: GenMessage<WrongThrow> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 24);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 25);
 
 /**
  * EffectQueued: an effect waits for its executor.
@@ -1043,7 +1133,7 @@ export type EffectQueued = Message<"cardroom.sabaisabai.v1.EffectQueued"> & {
  * Use `create(EffectQueuedSchema)` to create a new message.
  */
 export const EffectQueuedSchema: GenMessage<EffectQueued> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 25);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 26);
 
 /**
  * Peeked: seat looked at its own card at slot.
@@ -1067,7 +1157,7 @@ export type Peeked = Message<"cardroom.sabaisabai.v1.Peeked"> & {
  * Use `create(PeekedSchema)` to create a new message.
  */
 export const PeekedSchema: GenMessage<Peeked> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 26);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 27);
 
 /**
  * PeekResult (private): what the peek showed.
@@ -1091,7 +1181,7 @@ export type PeekResult = Message<"cardroom.sabaisabai.v1.PeekResult"> & {
  * Use `create(PeekResultSchema)` to create a new message.
  */
 export const PeekResultSchema: GenMessage<PeekResult> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 27);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 28);
 
 /**
  * Spied: seat looked at target_seat's card at target_slot.
@@ -1120,7 +1210,7 @@ export type Spied = Message<"cardroom.sabaisabai.v1.Spied"> & {
  * Use `create(SpiedSchema)` to create a new message.
  */
 export const SpiedSchema: GenMessage<Spied> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 28);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 29);
 
 /**
  * SpyResult (private): what the spy showed.
@@ -1149,7 +1239,7 @@ export type SpyResult = Message<"cardroom.sabaisabai.v1.SpyResult"> & {
  * Use `create(SpyResultSchema)` to create a new message.
  */
 export const SpyResultSchema: GenMessage<SpyResult> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 29);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 30);
 
 /**
  * Gave: a face-down card moved from one row to another, unseen by the receiver.
@@ -1190,7 +1280,7 @@ export type Gave = Message<"cardroom.sabaisabai.v1.Gave"> & {
  * Use `create(GaveSchema)` to create a new message.
  */
 export const GaveSchema: GenMessage<Gave> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 30);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 31);
 
 /**
  * Switched: two face-down cards changed places, unseen.
@@ -1224,7 +1314,7 @@ export type Switched = Message<"cardroom.sabaisabai.v1.Switched"> & {
  * Use `create(SwitchedSchema)` to create a new message.
  */
 export const SwitchedSchema: GenMessage<Switched> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 31);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 32);
 
 /**
  * EffectSkipped: a pending effect had no legal target and did nothing.
@@ -1243,7 +1333,7 @@ export type EffectSkipped = Message<"cardroom.sabaisabai.v1.EffectSkipped"> & {
  * Use `create(EffectSkippedSchema)` to create a new message.
  */
 export const EffectSkippedSchema: GenMessage<EffectSkipped> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 32);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 33);
 
 /**
  * PenaltyCard: seat drew a face-down penalty card (unknown to everybody) into slot. drawn is false
@@ -1278,7 +1368,7 @@ export type PenaltyCard = Message<"cardroom.sabaisabai.v1.PenaltyCard"> & {
  * Use `create(PenaltyCardSchema)` to create a new message.
  */
 export const PenaltyCardSchema: GenMessage<PenaltyCard> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 33);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 34);
 
 /**
  * Reshuffled: the discard pile but its top card was shuffled into a new draw pile (Ruling D2).
@@ -1297,7 +1387,7 @@ export type Reshuffled = Message<"cardroom.sabaisabai.v1.Reshuffled"> & {
  * Use `create(ReshuffledSchema)` to create a new message.
  */
 export const ReshuffledSchema: GenMessage<Reshuffled> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 34);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 35);
 
 /**
  * NoseWindowOpened: four identical cards lie together; every player must touch their nose.
@@ -1321,7 +1411,7 @@ export type NoseWindowOpened = Message<"cardroom.sabaisabai.v1.NoseWindowOpened"
  * Use `create(NoseWindowOpenedSchema)` to create a new message.
  */
 export const NoseWindowOpenedSchema: GenMessage<NoseWindowOpened> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 35);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 36);
 
 /**
  * NoseTouched: seat touched its nose.
@@ -1340,7 +1430,7 @@ export type NoseTouched = Message<"cardroom.sabaisabai.v1.NoseTouched"> & {
  * Use `create(NoseTouchedSchema)` to create a new message.
  */
 export const NoseTouchedSchema: GenMessage<NoseTouched> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 36);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 37);
 
 /**
  * NoseWindowClosed: the window closed; penalized seats draw a penalty card each.
@@ -1366,7 +1456,7 @@ export type NoseWindowClosed = Message<"cardroom.sabaisabai.v1.NoseWindowClosed"
  * Use `create(NoseWindowClosedSchema)` to create a new message.
  */
 export const NoseWindowClosedSchema: GenMessage<NoseWindowClosed> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 37);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 38);
 
 /**
  * SabaiSabaiCalled: the round ends after last_turn_seat's turn.
@@ -1390,7 +1480,7 @@ export type SabaiSabaiCalled = Message<"cardroom.sabaisabai.v1.SabaiSabaiCalled"
  * Use `create(SabaiSabaiCalledSchema)` to create a new message.
  */
 export const SabaiSabaiCalledSchema: GenMessage<SabaiSabaiCalled> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 38);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 39);
 
 /**
  * SeatRound is one seat's result of a round.
@@ -1436,7 +1526,7 @@ export type SeatRound = Message<"cardroom.sabaisabai.v1.SeatRound"> & {
  * Use `create(SeatRoundSchema)` to create a new message.
  */
 export const SeatRoundSchema: GenMessage<SeatRound> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 39);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 40);
 
 /**
  * RoundEnded: all cards are revealed and scored.
@@ -1465,7 +1555,7 @@ export type RoundEnded = Message<"cardroom.sabaisabai.v1.RoundEnded"> & {
  * Use `create(RoundEndedSchema)` to create a new message.
  */
 export const RoundEndedSchema: GenMessage<RoundEnded> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 40);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 41);
 
 /**
  * GameEnded: the game is over.
@@ -1489,7 +1579,7 @@ export type GameEnded = Message<"cardroom.sabaisabai.v1.GameEnded"> & {
  * Use `create(GameEndedSchema)` to create a new message.
  */
 export const GameEndedSchema: GenMessage<GameEnded> = /*@__PURE__*/
-  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 41);
+  messageDesc(file_cardroom_sabaisabai_v1_sabaisabai, 42);
 
 /**
  * Phase says what the table waits for.
