@@ -23,39 +23,21 @@ const botActionPrefix = "b:"
 func (s *Server) runDriver(ctx context.Context) {
 	var (
 		wg   sync.WaitGroup
-		mu   sync.Mutex
-		held = map[string]context.CancelFunc{}
+		held = claims{m: map[string]*claim{}}
 	)
-	done := func(id string) {
-		mu.Lock()
-		if c, ok := held[id]; ok {
-			c()
-			delete(held, id)
-		}
-		mu.Unlock()
-	}
 	tick := time.NewTicker(s.opt.DriveInterval)
 	defer tick.Stop()
 	var renewed time.Time
 	for {
 		select {
 		case <-ctx.Done():
-			mu.Lock()
-			for _, c := range held {
-				c()
-			}
-			mu.Unlock()
+			held.cancelAll()
 			wg.Wait()
 			return
 		case <-tick.C:
 		}
 		now := s.now()
-		mu.Lock()
-		ids := make([]string, 0, len(held))
-		for id := range held {
-			ids = append(ids, id)
-		}
-		mu.Unlock()
+		ids := held.ids()
 		if len(ids) > 0 && now.Sub(renewed) >= s.opt.DriveLease/3 {
 			kept, err := s.lobby.RenewDrive(ctx, s.opt.Replica, ids, now, s.opt.DriveLease)
 			if err != nil {
@@ -68,7 +50,7 @@ func (s *Server) runDriver(ctx context.Context) {
 				}
 				for _, id := range ids {
 					if !keep[id] {
-						done(id)
+						held.lost(id)
 					}
 				}
 			}
@@ -81,23 +63,81 @@ func (s *Server) runDriver(ctx context.Context) {
 			continue
 		}
 		for _, id := range claimed {
-			mu.Lock()
-			if _, ok := held[id]; ok {
-				mu.Unlock()
+			tctx, c := held.add(ctx, id)
+			if c == nil {
 				continue
 			}
-			tctx, cancel := context.WithCancel(ctx)
-			held[id] = cancel
-			mu.Unlock()
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer done(id)
+				defer held.end(id, c)
 				if err := s.drive(tctx, id); err != nil && tctx.Err() == nil {
 					s.log.WarnContext(ctx, "driving a table failed", "table", id, "error", err)
 				}
 			}()
 		}
+	}
+}
+
+// claims are the tables a replica's driver holds, each with the driver goroutine of its claim. A
+// table's lease may be lost and the table claimed again while the first claim's goroutine is still
+// ending: each claim is its own entry, so that goroutine's end leaves the newer claim alone.
+type claims struct {
+	mu sync.Mutex
+	m  map[string]*claim
+}
+
+// claim is one claim of a table, ended by canceling its driver's context.
+type claim struct{ cancel context.CancelFunc }
+
+// add records a claim of id and returns its driver's context, or a nil claim when id is held.
+func (cs *claims) add(ctx context.Context, id string) (context.Context, *claim) {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	if _, ok := cs.m[id]; ok {
+		return nil, nil
+	}
+	tctx, cancel := context.WithCancel(ctx)
+	c := &claim{cancel: cancel}
+	cs.m[id] = c
+	return tctx, c
+}
+
+// end is called when c's driver returns: it cancels c and forgets it, if id is still held by c.
+func (cs *claims) end(id string, c *claim) {
+	c.cancel()
+	cs.mu.Lock()
+	if cs.m[id] == c {
+		delete(cs.m, id)
+	}
+	cs.mu.Unlock()
+}
+
+// lost ends the claim that holds id now (its lease was not renewed).
+func (cs *claims) lost(id string) {
+	cs.mu.Lock()
+	if c, ok := cs.m[id]; ok {
+		c.cancel()
+		delete(cs.m, id)
+	}
+	cs.mu.Unlock()
+}
+
+func (cs *claims) ids() []string {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	ids := make([]string, 0, len(cs.m))
+	for id := range cs.m {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func (cs *claims) cancelAll() {
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, c := range cs.m {
+		c.cancel()
 	}
 }
 

@@ -151,7 +151,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 			go func() { defer wg.Done(); _ = srv.Run(ctx) }()
 			addrs = append(addrs, serve(func(gs *grpc.Server) { rulesv1.RegisterRulesServiceServer(gs, srv) }))
 		}
-		// One target naming every replica (as DNS would): the gateway balances round-robin over them.
+		// One target naming every replica (as DNS would): the gateway balances over them by table.
 		scheme := fmt.Sprintf("rules%d", schemes.Add(1))
 		rb := manual.NewBuilderWithScheme(scheme)
 		var state resolver.State

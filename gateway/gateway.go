@@ -42,7 +42,8 @@ type Options struct {
 	SessionTTL time.Duration
 	// AbsenceGrace is how long a seated player may go without Watch before a bot plays (default 30s).
 	AbsenceGrace time.Duration
-	// RateLimit (requests/s) and RateBurst per player (defaults 50 and 100; a negative RateLimit: none).
+	// RateLimit (requests/s) and RateBurst per player (defaults 50 and 100; a negative RateLimit: none;
+	// OptionsFrom turns the configuration's 0, which means no limit, into -1).
 	RateLimit float64
 	RateBurst int
 	// MaxRequestBytes bounds one request message (default 64 KiB).
@@ -53,7 +54,7 @@ type Options struct {
 	Retention time.Duration
 	// MatchInterval is how often the queues are matched (default 200ms); DriveInterval how often
 	// absent seats are checked (default 250ms); DriveLease how long a replica holds a table's bots
-	// (default 10s).
+	// without renewing, renewed every third of it (default 3s).
 	MatchInterval time.Duration
 	DriveInterval time.Duration
 	DriveLease    time.Duration
@@ -76,7 +77,7 @@ type Options struct {
 	Logger  *slog.Logger
 }
 
-// OptionsFrom takes the gateway's settings from the configuration.
+// OptionsFrom takes the gateway's settings from the configuration; its RateLimit 0 means no limit.
 func OptionsFrom(cfg config.Config) Options {
 	o := Options{
 		SessionTTL: cfg.SessionTTL, AbsenceGrace: cfg.AbsenceGrace, RateLimit: cfg.RateLimit, RateBurst: cfg.RateBurst,
@@ -200,13 +201,15 @@ func (s *Server) Register(gs *grpc.Server, hs *health.Server) {
 
 // Run runs the replica's background work until ctx ends: matching the queues, playing the seats
 // of bots and absent players at the tables this replica holds, and refilling the streamed tables'
-// events after an interruption of the bus.
+// events after an interruption of the bus. The streamed tables' live updates reach their streams
+// only while Run runs.
 func (s *Server) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); s.runMatcher(ctx) }()
 	go func() { defer wg.Done(); s.runDriver(ctx) }()
 	go func() { defer wg.Done(); s.hubs.watchFeed(ctx) }()
+	go func() { defer wg.Done(); s.hubs.deliverAll(ctx) }()
 	wg.Wait()
 	return nil
 }

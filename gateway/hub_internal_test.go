@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,7 +60,12 @@ func TestHubOrdersAndRepairs(t *testing.T) {
 	for s := uint64(1); s <= 6; s++ {
 		log.events = append(log.events, ev(s))
 	}
-	h := newHub(&Server{metrics: newMetrics()}, "t", log)
+	// The hub dates its gaps by the server's clock, which stands still until the test moves it.
+	at := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	var clock atomic.Int64
+	clock.Store(at.UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()).UTC() }
+	h := newHub(&Server{metrics: newMetrics(), opt: Options{Now: now}}, "t", log)
 	h.add(ev(2))
 	h.add(ev(1))
 	h.add(ev(1))
@@ -73,6 +79,14 @@ func TestHubOrdersAndRepairs(t *testing.T) {
 	if !slices.Equal(sequences(got), []uint64{1, 2}) {
 		t.Fatalf("delivered across a gap: %v", sequences(got))
 	}
+	h.mu.Lock()
+	since := h.gapSince
+	h.mu.Unlock()
+	if !since.Equal(at) {
+		t.Fatalf("the gap opened at %v, want the server clock's %v", since, at)
+	}
+	// The repair is due once the clock has passed gapRepairAfter (a stopped clock never gets there).
+	clock.Add(int64(gapRepairAfter))
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	go h.repair(ctx)
@@ -131,6 +145,7 @@ func TestHubSubscribesToItsTableOnly(t *testing.T) {
 	gw, pub := connect("gateway"), connect("rules")
 	s := &Server{bus: gw, metrics: newMetrics(), log: slog.New(slog.DiscardHandler)}
 	s.hubs = newHubs(s)
+	go s.hubs.deliverAll(t.Context())
 	h := newHub(s, "a", &logOnly{})
 	s.hubs.m["a"] = h
 	if err := s.hubs.subscribe(h); err != nil {

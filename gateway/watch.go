@@ -37,8 +37,7 @@ type hubs struct {
 	mu sync.Mutex
 	m  map[string]*hub
 
-	feed    chan *nats.Msg
-	feeding sync.Once
+	feed chan *nats.Msg // read by deliverAll, which Run runs
 }
 
 func newHubs(s *Server) *hubs {
@@ -58,7 +57,6 @@ const subscribeTimeout = 5 * time.Second
 // connection is down the subscription is made when it comes back, and watchFeed then refills
 // every hub from the logs.
 func (hs *hubs) subscribe(h *hub) error {
-	hs.feeding.Do(func() { go hs.deliverAll() })
 	nc := hs.s.bus.Conn()
 	sub, err := nc.ChanSubscribe(hs.s.bus.Subjects().Live(h.table), hs.feed)
 	if err != nil {
@@ -71,10 +69,15 @@ func (hs *hubs) subscribe(h *hub) error {
 	return nil
 }
 
-// deliverAll hands every live update received to its table's hub, for the replica's lifetime.
-func (hs *hubs) deliverAll() {
-	for m := range hs.feed {
-		hs.deliver(m)
+// deliverAll hands every live update received to its table's hub until ctx ends.
+func (hs *hubs) deliverAll(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-hs.feed:
+			hs.deliver(m)
+		}
 	}
 }
 
@@ -302,7 +305,7 @@ func (h *hub) repair(ctx context.Context) {
 			if since.IsZero() {
 				break
 			}
-			wait := gapRepairAfter - time.Since(since)
+			wait := gapRepairAfter - h.s.now().Sub(since)
 			if wait <= 0 {
 				h.s.metrics.gapRepairs.Add(ctx, 1)
 				if err := h.fill(ctx); err != nil && ctx.Err() == nil {
@@ -360,7 +363,7 @@ func (h *hub) addLocked(e *eventsv1.Event) bool {
 	case seq > next:
 		h.pending[seq] = e
 		if h.gapSince.IsZero() {
-			h.gapSince = time.Now()
+			h.gapSince = h.s.now()
 			select {
 			case h.gap <- struct{}{}:
 			default:
@@ -385,7 +388,7 @@ func (h *hub) addLocked(e *eventsv1.Event) bool {
 	if len(h.pending) == 0 {
 		h.gapSince = time.Time{}
 	} else {
-		h.gapSince = time.Now()
+		h.gapSince = h.s.now()
 	}
 	return true
 }

@@ -1,7 +1,7 @@
 // Command loopdns is a tiny DNS server for the distributed mode on one machine: it answers A
 // records for a few names, each with several loopback addresses, so the gateway's dns:/// rules
-// targets resolve to every replica and balance over them round-robin, as a headless Service does
-// in Kubernetes.
+// targets resolve to every replica and the gateway balances over them (by table affinity), as
+// behind a headless Service in Kubernetes.
 //
 //	loopdns -listen 127.0.0.1:5353 -record sapotagem-rules=127.0.1.1,127.0.1.2 ...
 //

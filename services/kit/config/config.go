@@ -46,8 +46,9 @@ type Config struct {
 	// Gateway settings.
 
 	// RulesTargets maps each game to its rules service's gRPC target ("game=target,..."), e.g.
-	// "sapotagem=dns:///sapotagem-rules:7070"; dns:/// targets are balanced round-robin over every
-	// address the name resolves to.
+	// "sapotagem=dns:///sapotagem-rules:7070". The gateway connects to every address a dns:///
+	// target resolves to and sends each table's calls to one of them by table affinity
+	// (gateway/affinity.go); calls that name no table go round-robin.
 	RulesTargets string
 	// SessionKey signs session tokens (HMAC-SHA256); every gateway replica needs the same one. Empty:
 	// a random key per process (sessions do not survive a restart nor cross replicas).
@@ -56,15 +57,16 @@ type Config struct {
 	SessionTTL time.Duration
 	// AbsenceGrace is how long a seated player may go without a Watch stream before a bot plays for them.
 	AbsenceGrace time.Duration
-	// RateLimit is each player's sustained requests per second; RateBurst the burst above it.
+	// RateLimit is each player's sustained requests per second (0: no limit); RateBurst the burst
+	// above it.
 	RateLimit float64
 	RateBurst int
 	// MaxRequestBytes bounds the size of one request message.
 	MaxRequestBytes int
 	// TicketMaxWait is a matchmaking ticket's longest wait when it names none.
 	TicketMaxWait time.Duration
-	// DriveLease is how long a gateway replica holds a table's bots without renewing: after a
-	// replica dies, its tables' bots move again within about this long.
+	// DriveLease is how long a gateway replica holds a table's bots without renewing (it renews
+	// every third of it): after a replica dies, its tables' bots move again within about this long.
 	DriveLease time.Duration
 	// CORSOrigins are the browser origins, besides the page's own, allowed to call the gateway's
 	// public API over HTTP (gRPC-Web, Connect), comma-separated; "*" allows any. Empty: same origin only.
