@@ -112,8 +112,9 @@ func (ss *sessions) fromContext(ctx context.Context) (Session, error) {
 	if len(vals) == 0 {
 		return Session{}, unauthenticated("missing session token (authorization: Bearer <token>)")
 	}
-	tok, ok := strings.CutPrefix(vals[0], "Bearer ")
-	if !ok {
+	// The scheme is case-insensitive (RFC 7235 section 2.1): "bearer" and "BEARER" are "Bearer".
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(vals[0]), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return Session{}, unauthenticated("authorization must be \"Bearer <token>\"")
 	}
 	return ss.check(strings.TrimSpace(tok))
@@ -139,15 +140,22 @@ func newCode() string {
 	return string(b)
 }
 
-func checkDisplayName(name string) error {
-	n := utf8.RuneCountInString(name)
-	if n == 0 || n > 32 || !utf8.ValidString(name) {
-		return invalid("display_name", CodeInvalidField, "display_name must be 1 to 32 characters")
+// checkDisplayName returns a display name trimmed of surrounding space, or why it is refused.
+func checkDisplayName(name string) (string, error) {
+	if !utf8.ValidString(name) {
+		return "", invalid("display_name", CodeInvalidField, "display_name must be valid UTF-8")
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", invalid("display_name", CodeInvalidField, "display_name is blank: give 1 to 32 characters")
+	}
+	if utf8.RuneCountInString(name) > 32 {
+		return "", invalid("display_name", CodeInvalidField, "display_name must be 1 to 32 characters")
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) {
-			return invalid("display_name", CodeInvalidField, "display_name must be printable")
+			return "", invalid("display_name", CodeInvalidField, "display_name must be printable")
 		}
 	}
-	return nil
+	return name, nil
 }

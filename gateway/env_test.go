@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cardroom.dev/gateway"
+	"cardroom.dev/gateway/accounts"
 	"cardroom.dev/gateway/lobby"
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
@@ -38,6 +39,9 @@ import (
 
 const game = "highcard"
 
+// testArgon2 makes password hashes cheap in tests (the defaults take 64 MiB and three passes each).
+var testArgon2 = gateway.Argon2Params{Time: 1, MemoryKiB: 64, Threads: 1, SaltLen: 16, KeyLen: 32}
+
 var schemes atomic.Int64
 
 type envOptions struct {
@@ -59,6 +63,7 @@ type env struct {
 	gwAddrs  []string
 	rules    rulesv1.RulesServiceClient // a direct client of the rules replicas
 	lobby    lobby.Store
+	accounts gateway.Accounts
 	tables   store.Store
 	busURL   string
 	natsConn *bus.Bus
@@ -112,8 +117,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 		if e.lobby, err = lobby.NewRedis(ctx, rdb, prefix); err != nil {
 			t.Fatal(err)
 		}
+		if e.accounts, err = accounts.NewRedis(ctx, rdb, prefix); err != nil {
+			t.Fatal(err)
+		}
 	} else {
-		e.tables, e.lobby = store.NewMemory(), lobby.NewMemory()
+		e.tables, e.lobby, e.accounts = store.NewMemory(), lobby.NewMemory(), accounts.NewMemory()
 	}
 	// Registered after the stores' clients: cleanups run last-in first-out, so the background
 	// loops stop before the clients close.
@@ -172,6 +180,12 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.opt.RateLimit == 0 {
 		o.opt.RateLimit = -1
 	}
+	if o.opt.Accounts == nil {
+		o.opt.Accounts = e.accounts // shared by the replicas
+	}
+	if o.opt.Argon2 == (gateway.Argon2Params{}) {
+		o.opt.Argon2 = testArgon2
+	}
 	for i := range o.gateways {
 		opt := o.opt
 		opt.Replica = fmt.Sprint("gw-", i)
@@ -182,7 +196,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = gw.Run(ctx) }()
 		e.gws = append(e.gws, gw)
-		var opts []grpc.ServerOption
+		opts := gateway.ServerOptions(opt)
 		if o.gatewayUnary != nil {
 			opts = append(opts, grpc.UnaryInterceptor(o.gatewayUnary))
 		}

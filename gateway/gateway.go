@@ -1,4 +1,5 @@
-// Package gateway is cardroom's public API (cardroom.gateway.v1): guest sessions, private tables,
+// Package gateway is cardroom's public API (cardroom.gateway.v1): sign-in (guests, device and
+// password credentials) and sessions, private tables,
 // matchmaking, play routed to each game's rules service, the Watch stream of a table's events, bots
 // for empty and abandoned seats, and per-player limits. It knows no game: options, actions, views
 // and events cross it as google.protobuf.Any.
@@ -19,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cardroom.dev/gateway/accounts"
 	"cardroom.dev/gateway/lobby"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
@@ -61,6 +63,13 @@ type Options struct {
 	// DealGrace is how long a seated player's Watch waits on a table recorded as started and not
 	// dealt (whoever started it died in between) before it deals the table itself (default 5s).
 	DealGrace time.Duration
+	// Accounts keeps the players who sign in with a credential (default: in memory, for this
+	// process only; every replica needs the same store).
+	Accounts Accounts
+	// Argon2 are the parameters of new password hashes (default DefaultArgon2); PasswordHashers
+	// bounds the password hashes computed at once (default 2), each taking Argon2.MemoryKiB.
+	Argon2          Argon2Params
+	PasswordHashers int
 	// Replica names this replica in drive leases (default: random).
 	Replica string
 	Now     func() time.Time
@@ -111,6 +120,15 @@ func (o *Options) defaults() {
 	if o.MaxRequestBytes == 0 {
 		o.MaxRequestBytes = 64 << 10
 	}
+	if o.Accounts == nil {
+		o.Accounts = accounts.NewMemory()
+	}
+	if o.Argon2 == (Argon2Params{}) {
+		o.Argon2 = DefaultArgon2
+	}
+	if o.PasswordHashers <= 0 {
+		o.PasswordHashers = 2
+	}
 	if o.Replica == "" {
 		o.Replica = newID("gw-")
 	}
@@ -132,6 +150,7 @@ type Server struct {
 	bus        *bus.Bus
 	rules      map[string]rulesv1.RulesServiceClient
 	sessions   *sessions
+	identity   *identity
 	limits     *limiter
 	hubs       *hubs
 	started    sync.Map // table id → *lobby.Table, for tables whose seats are fixed
@@ -157,6 +176,7 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 		opt: opt, log: opt.Logger.With(slog.String("replica", opt.Replica)), lobby: st, bus: b,
 		rules:    map[string]rulesv1.RulesServiceClient{},
 		sessions: &sessions{key: opt.SessionKey, ttl: opt.SessionTTL, now: opt.Now},
+		identity: newIdentity(opt.Accounts, opt.Argon2, opt.PasswordHashers, opt.Now),
 		limits:   newLimiter(opt.RateLimit, opt.RateBurst, opt.Now),
 		kick:     make(chan struct{}, 1),
 		metrics:  newMetrics(),
@@ -169,7 +189,8 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 	return s, nil
 }
 
-// Register serves the gateway on gs and reports it in hs (may be nil).
+// Register serves the gateway on gs and reports it in hs (may be nil). gs is made with
+// ServerOptions.
 func (s *Server) Register(gs *grpc.Server, hs *health.Server) {
 	gatewayv1.RegisterGatewayServiceServer(gs, s)
 	if hs != nil {

@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 
+	"cardroom.dev/gateway/accounts"
 	"cardroom.dev/gateway/lobby"
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/bus"
@@ -15,7 +17,7 @@ import (
 )
 
 // Host serves a gateway on gs (reporting it in hs) and runs its background work on a, with the
-// lobby store a's configuration names and conns (game → its rules service). `cardroom serve`
+// lobby and accounts stores a's configuration names and conns (game → its rules service). `cardroom serve`
 // calls it with in-process connections (InProcess), the gateway's own main with Dial's.
 func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b *bus.Bus, conns map[string]grpc.ClientConnInterface) (*Server, error) {
 	st, err := OpenLobby(ctx, a)
@@ -24,6 +26,9 @@ func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b
 	}
 	opt := OptionsFrom(a.Config)
 	opt.Logger = a.Log
+	if opt.Accounts, err = OpenAccounts(ctx, a); err != nil {
+		return nil, err
+	}
 	if len(opt.SessionKey) == 0 {
 		a.Log.Warn("no session key set (CARDROOM_SESSION_KEY): sessions are signed with a random key of this process")
 	}
@@ -54,10 +59,33 @@ func OpenLobby(ctx context.Context, a *app.App) (lobby.Store, error) {
 	return st, nil
 }
 
+// OpenAccounts opens the accounts store the configuration names: Redis when a URL is set (keys
+// under <CARDROOM_REDIS_PREFIX>gw:acct:), else memory (accounts last as long as the process).
+func OpenAccounts(ctx context.Context, a *app.App) (Accounts, error) {
+	if a.Config.RedisURL == "" {
+		a.Log.Info("accounts store: in memory (set CARDROOM_REDIS_URL for Redis)")
+		return accounts.NewMemory(), nil
+	}
+	rdb, err := a.Redis(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := accounts.NewRedis(ctx, rdb, a.Config.RedisPrefix)
+	if err != nil {
+		return nil, err
+	}
+	a.Log.Info("accounts store: redis", slog.String("prefix", a.Config.RedisPrefix))
+	return st, nil
+}
+
 // Main is the whole main of the distributed gateway: configuration from flags and CARDROOM_*
 // variables, the bus, the rules services of CARDROOM_RULES_TARGETS, and an orderly stop.
 func Main() {
 	cfg, err := config.Parse("gateway", os.Args[1:], os.Getenv)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Print(config.Help("gateway"))
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "gateway: %v\nsettings:\n%s", err, config.Usage())
 		os.Exit(2)
@@ -93,7 +121,7 @@ func run(ctx context.Context, cfg config.Config) error {
 		return err
 	}
 	a.OnClose(func(context.Context) error { return closeConns() })
-	gs, hs, err := a.NewGRPCServer(cfg.Listen)
+	gs, hs, err := a.NewGRPCServer(cfg.Listen, ServerOptions(OptionsFrom(cfg))...)
 	if err != nil {
 		return err
 	}

@@ -103,11 +103,11 @@ func TestHubKeepsLegalThroughRepublication(t *testing.T) {
 	if got, _, _ := h.since(0); len(got) != 2 {
 		t.Fatalf("the hub holds %d events, want 2", len(got))
 	}
-	if v, _, known := h.legalOf(1); !known || v != 1 {
+	if v, _, _, known := h.legalOf(1); !known || v != 1 {
 		t.Fatalf("legal actions known at %d (%v), want those of version 1", v, known)
 	}
 	h.update(&rulesv1.TableUpdate{TableId: "t", Version: 3, Events: []*eventsv1.Event{ev(3)}})
-	if v, acts, known := h.legalOf(1); !known || v != 3 || len(acts) != 0 {
+	if v, acts, _, known := h.legalOf(1); !known || v != 3 || len(acts) != 0 {
 		t.Fatalf("legal actions at %d (%v, %d), want none at version 3", v, known, len(acts))
 	}
 }

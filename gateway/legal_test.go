@@ -154,6 +154,13 @@ func testWatchIncludesLegalActions(t *testing.T, batch bool) {
 					finished = finished || isFinished(ev)
 				}
 				if finished {
+					// The game is over: no list, and the stream ends.
+					if m.GetLegalActions() != nil {
+						t.Errorf("seat %d: legal actions with the table's end: %v", i, m.GetLegalActions())
+					}
+					if m, err := streams[i].Recv(); !errors.Is(err, io.EOF) {
+						t.Errorf("seat %d: after the table's end the stream sent %v (%v)", i, m, err)
+					}
 					return
 				}
 				l := m.GetLegalActions()

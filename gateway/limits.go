@@ -3,6 +3,8 @@ package gateway
 import (
 	"sync"
 	"time"
+
+	"google.golang.org/grpc"
 )
 
 // limiter is a token bucket per player, in this replica (a client spread over n replicas gets up
@@ -54,4 +56,22 @@ func (l *limiter) allow(player string) bool {
 	}
 	b.tokens--
 	return true
+}
+
+// ServerOptions are the options of the gRPC server the gateway is served on (o as given to New).
+// gRPC's own receive limit is raised well above the gateway's (MaxRequestBytes): a request over
+// the gateway's limit is then read and refused by the gateway, INVALID_ARGUMENT with
+// REQUEST_TOO_LARGE, rather than by gRPC with a bare RESOURCE_EXHAUSTED. gRPC refuses a message
+// over its limit from the length before reading it and writes that status itself, before any
+// handler or interceptor sees the error, so the gateway cannot answer it: only beyond
+// recvCeiling, which bounds what one request may hold in memory, is the refusal gRPC's.
+func ServerOptions(o Options) []grpc.ServerOption {
+	o.defaults()
+	return []grpc.ServerOption{grpc.MaxRecvMsgSize(recvCeiling(o.MaxRequestBytes))}
+}
+
+// recvCeiling is gRPC's receive limit for a gateway whose own is limit: gRPC's default (4 MiB),
+// or four times the gateway's when that is larger.
+func recvCeiling(limit int) int {
+	return max(4<<20, 4*limit)
 }

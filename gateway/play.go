@@ -5,6 +5,7 @@ import (
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/engine"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 )
@@ -12,18 +13,23 @@ import (
 // clientActionPrefix keeps players' action ids apart from the ids of bot moves.
 const clientActionPrefix = "c:"
 
-// seated is the started table and the caller's seat, or PERMISSION_DENIED.
-func (s *Server) seated(ctx context.Context, sess Session, id string) (rulesv1.RulesServiceClient, int, error) {
+// maxActionIDBytes bounds a client's action id (cardroom.gateway.v1.ActRequest.action_id); with
+// clientActionPrefix it stays within what the rules services take (rules.MaxActionIDBytes).
+const maxActionIDBytes = 128
+
+// seated is the started table's rules service, the caller's seat, and how labels name the table's
+// seats for the caller; or PERMISSION_DENIED.
+func (s *Server) seated(ctx context.Context, sess Session, id string) (rulesv1.RulesServiceClient, int, engine.SeatName, error) {
 	t, err := s.table(ctx, id)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	seat := t.SeatOf(sess.Player)
 	if seat < 0 {
-		return nil, 0, refusal(codes.PermissionDenied, CodeNotYourSeat, "you have no seat at this table")
+		return nil, 0, nil, refusal(codes.PermissionDenied, CodeNotYourSeat, "you have no seat at this table")
 	}
 	c, err := s.rulesOf(t.Game)
-	return c, seat, err
+	return c, seat, seatNames(t, seat), err
 }
 
 func (s *Server) Act(ctx context.Context, req *gatewayv1.ActRequest) (*gatewayv1.ActResponse, error) {
@@ -36,13 +42,13 @@ func (s *Server) Act(ctx context.Context, req *gatewayv1.ActRequest) (*gatewayv1
 }
 
 func (s *Server) act(ctx context.Context, sess Session, req *gatewayv1.ActRequest) (*gatewayv1.ActResponse, error) {
-	if n := len(req.GetActionId()); n == 0 || n > 120 {
-		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to 120 bytes")
+	if n := len(req.GetActionId()); n == 0 || n > maxActionIDBytes {
+		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to %d bytes", maxActionIDBytes)
 	}
 	if req.GetAction() == nil {
 		return nil, invalid("action", CodeMissingField, "action is required")
 	}
-	c, seat, err := s.seated(ctx, sess, req.GetTableId())
+	c, seat, names, err := s.seated(ctx, sess, req.GetTableId())
 	if err != nil {
 		return nil, err
 	}
@@ -57,8 +63,8 @@ func (s *Server) act(ctx context.Context, sess Session, req *gatewayv1.ActReques
 	if r.GetFinished() {
 		s.finish(context.WithoutCancel(ctx), req.GetTableId())
 	}
-	return &gatewayv1.ActResponse{Version: r.GetVersion(), Events: r.GetEvents(), Finished: r.GetFinished(), Replayed: r.GetReplayed(),
-		LegalActions: r.GetLegalActions()}, nil
+	return &gatewayv1.ActResponse{Version: r.GetVersion(), Events: labelledAll(r.GetEvents(), names), Finished: r.GetFinished(),
+		Replayed: r.GetReplayed(), LegalActions: r.GetLegalActions(), LegalLabels: renderLabels(r.GetLegalLabels(), names)}, nil
 }
 
 func (s *Server) GetView(ctx context.Context, req *gatewayv1.GetViewRequest) (*gatewayv1.GetViewResponse, error) {
@@ -103,7 +109,7 @@ func (s *Server) ListLegalActions(ctx context.Context, req *gatewayv1.ListLegalA
 }
 
 func (s *Server) listLegal(ctx context.Context, sess Session, req *gatewayv1.ListLegalActionsRequest) (*gatewayv1.ListLegalActionsResponse, error) {
-	c, seat, err := s.seated(ctx, sess, req.GetTableId())
+	c, seat, names, err := s.seated(ctx, sess, req.GetTableId())
 	if err != nil {
 		return nil, err
 	}
@@ -111,22 +117,24 @@ func (s *Server) listLegal(ctx context.Context, sess Session, req *gatewayv1.Lis
 	if err != nil {
 		return nil, err
 	}
-	return &gatewayv1.ListLegalActionsResponse{Version: r.GetVersion(), Actions: r.GetActions()}, nil
+	return &gatewayv1.ListLegalActionsResponse{Version: r.GetVersion(), Actions: r.GetActions(), Labels: renderLabels(r.GetLabels(), names)}, nil
 }
 
 func (s *Server) GetReplay(ctx context.Context, req *gatewayv1.GetReplayRequest) (*gatewayv1.GetReplayResponse, error) {
-	if _, err := s.begin(ctx, req); err != nil {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
 		return nil, err
 	}
-	resp, err := s.getReplay(ctx, req)
+	resp, err := s.getReplay(ctx, sess, req)
 	return resp, s.toStatus(ctx, err)
 }
 
-func (s *Server) getReplay(ctx context.Context, req *gatewayv1.GetReplayRequest) (*gatewayv1.GetReplayResponse, error) {
+func (s *Server) getReplay(ctx context.Context, sess Session, req *gatewayv1.GetReplayRequest) (*gatewayv1.GetReplayResponse, error) {
 	t, err := s.table(ctx, req.GetTableId())
 	if err != nil {
 		return nil, err
 	}
+	names := seatNames(t, t.SeatOf(sess.Player))
 	c, err := s.rulesOf(t.Game)
 	if err != nil {
 		return nil, err
@@ -138,9 +146,9 @@ func (s *Server) getReplay(ctx context.Context, req *gatewayv1.GetReplayRequest)
 	if !l.GetTable().GetFinished() {
 		return nil, refusal(codes.FailedPrecondition, CodeTableInPlay, "the replay is available once the table is finished")
 	}
-	resp := &gatewayv1.GetReplayResponse{Table: l.GetTable(), CreatedEvents: l.GetCreatedEvents()}
+	resp := &gatewayv1.GetReplayResponse{Table: l.GetTable(), CreatedEvents: labelledAll(l.GetCreatedEvents(), names)}
 	for _, e := range l.GetEntries() {
-		re := &gatewayv1.ReplayEntry{Version: e.GetVersion(), Action: e.GetAction(), Time: e.GetTime(), Events: e.GetEvents()}
+		re := &gatewayv1.ReplayEntry{Version: e.GetVersion(), Action: e.GetAction(), Time: e.GetTime(), Events: labelledAll(e.GetEvents(), names)}
 		switch by := e.GetBy().(type) {
 		case *rulesv1.LogEntry_Seat:
 			re.By = &gatewayv1.ReplayEntry_Seat{Seat: by.Seat}

@@ -23,6 +23,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
+// SignIn opens a session as a guest or with a credential (see identity.go).
 func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gatewayv1.SignInResponse, error) {
 	if proto.Size(req) > s.opt.MaxRequestBytes {
 		return nil, invalid("", CodeTooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
@@ -38,12 +39,27 @@ func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gat
 			return nil, refusal(codes.ResourceExhausted, CodeRateLimited, "too many sign-ins; slow down")
 		}
 	}
-	if err := checkDisplayName(req.GetDisplayName()); err != nil {
-		return nil, err
+	// An empty name is "not given" (a returning player keeps theirs); a given one must not be blank.
+	name := req.GetDisplayName()
+	if name != "" || req.GetCredential() == nil {
+		var err error
+		if name, err = checkDisplayName(name); err != nil {
+			return nil, err
+		}
 	}
-	player := newID("p-")
-	tok, exp := s.sessions.issue(player, req.GetDisplayName())
-	return &gatewayv1.SignInResponse{PlayerId: player, SessionToken: tok, ExpiresAt: timestamppb.New(exp)}, nil
+	in := signedIn{player: newID("p-"), name: name, isNew: true}
+	if req.GetCredential() != nil {
+		var err error
+		if in, err = s.signInWith(ctx, req, name); err != nil {
+			if st, ok := status.FromError(err); ok && st.Code() == codes.Unauthenticated {
+				s.metrics.refusals.Add(ctx, 1, reasonUnauthenticated)
+			}
+			return nil, s.toStatus(ctx, err)
+		}
+	}
+	tok, exp := s.sessions.issue(in.player, in.name)
+	return &gatewayv1.SignInResponse{PlayerId: in.player, SessionToken: tok, ExpiresAt: timestamppb.New(exp),
+		NewPlayer: in.isNew, DisplayName: in.name}, nil
 }
 
 func (s *Server) RefreshSession(ctx context.Context, req *gatewayv1.RefreshSessionRequest) (*gatewayv1.RefreshSessionResponse, error) {

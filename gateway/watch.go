@@ -13,6 +13,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/engine"
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -406,20 +407,20 @@ func (h *hub) versionAt(seq uint64) uint64 {
 	return h.events[seq-1].GetVersion()
 }
 
-// legalOf returns seat's legal actions at the newest version a live update told, and whether one
-// did.
-func (h *hub) legalOf(seat int) (version uint64, actions []*anypb.Any, known bool) {
+// legalOf returns seat's legal actions and their labels at the newest version a live update told,
+// and whether one did.
+func (h *hub) legalOf(seat int) (version uint64, actions []*anypb.Any, labels []string, known bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.legalKnown {
-		return 0, nil, false
+		return 0, nil, nil, false
 	}
 	for _, sa := range h.legal {
 		if int(sa.GetSeat()) == seat {
-			return h.legalVersion, sa.GetActions(), true
+			return h.legalVersion, sa.GetActions(), sa.GetLabels(), true
 		}
 	}
-	return h.legalVersion, nil, true
+	return h.legalVersion, nil, nil, true
 }
 
 func (h *hub) append(e *eventsv1.Event) {
@@ -479,6 +480,7 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 		return err
 	}
 	seat := t.SeatOf(sess.Player)
+	names := seatNames(t, seat)
 	h, release, err := s.hubs.acquire(ctx, t)
 	if err != nil {
 		return err
@@ -493,7 +495,7 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 	var legal *legalFeed
 	if req.GetIncludeLegalActions() && seat >= 0 {
 		// A resumed stream has seen the table up to its cursor's version.
-		legal = &legalFeed{h: h, seat: seat, seen: h.versionAt(cursor)}
+		legal = &legalFeed{h: h, seat: seat, names: names, seen: h.versionAt(cursor)}
 	}
 	batch := req.GetBatch()
 	var batched []*eventsv1.Event
@@ -516,6 +518,7 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 			if !visible(e, seat) {
 				continue
 			}
+			e = labelled(e, names)
 			if batch {
 				batched = append(batched, e)
 				continue
@@ -524,8 +527,9 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 				return fmt.Errorf("send: %w", err)
 			}
 		}
+		// No list after the table's end: nobody may act, and the stream ends with TableFinished.
 		var list *gatewayv1.LegalActions
-		if legal != nil && cursor > 0 {
+		if legal != nil && cursor > 0 && !finished {
 			if list, err = legal.next(ctx); err != nil {
 				return err
 			}
@@ -581,8 +585,9 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 // the list the live update of that version carried, or, when no update told it (the events came
 // from the log), the list the rules service gives.
 type legalFeed struct {
-	h    *hub
-	seat int
+	h     *hub
+	seat  int
+	names engine.SeatName
 	// seen is the version of the last event the stream passed (sent or not).
 	seen uint64
 	// sent is the version of the last list sent (valid when any); nonEmpty: that list had actions.
@@ -596,7 +601,7 @@ func (f *legalFeed) next(ctx context.Context) (*gatewayv1.LegalActions, error) {
 	if f.any && f.sent >= f.seen {
 		return nil, nil
 	}
-	version, actions, known := f.h.legalOf(f.seat)
+	version, actions, labels, known := f.h.legalOf(f.seat)
 	switch {
 	case known && version > f.seen:
 		return nil, nil // its events are on the way: the list follows them
@@ -605,7 +610,7 @@ func (f *legalFeed) next(ctx context.Context) (*gatewayv1.LegalActions, error) {
 		if err != nil {
 			return nil, err
 		}
-		version, actions = r.GetVersion(), r.GetActions()
+		version, actions, labels = r.GetVersion(), r.GetActions(), r.GetLabels()
 	}
 	if f.any && version <= f.sent {
 		return nil, nil
@@ -615,7 +620,7 @@ func (f *legalFeed) next(ctx context.Context) (*gatewayv1.LegalActions, error) {
 		return nil, nil
 	}
 	f.nonEmpty = len(actions) > 0
-	return &gatewayv1.LegalActions{Version: version, Actions: actions}, nil
+	return &gatewayv1.LegalActions{Version: version, Actions: actions, Labels: renderLabels(labels, f.names)}, nil
 }
 
 // awaitStart waits until the open table id, where the caller has a place, is dealt.

@@ -52,10 +52,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%-12s %d-%d players\n", i.Name, i.MinSeats, i.MaxSeats)
 		}
 		return 0
-	case "help", "-h", "--help":
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	if isHelp(args[0]) {
 		fmt.Fprint(stdout, usage)
 		return 0
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
 	return 2
+}
+
+// isHelp reports whether arg asks for help, as the flag package reads it.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h"
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,6 +22,10 @@ import (
 // the order of `cardroom games`, and the gateway reaches it in process. ready, when set, receives the addresses once everything listens (tests).
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- map[string]string) int {
 	cfg, err := config.Parse("cardroom serve", args, getenv)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Fprint(stdout, config.Help("cardroom serve"))
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cardroom serve: %v\nsettings:\n%s", err, config.Usage())
 		return 2
@@ -46,7 +51,7 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	if err != nil {
 		return err
 	}
-	gs, hs, err := a.NewGRPCServer(cfg.Listen)
+	gs, hs, err := a.NewGRPCServer(cfg.Listen, gateway.ServerOptions(gateway.OptionsFrom(cfg))...)
 	if err != nil {
 		return err
 	}

@@ -8,13 +8,19 @@ import (
 	"testing"
 	"time"
 
+	"cardroom.dev/gateway"
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/metadata"
 	reflectionpb "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // TestServe starts `cardroom serve` with no external service (embedded NATS, memory store) and
@@ -71,6 +77,13 @@ func TestServe(t *testing.T) {
 			if err != nil || len(games.GetGames()) != len(engines()) {
 				t.Fatalf("the gateway lists %v (%v) for %d games", games, err, len(engines()))
 			}
+			// A request over every limit is the gateway's refusal, not gRPC's RESOURCE_EXHAUSTED.
+			huge, _ := anypb.New(wrapperspb.String(strings.Repeat("x", 2<<20)))
+			_, err = gw.Act(authed, &gatewayv1.ActRequest{TableId: "t-any", Action: huge, ActionId: "a1"})
+			st := status.Convert(err)
+			if v, _ := firstDetail(st).(*gamev1.RuleViolation); st.Code() != codes.InvalidArgument || v.GetCode() != gateway.CodeTooLarge {
+				t.Fatalf("an oversized Act: %v %v", err, st.Details())
+			}
 			continue
 		}
 		d, err := rulesv1.NewRulesServiceClient(cc).DescribeGame(ctx, &rulesv1.DescribeGameRequest{})
@@ -114,4 +127,11 @@ func listServices(t *testing.T, ctx context.Context, cc *grpc.ClientConn) []stri
 		names = append(names, s.GetName())
 	}
 	return names
+}
+
+func firstDetail(st *status.Status) any {
+	if d := st.Details(); len(d) > 0 {
+		return d[0]
+	}
+	return nil
 }

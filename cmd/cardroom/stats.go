@@ -21,11 +21,19 @@ cleared) or, without Redis, a fresh in-memory one whose figures are printed.
 
 // statsCommand runs `cardroom stats rebuild`.
 func statsCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && isHelp(args[0]) {
+		fmt.Fprint(stdout, statsUsage)
+		return 0
+	}
 	if len(args) == 0 || args[0] != "rebuild" {
 		fmt.Fprint(stderr, statsUsage)
 		return 2
 	}
 	cfg, err := config.Parse("cardroom stats rebuild", args[1:], getenv)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Fprint(stdout, statsUsage+"\nsettings:\n"+config.Usage())
+		return 0
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "cardroom stats rebuild: %v\nsettings:\n%s", err, config.Usage())
 		return 2

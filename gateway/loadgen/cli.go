@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -34,7 +35,7 @@ const gcPercent = 400
 func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cardroom bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	fs.Usage = func() {} // printed below: on stderr after a bad flag, on stdout for -h
 	addrs := fs.String("addr", "127.0.0.1:7070", "")
 	games := fs.String("games", "", "")
 	o := Options{}
@@ -46,12 +47,15 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Conns, "conns", 4, "")
 	asJSON := fs.Bool("json", false, "")
 	progress := fs.Bool("progress", isTerminal(stderr), "")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return 0
+	} else if err != nil {
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "cardroom bench: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
+		fmt.Fprintf(stderr, "cardroom bench: unexpected argument %q\n%s", fs.Arg(0), usage)
 		return 2
 	}
 	if os.Getenv("GOGC") == "" {

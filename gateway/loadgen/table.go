@@ -423,7 +423,7 @@ func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch) (l *gatew
 		return nil, ctx.Err() == nil
 	}
 	s.r.rec.legal(time.Since(t0))
-	return &gatewayv1.LegalActions{Version: r.GetVersion(), Actions: r.GetActions()}, true
+	return &gatewayv1.LegalActions{Version: r.GetVersion(), Actions: r.GetActions(), Labels: r.GetLabels()}, true
 }
 
 // giveUp counts a failed call and pauses; after many failures in a row the table is left. A

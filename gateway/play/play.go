@@ -56,11 +56,15 @@ quit. At your own private table: "bots N" adds computer players, "start" deals.
 func Play(ctx context.Context, args []string, in io.Reader, out io.Writer) int {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		fmt.Fprint(out, usage)
+		if len(args) > 0 && isHelp(args[0]) {
+			return 0
+		}
 		return 2
 	}
 	game := args[0]
 	fs := flag.NewFlagSet("cardroom play", flag.ContinueOnError)
 	fs.SetOutput(out)
+	fs.Usage = func() {} // printed below, once
 	addr := fs.String("addr", "127.0.0.1:7070", "")
 	name := fs.String("name", "player", "")
 	seats := fs.Uint("seats", 0, "")
@@ -69,6 +73,9 @@ func Play(ctx context.Context, args []string, in io.Reader, out io.Writer) int {
 	wait := fs.Duration("wait", 20*time.Second, "")
 	if err := fs.Parse(args[1:]); err != nil {
 		fmt.Fprint(out, usage)
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
 	cc, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -91,6 +98,11 @@ func Play(ctx context.Context, args []string, in io.Reader, out io.Writer) int {
 }
 
 var errQuit = errors.New("quit")
+
+// isHelp reports whether arg asks for help, as the flag package reads it.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "--h"
+}
 
 func describe(err error) string {
 	if st, ok := status.FromError(err); ok {

@@ -8,6 +8,7 @@ package stats
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -61,6 +62,10 @@ func AddStats(a *app.App, st Store, b *bus.Bus, addr string) (*Server, error) {
 func Main() {
 	const name = "stats"
 	cfg, err := config.Parse(name, os.Args[1:], os.Getenv)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Print(config.Help(name))
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\nsettings:\n%s", name, err, config.Usage())
 		os.Exit(2)

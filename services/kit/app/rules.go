@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -50,6 +51,10 @@ func (a *App) AddRules(eng engine.Engine, st store.Store, pub rules.Publisher, a
 func RulesMain(eng engine.Engine) {
 	name := eng.Info().Name
 	cfg, err := config.Parse(name, os.Args[1:], os.Getenv)
+	if errors.Is(err, config.ErrHelp) {
+		fmt.Print(config.Help(name))
+		return
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\nsettings:\n%s", name, err, config.Usage())
 		os.Exit(2)

@@ -5,6 +5,7 @@ package config
 import (
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/url"
 	"strconv"
@@ -129,9 +130,12 @@ var settings = []setting{
 }
 
 // Parse reads the settings from args (flags win) and getenv (CARDROOM_* variables), else defaults.
+// -h or --help is ErrHelp. Parse prints nothing.
 func Parse(name string, args []string, getenv func(string) string) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	// The caller says what went wrong, or prints Help for ErrHelp, once.
+	fs.SetOutput(io.Discard)
 	for _, s := range settings {
 		def := s.def
 		if v := getenv(s.env); v != "" {
@@ -166,6 +170,15 @@ func (c Config) validate() error {
 		return fmt.Errorf("retention must be positive")
 	}
 	return nil
+}
+
+// ErrHelp is Parse's error when the arguments ask for help (-h, --help): the process prints Help
+// on its standard output and exits with status 0.
+var ErrHelp = flag.ErrHelp
+
+// Help is the usage of the process named name, which takes settings only.
+func Help(name string) string {
+	return fmt.Sprintf("usage: %s [settings]\n\nEvery setting is a flag, or the environment variable named.\n\nsettings:\n%s", name, Usage())
 }
 
 // Usage lists every setting with its variable and default, for --help and the docs.

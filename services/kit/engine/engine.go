@@ -128,6 +128,9 @@ type Engine interface {
 	Info() Info
 	Setup(cfg Config) (State, []Event, error)
 	DecodeState(b []byte) (State, error)
+	// DescribeEvent labels one of the game's event payloads in words (see Describer); seats are
+	// named by SeatRef tokens. Never empty.
+	DescribeEvent(payload proto.Message) string
 }
 
 // State is one table's state bound to its game.
@@ -137,6 +140,9 @@ type State interface {
 	Deadline() (time.Time, bool)
 	Timeout(at time.Time) ([]Event, error)
 	Legal(seat int) []proto.Message
+	// LegalLabelled is Legal with the label of each action in words (labels[i] names actions[i];
+	// see Describer): non-empty, and different from one another.
+	LegalLabelled(seat int) (actions []proto.Message, labels []string)
 	View(viewer int) proto.Message
 	Outcome() (*gamev1.Outcome, bool)
 	// Suggest asks the game's bot for seat's move; false when the seat has nothing to do or its bot
@@ -145,20 +151,32 @@ type State interface {
 	Encode() ([]byte, error)
 }
 
-// Erase binds a game and its bot (nil: a random bot) into an Engine.
+// Erase binds a game and its bot (nil: a random bot) into an Engine. A game that is also a
+// Describer labels its actions and events; one that is not yet gets generic labels (genericLabel).
 func Erase[S, A any](g Game[S, A], bot Bot[A]) Engine {
 	if bot == nil {
 		bot = RandomBot[A]{}
 	}
-	return erased[S, A]{g: g, bot: bot}
+	d, _ := g.(Describer[S, A])
+	return erased[S, A]{g: g, bot: bot, d: d}
 }
 
 type erased[S, A any] struct {
 	g   Game[S, A]
 	bot Bot[A]
+	d   Describer[S, A] // nil: generic labels
 }
 
 func (e erased[S, A]) Info() Info { return e.g.Info() }
+
+func (e erased[S, A]) DescribeEvent(payload proto.Message) string {
+	if e.d != nil {
+		if l := e.d.DescribeEvent(payload); l != "" {
+			return l
+		}
+	}
+	return genericLabel(payload)
+}
 
 func (e erased[S, A]) Setup(cfg Config) (State, []Event, error) {
 	s, evs, err := e.g.Setup(cfg)
@@ -202,6 +220,28 @@ func (b *bound[S, A]) Legal(seat int) []proto.Message {
 		out[i] = b.g.EncodeAction(a)
 	}
 	return out
+}
+
+func (b *bound[S, A]) LegalLabelled(seat int) ([]proto.Message, []string) {
+	acts := b.g.Legal(b.s, seat, nil)
+	if len(acts) == 0 {
+		return nil, nil
+	}
+	out := make([]proto.Message, len(acts))
+	labels := make([]string, len(acts))
+	for i, a := range acts {
+		out[i] = b.g.EncodeAction(a)
+		if b.d != nil {
+			labels[i] = b.d.DescribeAction(b.s, seat, a)
+		}
+		if labels[i] == "" {
+			labels[i] = genericLabel(out[i])
+		}
+	}
+	if b.d == nil {
+		dedupe(labels)
+	}
+	return out, labels
 }
 
 func (b *bound[S, A]) Suggest(seat int, r *rand.Rand) (proto.Message, bool) {

@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -42,6 +43,7 @@ const (
 	eventVisibility protowire.Number = 5
 	eventTime       protowire.Number = 6
 	eventPayload    protowire.Number = 7
+	eventLabel      protowire.Number = 8
 
 	visibilityPublic protowire.Number = 1
 	visibilitySeat   protowire.Number = 2
@@ -82,6 +84,7 @@ type encodedEvent struct {
 	typeURL  string
 	raw      []byte // the envelope
 	value    []byte // the payload's bytes, inside raw
+	label    string
 }
 
 var errInvalidUTF8 = errors.New("string field contains invalid UTF-8")
@@ -115,7 +118,7 @@ func appendVarint(b []byte, v uint64) []byte {
 // Every field number above is below 16 (this fails to compile otherwise), so every tag is one byte.
 const _ = uint(15 - max(entryVersion, entrySeat, entryTimeout, entryAction, entryActionID, entryTime, entryEvents,
 	entryAbort, eventTableID, eventGame, eventSequence, eventVersion, eventVisibility, eventTime, eventPayload,
-	visibilityPublic, visibilitySeat, anyTypeURL, anyValue, timestampSeconds, timestampNanos))
+	eventLabel, visibilityPublic, visibilitySeat, anyTypeURL, anyValue, timestampSeconds, timestampNanos))
 
 // appendTag is protowire.AppendTag for the field numbers above.
 func appendTag(b []byte, n protowire.Number, t protowire.Type) []byte {
@@ -196,10 +199,11 @@ type eventSizes struct {
 
 // encodeEntry encodes a log entry with the envelopes of evs, numbered from after seq: the bytes to
 // store, and each event's envelope within them for the bus and the reply. Each payload is
-// marshalled once: the log and the bus carry the same bytes.
+// marshalled once: the log and the bus carry the same bytes. label (nil: none) labels each event's
+// payload in words; the label is stored with the event, so replays carry it.
 //
 // The events are returned in buf when its capacity is enough.
-func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event, buf []encodedEvent) ([]byte, []encodedEvent, error) {
+func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event, label func(proto.Message) string, buf []encodedEvent) ([]byte, []encodedEvent, error) {
 	if !utf8.ValidString(table) || !utf8.ValidString(game) || !utf8.ValidString(h.actionID) {
 		return nil, nil, fmt.Errorf("encode log entry: %w", errInvalidUTF8)
 	}
@@ -254,12 +258,16 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 		}
 		u := lastURL
 		es.any = anySize(u, es.payload)
+		var l string
+		if label != nil {
+			l = validLabel(label(e.Payload))
+		}
 		es.envelope = common + sizeUint(eventSequence, seq+uint64(i)+1) + sizeMessage(eventVisibility, visibilitySize(e.To)) +
-			sizeMessage(eventPayload, es.any)
+			sizeMessage(eventPayload, es.any) + sizeString(eventLabel, l)
 		sizes = append(sizes, es)
 		size += sizeMessage(entryEvents, es.envelope)
 		_, finished := e.Payload.(*eventsv1.TableFinished)
-		out[i] = encodedEvent{to: e.To, seq: seq + uint64(i) + 1, finished: finished, typeURL: u}
+		out[i] = encodedEvent{to: e.To, seq: seq + uint64(i) + 1, finished: finished, typeURL: u, label: l}
 	}
 
 	b := make([]byte, 0, size)
@@ -309,6 +317,7 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 			}
 			out[i].value = b[vstart:len(b):len(b)]
 		}
+		b = appendString(b, eventLabel, out[i].label)
 		if len(b)-start != es.envelope {
 			return nil, nil, errors.New("encode event: size mismatch")
 		}
@@ -330,6 +339,14 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 		return nil, nil, errors.New("encode log entry: size mismatch")
 	}
 	return b, out, nil
+}
+
+// validLabel is l made valid UTF-8 (a proto string must be), bad bytes replaced.
+func validLabel(l string) string {
+	if utf8.ValidString(l) {
+		return l
+	}
+	return strings.ToValidUTF8(l, "\uFFFD")
 }
 
 func typeNameOf(m proto.Message) string { return string(m.ProtoReflect().Descriptor().FullName()) }
@@ -370,7 +387,7 @@ func envelopes(table, game string, version uint64, at time.Time, evs []encodedEv
 		t.Seconds, t.Nanos = ts.seconds, ts.nanos
 		env := &envs[j].event
 		env.TableId, env.Game, env.Sequence, env.Version = table, game, e.seq, version
-		env.Visibility, env.Time, env.Payload = visibility(e.to), t, p
+		env.Visibility, env.Time, env.Payload, env.Label = visibility(e.to), t, p, e.label
 		out[j] = env
 		j++
 	}

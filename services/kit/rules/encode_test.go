@@ -19,7 +19,7 @@ import (
 )
 
 // referenceEntry builds the messages encodeEntry writes directly, for proto.Marshal to compare.
-func referenceEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event) *rulesv1.LogEntry {
+func referenceEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event, label func(proto.Message) string) *rulesv1.LogEntry {
 	e := &rulesv1.LogEntry{Version: h.version, Action: h.action, ActionId: h.actionID, Time: timestamppb.New(h.at)}
 	switch h.by {
 	case bySeat:
@@ -38,8 +38,12 @@ func referenceEntry(h *entryHead, table, game string, seq uint64, evs []engine.E
 		if ev.To >= 0 {
 			vis = &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: uint32(ev.To)}}
 		}
+		var l string
+		if label != nil {
+			l = label(ev.Payload)
+		}
 		e.Events = append(e.Events, &eventsv1.Event{TableId: table, Game: game, Sequence: seq + uint64(i) + 1,
-			Version: h.version, Visibility: vis, Time: timestamppb.New(h.at), Payload: payload})
+			Version: h.version, Visibility: vis, Time: timestamppb.New(h.at), Payload: payload, Label: l})
 	}
 	return e
 }
@@ -61,29 +65,44 @@ func TestEncodeEntry(t *testing.T) {
 		{To: engine.Public, Payload: finished},
 	}
 	at := time.UnixMilli(1_800_000_000_123)
+	// Labels of every length a varint may take one or two bytes for, and none.
+	label := func(m proto.Message) string {
+		switch p := m.(type) {
+		case *wrapperspb.StringValue:
+			if p.GetValue() == "" {
+				return ""
+			}
+			return "{seat:0} sees " + p.GetValue()
+		case *emptypb.Empty:
+			return strings.Repeat("long label ", 20)
+		}
+		return "the game is over"
+	}
 	cases := []struct {
 		name  string
 		head  entryHead
 		table string
 		seq   uint64
 		evs   []engine.Event
+		label func(proto.Message) string
 	}{
-		{"created", entryHead{at: at}, "t1", 0, events},
-		{"seat", entryHead{version: 3, by: bySeat, seat: 1, action: action, actionID: "a-1", at: at}, "t1", 17, events[:2]},
-		{"seat zero", entryHead{version: 1, by: bySeat, action: action, actionID: "x", at: time.UnixMilli(0)}, "t", 1, events},
-		{"no events", entryHead{version: 200, by: bySeat, seat: 5, action: action, actionID: strings.Repeat("i", 128), at: at}, "t", 1 << 40, nil},
-		{"unknown fields", entryHead{version: 2, by: bySeat, action: withUnknown, actionID: "u", at: at}, "t", 3, events[1:3]},
-		{"timeout", entryHead{version: 9, by: byTimeout, at: at}, strings.Repeat("T", 64), 300, events},
-		{"abort", entryHead{version: 12, by: byAbort, at: at.Add(-time.Hour * 24 * 365 * 60)}, "t", 1, events[4:]},
-		{"before 1970", entryHead{version: 1, by: bySeat, action: action, actionID: "b", at: time.UnixMilli(-1500)}, "t", 1, events[:1]},
+		{"created", entryHead{at: at}, "t1", 0, events, nil},
+		{"labelled", entryHead{at: at}, "t1", 0, events, label},
+		{"seat", entryHead{version: 3, by: bySeat, seat: 1, action: action, actionID: "a-1", at: at}, "t1", 17, events[:2], label},
+		{"seat zero", entryHead{version: 1, by: bySeat, action: action, actionID: "x", at: time.UnixMilli(0)}, "t", 1, events, nil},
+		{"no events", entryHead{version: 200, by: bySeat, seat: 5, action: action, actionID: strings.Repeat("i", 128), at: at}, "t", 1 << 40, nil, label},
+		{"unknown fields", entryHead{version: 2, by: bySeat, action: withUnknown, actionID: "u", at: at}, "t", 3, events[1:3], nil},
+		{"timeout", entryHead{version: 9, by: byTimeout, at: at}, strings.Repeat("T", 64), 300, events, label},
+		{"abort", entryHead{version: 12, by: byAbort, at: at.Add(-time.Hour * 24 * 365 * 60)}, "t", 1, events[4:], label},
+		{"before 1970", entryHead{version: 1, by: bySeat, action: action, actionID: "b", at: time.UnixMilli(-1500)}, "t", 1, events[:1], nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			data, encs, err := encodeEntry(&c.head, c.table, "highcard", c.seq, c.evs, nil)
+			data, encs, err := encodeEntry(&c.head, c.table, "highcard", c.seq, c.evs, c.label, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			ref := referenceEntry(&c.head, c.table, "highcard", c.seq, c.evs)
+			ref := referenceEntry(&c.head, c.table, "highcard", c.seq, c.evs, c.label)
 			want, err := proto.MarshalOptions{Deterministic: true}.Marshal(ref)
 			if err != nil {
 				t.Fatal(err)
@@ -144,11 +163,17 @@ func TestEncodeEntryRefusesInvalidUTF8(t *testing.T) {
 		{version: 1, by: bySeat, actionID: "\xff"},
 		{version: 1, by: bySeat, actionID: "a", action: &anypb.Any{TypeUrl: "\xfe"}},
 	} {
-		if _, _, err := encodeEntry(&h, "t", "g", 0, nil, nil); err == nil {
+		if _, _, err := encodeEntry(&h, "t", "g", 0, nil, nil, nil); err == nil {
 			t.Fatalf("%+v: no error", h)
 		}
 	}
-	if _, _, err := encodeEntry(&entryHead{}, "t", "g\xff", 0, nil, nil); err == nil {
+	if _, _, err := encodeEntry(&entryHead{}, "t", "g\xff", 0, nil, nil, nil); err == nil {
 		t.Fatal("invalid game name: no error")
+	}
+	// A label that is not valid UTF-8 is mended rather than refused: the event happened.
+	evs := []engine.Event{{To: engine.Public, Payload: &emptypb.Empty{}}}
+	_, encs, err := encodeEntry(&entryHead{}, "t", "g", 0, evs, func(proto.Message) string { return "bad \xff" }, nil)
+	if err != nil || encs[0].label != "bad \uFFFD" {
+		t.Fatalf("invalid label: %v, %q", err, encs[0].label)
 	}
 }

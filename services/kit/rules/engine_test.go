@@ -38,4 +38,5 @@ func TestHighCardPlayouts(t *testing.T) {
 		}
 	}
 	enginetest.CheckDeterminism(t, enginetest.Playout[*highcard.State, string]{Game: g, TimeoutChance: 0.3}, 200, cfg)
+	enginetest.CheckLabels(t, enginetest.Playout[*highcard.State, string]{Game: g, TimeoutChance: 0.3}, g, 200, cfg)
 }

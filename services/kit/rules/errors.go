@@ -13,6 +13,11 @@ import (
 	"google.golang.org/grpc/status"
 )
 
+// MaxActionIDBytes bounds an action id (ActRequest.action_id): room for the 128 bytes a gateway's
+// client may choose (cardroom.gateway.v1.ActRequest) and the prefix the gateway adds to keep them
+// apart from its bots' ids.
+const MaxActionIDBytes = 160
+
 // Request-level violation codes (games add their own rule codes).
 const (
 	CodeMissingField  = "MISSING_FIELD"

@@ -29,10 +29,11 @@ const (
 
 	seatActionsSeat    protowire.Number = 1
 	seatActionsActions protowire.Number = 2
+	seatActionsLabels  protowire.Number = 3
 )
 
 // The tags below are written as one byte.
-const _ = uint(15 - max(updateTableID, updateVersion, updateEvents, updateLegal, updateOmitted, seatActionsSeat, seatActionsActions))
+const _ = uint(15 - max(updateTableID, updateVersion, updateEvents, updateLegal, updateOmitted, seatActionsSeat, seatActionsActions, seatActionsLabels))
 
 // publishLive sends the table's update at version: the committed events (already encoded) and the
 // legal actions of every seat at st (nil: none, the table is over). It is best effort: a gateway
@@ -63,16 +64,19 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 	}
 	var sizes []int
 	for seat := range seats {
-		acts := st.Legal(seat)
+		acts, labels := st.LegalLabelled(seat)
 		if len(acts) == 0 {
 			continue
 		}
 		sizes = sizes[:0]
 		n := sizeUint(seatActionsSeat, uint64(seat))
-		for _, a := range acts {
+		for i, a := range acts {
 			sz := proto.Size(a)
 			sizes = append(sizes, sz)
 			n += sizeMessage(seatActionsActions, anySize(typeURL(a), sz))
+			labels[i] = validLabel(labels[i])
+			// A repeated string writes every element, empty or not.
+			n += protowire.SizeTag(seatActionsLabels) + protowire.SizeBytes(len(labels[i]))
 		}
 		b = appendMessageHead(b, updateLegal, n)
 		b = appendUint(b, seatActionsSeat, uint64(seat))
@@ -88,6 +92,11 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 			if b, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(b, a); err != nil {
 				return nil, fmt.Errorf("encode legal action: %w", err)
 			}
+		}
+		for _, l := range labels {
+			b = appendTag(b, seatActionsLabels, protowire.BytesType)
+			b = appendVarint(b, uint64(len(l)))
+			b = append(b, l...)
 		}
 	}
 	return b, nil

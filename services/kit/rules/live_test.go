@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -89,6 +90,9 @@ func TestLiveUpdates(t *testing.T) {
 					if !proto.Equal(got[i], r.GetActions()[i]) {
 						t.Fatalf("version %d seat %d action %d: %v, listed %v", version, seat, i, got[i], r.GetActions()[i])
 					}
+				}
+				if !slices.Equal(listed[seat].GetLabels(), r.GetLabels()) || len(r.GetLabels()) != len(r.GetActions()) {
+					t.Fatalf("version %d seat %d: live labels %q, listed %q", version, seat, listed[seat].GetLabels(), r.GetLabels())
 				}
 			}
 		}

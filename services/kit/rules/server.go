@@ -4,6 +4,8 @@
 package rules
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/base32"
@@ -87,6 +89,8 @@ type Server struct {
 	actionURL, optionsURL string
 	configs               configCache
 	states                stateCache
+	// label is eventLabel, bound once.
+	label func(proto.Message) string
 }
 
 // New returns a server of eng over st, publishing with pub.
@@ -115,7 +119,7 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 	info := eng.Info()
 	live, _ := pub.(LivePublisher)
 	async, _ := pub.(AsyncPublisher)
-	return &Server{
+	s := &Server{
 		eng: eng, info: info, store: st, pub: pub, live: live, async: async, opt: opt,
 		log:       opt.Logger.With(slog.String("game", info.Name)),
 		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
@@ -125,6 +129,26 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 		acks:      make(chan pendingAck, maxPendingAcks),
 		actionURL: typeURL(info.Action), optionsURL: typeURL(info.Options),
 	}
+	s.label = s.eventLabel
+	return s
+}
+
+// eventLabel labels an event in words: the harness's own events here, the game's by the engine.
+func (s *Server) eventLabel(m proto.Message) string {
+	switch e := m.(type) {
+	case *eventsv1.TableCreated:
+		return "the table is dealt"
+	case *eventsv1.TableFinished:
+		o := e.GetOutcome()
+		switch {
+		case o.GetAborted():
+			return "the game is " + cmp.Or(o.GetSummary(), "aborted")
+		case o.GetSummary() != "":
+			return "the game is over: " + o.GetSummary()
+		}
+		return "the game is over"
+	}
+	return s.eng.DescribeEvent(m)
 }
 
 // Game is the game this server runs.
@@ -256,7 +280,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	public := proto.CloneOf(cfg)
 	public.Seed = 0 // the seed decides every hidden card: secret until the end
 	created := append([]engine.Event{{To: engine.Public, Payload: &eventsv1.TableCreated{Config: public}}}, evs...)
-	data, encs, err := encodeEntry(&entryHead{at: now}, id, s.info.Name, 0, created, nil)
+	data, encs, err := encodeEntry(&entryHead{at: now}, id, s.info.Name, 0, created, s.label, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -405,8 +429,8 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 	if err := checkTableID(req.GetTableId()); err != nil {
 		return nil, err
 	}
-	if n := len(req.GetActionId()); n == 0 || n > 128 {
-		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to 128 bytes")
+	if n := len(req.GetActionId()); n == 0 || n > MaxActionIDBytes {
+		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to %d bytes", MaxActionIDBytes)
 	}
 	if req.GetAction() == nil {
 		return nil, invalid("action", CodeMissingField, "action is required")
@@ -427,7 +451,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 			return nil, err
 		}
 		if l.prior != nil {
-			return s.replayed(ctx, &l, req.GetSeat())
+			return s.replayed(ctx, &l, req, action)
 		}
 		if err := checkSeat(l.cfg, req.GetSeat()); err != nil {
 			s.keep(&l)
@@ -518,8 +542,9 @@ func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, a
 	}
 	// Read before the commit: once committed, the state belongs to the replica's cache.
 	var legal []*anypb.Any
+	var labels []string
 	if req.GetIncludeLegalActions() {
-		if legal, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+		if legal, labels, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
 			return nil, err
 		}
 	}
@@ -531,25 +556,31 @@ func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, a
 	}
 	version := l.t.Version + 1
 	if finished {
-		legal = nil
+		legal, labels = nil, nil
 	}
 	return &rulesv1.ActResponse{
 		Version: version, Events: envelopes(l.t.ID, s.info.Name, version, now, encs, int(req.GetSeat())), Finished: finished,
-		LegalActions: legal,
+		LegalActions: legal, LegalLabels: labels,
 	}, nil
 }
 
-// replayed answers a retried action id from the log (l.prior). The first attempt's commit may have
-// gone through without being published — its answer lost on the way, say to a store restart, and
-// the store's retry found the action applied — so events the table's outbox does not count as
-// published are published again (ids make a second copy harmless).
-func (s *Server) replayed(ctx context.Context, l *loaded, seat uint32) (*rulesv1.ActResponse, error) {
+// replayed answers a retried action id from the log (l.prior) when the retry is the same request
+// — the same seat and the same action — and refuses it (ACTION_ID_REUSED) otherwise: a new move
+// that happens to reuse an id must not be answered as if it had been played. The first attempt's
+// commit may have gone through without being published — its answer lost on the way, say to a
+// store restart, and the store's retry found the action applied — so events the table's outbox
+// does not count as published are published again (ids make a second copy harmless).
+func (s *Server) replayed(ctx context.Context, l *loaded, req *rulesv1.ActRequest, action proto.Message) (*rulesv1.ActResponse, error) {
 	e := &rulesv1.LogEntry{}
 	if err := proto.Unmarshal(l.prior.Data, e); err != nil {
 		return nil, fmt.Errorf("decode log entry: %w", err)
 	}
+	seat := req.GetSeat()
 	if by, ok := e.GetBy().(*rulesv1.LogEntry_Seat); !ok || by.Seat != seat {
 		return nil, invalid("action_id", CodeActionIDReuse, "action_id was already used at this table by another seat")
+	}
+	if !s.sameAction(e.GetAction(), req.GetAction(), action) {
+		return nil, invalid("action_id", CodeActionIDReuse, "action_id was already used by this seat for another action")
 	}
 	s.resend(ctx, l.t, e.GetEvents())
 	finished := false
@@ -559,6 +590,17 @@ func (s *Server) replayed(ctx context.Context, l *loaded, seat uint32) (*rulesv1
 		}
 	}
 	return &rulesv1.ActResponse{Version: e.GetVersion(), Events: visibleTo(e.GetEvents(), int(seat)), Finished: finished, Replayed: true}, nil
+}
+
+// sameAction reports whether the logged action is the one a retry sends (sent, decoded as action).
+// A retry usually sends the very bytes of its first attempt; other bytes may still encode the same
+// action (another encoder, fields in another order), so they are compared as messages.
+func (s *Server) sameAction(logged, sent *anypb.Any, action proto.Message) bool {
+	if logged.GetTypeUrl() == sent.GetTypeUrl() && bytes.Equal(logged.GetValue(), sent.GetValue()) {
+		return true
+	}
+	prior, err := decodeAny("action", logged, s.info.Action, s.actionURL)
+	return err == nil && proto.Equal(prior, action)
 }
 
 // visibleTo keeps the events seat may see (Spectator: public ones).
@@ -596,7 +638,7 @@ func (s *Server) finishedEvent(l *loaded, outcome *gamev1.Outcome, now time.Time
 // The events are returned in buf when its capacity is enough.
 func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time, finished bool, buf []encodedEvent) ([]encodedEvent, bool, error) {
 	head.version, head.at = l.t.Version+1, now
-	data, encs, err := encodeEntry(head, l.t.ID, s.info.Name, l.t.Sequence, evs, buf)
+	data, encs, err := encodeEntry(head, l.t.ID, s.info.Name, l.t.Sequence, evs, s.label, buf)
 	if err != nil {
 		return nil, false, err
 	}
@@ -714,24 +756,25 @@ func (s *Server) listLegal(ctx context.Context, req *rulesv1.ListLegalActionsReq
 	if l.t.Finished {
 		return resp, nil
 	}
-	if resp.Actions, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+	if resp.Actions, resp.Labels, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
 		return nil, err
 	}
 	return resp, nil
 }
 
-// legalAnys lists seat's legal actions, each wrapped in an Any.
-func legalAnys(st engine.State, seat int) ([]*anypb.Any, error) {
-	acts := st.Legal(seat)
+// legalAnys lists seat's legal actions, each wrapped in an Any, and their labels.
+func legalAnys(st engine.State, seat int) ([]*anypb.Any, []string, error) {
+	acts, labels := st.LegalLabelled(seat)
 	out := make([]*anypb.Any, 0, len(acts))
-	for _, a := range acts {
+	for i, a := range acts {
 		m, err := anypb.New(a)
 		if err != nil {
-			return nil, fmt.Errorf("wrap action: %w", err)
+			return nil, nil, fmt.Errorf("wrap action: %w", err)
 		}
 		out = append(out, m)
+		labels[i] = validLabel(labels[i])
 	}
-	return out, nil
+	return out, labels, nil
 }
 
 func (s *Server) SuggestAction(ctx context.Context, req *rulesv1.SuggestActionRequest) (*rulesv1.SuggestActionResponse, error) {

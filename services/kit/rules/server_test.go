@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -25,6 +26,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -234,6 +236,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 			{"bad table id", &rulesv1.ActRequest{TableId: "a.b", Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, rules.CodeInvalidField},
 			{"unknown table", &rulesv1.ActRequest{TableId: "nope", Action: act("pass"), ActionId: "x"}, codes.NotFound, rules.CodeTableNotFound},
 			{"missing action id", &rulesv1.ActRequest{TableId: "b1", Action: act("pass")}, codes.InvalidArgument, rules.CodeInvalidField},
+			{"action id too long", &rulesv1.ActRequest{TableId: "b1", Seat: 0, Action: act("pass"), ActionId: strings.Repeat("x", rules.MaxActionIDBytes+1)}, codes.InvalidArgument, rules.CodeInvalidField},
 			{"missing action", &rulesv1.ActRequest{TableId: "b1", ActionId: "x"}, codes.InvalidArgument, rules.CodeMissingField},
 			{"wrong game's action", &rulesv1.ActRequest{TableId: "b1", Action: wrong, ActionId: "x"}, codes.InvalidArgument, rules.CodeWrongGame},
 			{"unknown action", &rulesv1.ActRequest{TableId: "b1", Action: act("fold"), ActionId: "x"}, codes.InvalidArgument, engine.CodeUnknownAction},
@@ -279,6 +282,20 @@ func TestBadInputChangesNothing(t *testing.T) {
 	})
 }
 
+// TestLongestActionID: an action id of MaxActionIDBytes is taken (one byte more is refused:
+// TestBadInputChangesNothing), and its retry is answered from the log.
+func TestLongestActionID(t *testing.T) {
+	e := newEnv(t, store.NewMemory(), nil)
+	e.create(t, "l1", tableConfig(2, 1, 0))
+	req := &rulesv1.ActRequest{TableId: "l1", Seat: 0, Action: act("reveal"), ActionId: strings.Repeat("x", rules.MaxActionIDBytes)}
+	if _, err := e.client.Act(t.Context(), req); err != nil {
+		t.Fatalf("longest action id: %v", err)
+	}
+	if again, err := e.client.Act(t.Context(), req); err != nil || !again.GetReplayed() {
+		t.Fatalf("retry: %v %v", err, again)
+	}
+}
+
 func TestIdempotentRetry(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
@@ -292,10 +309,29 @@ func TestIdempotentRetry(t *testing.T) {
 		if err != nil || !again.GetReplayed() || again.GetVersion() != first.GetVersion() || len(again.GetEvents()) != len(first.GetEvents()) {
 			t.Fatalf("retry: %v %v", err, again)
 		}
-		// Seat 1 cannot reuse seat 0's action id.
-		_, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "r1", Seat: 1, Action: act("pass"), ActionId: "same"})
-		if _, rule := violation(err); rule != rules.CodeActionIDReuse {
-			t.Fatalf("reuse by another seat: %v", err)
+		// The same action in other bytes (another encoder: the field twice, the last one counting;
+		// a type URL without its host) is the same retry.
+		var value []byte
+		value = protowire.AppendTag(value, 1, protowire.BytesType)
+		value = protowire.AppendString(value, "pass")
+		value = protowire.AppendTag(value, 1, protowire.BytesType)
+		value = protowire.AppendString(value, "reveal")
+		reencoded := &anypb.Any{TypeUrl: "google.protobuf.StringValue", Value: value}
+		again, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "r1", Seat: 0, Action: reencoded, ActionId: "same"})
+		if err != nil || !again.GetReplayed() || again.GetVersion() != first.GetVersion() {
+			t.Fatalf("retry in other bytes: %v %v", err, again)
+		}
+		// Seat 1 cannot reuse seat 0's action id, nor seat 0 for another action: neither is
+		// answered as if it had been played.
+		for _, reuse := range []*rulesv1.ActRequest{
+			{TableId: "r1", Seat: 1, Action: act("pass"), ActionId: "same"},
+			{TableId: "r1", Seat: 0, Action: act("pass"), ActionId: "same"},
+			{TableId: "r1", Seat: 0, Action: act("pass"), ActionId: "same", ExpectedVersion: proto.Uint64(first.GetVersion())},
+		} {
+			_, err = e.client.Act(t.Context(), reuse)
+			if c, rule := violation(err); c != codes.InvalidArgument || rule != rules.CodeActionIDReuse {
+				t.Fatalf("reuse %v: %v", reuse, err)
+			}
 		}
 		if log, _ := st.Log(t.Context(), "r1", 1); len(log) != 1 {
 			t.Fatalf("retry applied twice: %d entries", len(log))
@@ -558,6 +594,9 @@ func TestActIncludesLegalActions(t *testing.T) {
 				if !proto.Equal(a, after.GetActions()[j]) {
 					t.Fatalf("act %d: legal action %d is %v, the list has %v", i, j, a, after.GetActions()[j])
 				}
+			}
+			if !slices.Equal(r.GetLegalLabels(), after.GetLabels()) || len(after.GetLabels()) != len(after.GetActions()) {
+				t.Fatalf("act %d: legal labels %q, the list has %q for %d actions", i, r.GetLegalLabels(), after.GetLabels(), len(after.GetActions()))
 			}
 			if again, err := e.client.Act(t.Context(), req); err != nil || !again.GetReplayed() || len(again.GetLegalActions()) != 0 {
 				t.Fatalf("replayed act %d: %v %v", i, err, again)

@@ -166,7 +166,7 @@ func (Game) DescribeEvent(payload proto.Message) string {
 		b.WriteString("round " + strconv.Itoa(int(m.GetRound())) + " ends:")
 		for p, c := range m.GetCoins() {
 			if p > 0 {
-				b.WriteByte(',')
+				b.WriteByte(';')
 			}
 			b.WriteString(" " + engine.SeatRef(p) + " won " + strconv.Itoa(int(nth(m.GetCoinsWon(), p))))
 			if bonus := nth(m.GetBonus(), p); bonus > 0 {

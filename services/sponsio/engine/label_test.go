@@ -171,7 +171,7 @@ func TestEventLabels(t *testing.T) {
 		{&sponsiov1.MarkerMoved{Seat: 1, Position: 4}, "{seat:1}'s sequence marker is at position 4"},
 		{&sponsiov1.CounterRedeemed{Seat: 1, Redeemed: true, Coins: 6}, "{seat:1} redeems the counter for 6 coins"},
 		{&sponsiov1.RoundEnded{Round: 2, CoinsWon: []uint32{16, 0, 2}, Bonus: []uint32{2, 0, 0}, Coins: []uint32{28, 9, 11}},
-			"round 2 ends: {seat:0} won 16 + 2 bonus, has 28 coins, {seat:1} won 0, has 9 coins, {seat:2} won 2, has 11 coins"},
+			"round 2 ends: {seat:0} won 16 + 2 bonus, has 28 coins; {seat:1} won 0, has 9 coins; {seat:2} won 2, has 11 coins"},
 		{&sponsiov1.GameEnded{Reason: sponsiov1.EndReason_END_REASON_COINS, Winners: []uint32{0}, Coins: []uint32{31, 9, 11}},
 			"game over (30 coins): {seat:0} wins; {seat:0} 31 coins, {seat:1} 9 coins, {seat:2} 11 coins"},
 	} {

@@ -125,7 +125,12 @@ type Event struct {
 	Visibility *Visibility            `protobuf:"bytes,5,opt,name=visibility,proto3" json:"visibility,omitempty"`
 	Time       *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
 	// The game's own event message (e.g. cardroom.sapotagem.v1.CardPlayed), or one of this package's.
-	Payload       *anypb.Any `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
+	Payload *anypb.Any `protobuf:"bytes,7,opt,name=payload,proto3" json:"payload,omitempty"`
+	// The event in words for people ("seat 2 (Ann) plays yellow 1 (Ducks)"), written by the game, so a
+	// client can show it without knowing the game. Seats are named as the gateway renders them: "seat
+	// N (Name)" with the player's display name, "seat N (you)" for the reader's own seat, or "seat N".
+	// On the bus and in the rules service's log, seats are tokens "{seat:N}" that the gateway renders.
+	Label         string `protobuf:"bytes,8,opt,name=label,proto3" json:"label,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -207,6 +212,13 @@ func (x *Event) GetPayload() *anypb.Any {
 		return x.Payload
 	}
 	return nil
+}
+
+func (x *Event) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
 }
 
 // TableCreated opens every table's stream.
@@ -342,7 +354,7 @@ const file_cardroom_events_v1_events_proto_rawDesc = "" +
 	"\x06public\x18\x01 \x01(\bH\x00R\x06public\x12\x14\n" +
 	"\x04seat\x18\x02 \x01(\rH\x00R\x04seatB\n" +
 	"\n" +
-	"\baudience\"\x8c\x02\n" +
+	"\baudience\"\xa2\x02\n" +
 	"\x05Event\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x1a\n" +
@@ -352,7 +364,8 @@ const file_cardroom_events_v1_events_proto_rawDesc = "" +
 	"visibility\x18\x05 \x01(\v2\x1e.cardroom.events.v1.VisibilityR\n" +
 	"visibility\x12.\n" +
 	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12.\n" +
-	"\apayload\x18\a \x01(\v2\x14.google.protobuf.AnyR\apayload\"E\n" +
+	"\apayload\x18\a \x01(\v2\x14.google.protobuf.AnyR\apayload\x12\x14\n" +
+	"\x05label\x18\b \x01(\tR\x05label\"E\n" +
 	"\fTableCreated\x125\n" +
 	"\x06config\x18\x01 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\"\x8d\x02\n" +
 	"\rTableFinished\x125\n" +

@@ -4,16 +4,17 @@
 // 	protoc        (unknown)
 // source: cardroom/gateway/v1/gateway.proto
 
-// Package cardroom.gateway.v1 is cardroom's public API: sessions, private tables, matchmaking,
-// play, the Watch stream of a table's events and the replay of finished tables. It is
+// Package cardroom.gateway.v1 is cardroom's public API: sign-in and sessions, private tables,
+// matchmaking, play, the Watch stream of a table's events and the replay of finished tables. It is
 // game-agnostic: options, actions, views and event payloads are each game's own messages in
 // google.protobuf.Any (ListGames names their types).
 //
 // Errors are gRPC statuses; refusals carry a cardroom.game.v1.RuleViolation detail with a stable
-// code. UNAUTHENTICATED: no, forged or expired session token. PERMISSION_DENIED: acting for a seat
-// that is not the caller's. NOT_FOUND: unknown table or ticket. INVALID_ARGUMENT: malformed or
-// oversized request. FAILED_PRECONDITION: an illegal move or a lobby step out of order.
-// RESOURCE_EXHAUSTED: the caller's rate limit.
+// code. UNAUTHENTICATED: no, forged or expired session token; a sign-in with a wrong secret or
+// password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
+// PERMISSION_DENIED: acting for a seat that is not the caller's. NOT_FOUND: unknown table or
+// ticket. INVALID_ARGUMENT: malformed or oversized request. FAILED_PRECONDITION: an illegal move
+// or a lobby step out of order. RESOURCE_EXHAUSTED: the caller's rate limit.
 
 package gatewayv1
 
@@ -159,8 +160,17 @@ func (TicketState) EnumDescriptor() ([]byte, []int) {
 
 type SignInRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// 1 to 32 printable characters.
-	DisplayName   string `protobuf:"bytes,1,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// 1 to 32 printable characters once surrounding space is trimmed. Required when the sign-in makes
+	// a new player (a guest, a device seen for the first time; a registration takes the user name when
+	// it is empty). A returning player who gives one is renamed; empty keeps the name they had.
+	DisplayName string `protobuf:"bytes,1,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// Without a credential the caller is a guest: a new player id at every sign-in.
+	//
+	// Types that are valid to be assigned to Credential:
+	//
+	//	*SignInRequest_Device
+	//	*SignInRequest_Password
+	Credential    isSignInRequest_Credential `protobuf_oneof:"credential"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -202,18 +212,189 @@ func (x *SignInRequest) GetDisplayName() string {
 	return ""
 }
 
+func (x *SignInRequest) GetCredential() isSignInRequest_Credential {
+	if x != nil {
+		return x.Credential
+	}
+	return nil
+}
+
+func (x *SignInRequest) GetDevice() *DeviceCredential {
+	if x != nil {
+		if x, ok := x.Credential.(*SignInRequest_Device); ok {
+			return x.Device
+		}
+	}
+	return nil
+}
+
+func (x *SignInRequest) GetPassword() *PasswordCredential {
+	if x != nil {
+		if x, ok := x.Credential.(*SignInRequest_Password); ok {
+			return x.Password
+		}
+	}
+	return nil
+}
+
+type isSignInRequest_Credential interface {
+	isSignInRequest_Credential()
+}
+
+type SignInRequest_Device struct {
+	Device *DeviceCredential `protobuf:"bytes,2,opt,name=device,proto3,oneof"`
+}
+
+type SignInRequest_Password struct {
+	Password *PasswordCredential `protobuf:"bytes,3,opt,name=password,proto3,oneof"`
+}
+
+func (*SignInRequest_Device) isSignInRequest_Credential() {}
+
+func (*SignInRequest_Password) isSignInRequest_Credential() {}
+
+// DeviceCredential is a secret a client generated and keeps (as in a config file). The first
+// sign-in with an unknown device_id makes a new player; later ones with the same id and secret
+// return that player. The same id with another secret is UNAUTHENTICATED (BAD_CREDENTIAL).
+type DeviceCredential struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 10 to 128 printable ASCII characters without space (a UUID will do).
+	DeviceId string `protobuf:"bytes,1,opt,name=device_id,json=deviceId,proto3" json:"device_id,omitempty"`
+	// 32 to 256 bytes, random: e.g. 32 random bytes in base64url (43 characters). Only a salted
+	// hash of it is stored.
+	Secret        string `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeviceCredential) Reset() {
+	*x = DeviceCredential{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeviceCredential) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeviceCredential) ProtoMessage() {}
+
+func (x *DeviceCredential) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeviceCredential.ProtoReflect.Descriptor instead.
+func (*DeviceCredential) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *DeviceCredential) GetDeviceId() string {
+	if x != nil {
+		return x.DeviceId
+	}
+	return ""
+}
+
+func (x *DeviceCredential) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
+// PasswordCredential signs in with a user name and password. Registration is explicit: a sign-in
+// with an unknown name is UNAUTHENTICATED (BAD_CREDENTIAL), like a wrong password, so that a typo
+// never makes a second player.
+type PasswordCredential struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 3 to 32 characters: ASCII letters, digits, '.', '_' and '-', starting with a letter or a digit.
+	// Compared case-insensitively.
+	UserName string `protobuf:"bytes,1,opt,name=user_name,json=userName,proto3" json:"user_name,omitempty"`
+	// 8 (when registering) to 256 bytes. Stored as an argon2id hash.
+	Password string `protobuf:"bytes,2,opt,name=password,proto3" json:"password,omitempty"`
+	// When true, makes the player: a name already taken is ALREADY_EXISTS (NAME_TAKEN), unless the
+	// password is the name's own (a retried registration signs in).
+	Register      bool `protobuf:"varint,3,opt,name=register,proto3" json:"register,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PasswordCredential) Reset() {
+	*x = PasswordCredential{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasswordCredential) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasswordCredential) ProtoMessage() {}
+
+func (x *PasswordCredential) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasswordCredential.ProtoReflect.Descriptor instead.
+func (*PasswordCredential) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *PasswordCredential) GetUserName() string {
+	if x != nil {
+		return x.UserName
+	}
+	return ""
+}
+
+func (x *PasswordCredential) GetPassword() string {
+	if x != nil {
+		return x.Password
+	}
+	return ""
+}
+
+func (x *PasswordCredential) GetRegister() bool {
+	if x != nil {
+		return x.Register
+	}
+	return false
+}
+
 type SignInResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	PlayerId      string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
-	SessionToken  string                 `protobuf:"bytes,2,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
-	ExpiresAt     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId     string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	SessionToken string                 `protobuf:"bytes,2,opt,name=session_token,json=sessionToken,proto3" json:"session_token,omitempty"`
+	ExpiresAt    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// True when this sign-in made the player (always for a guest).
+	NewPlayer bool `protobuf:"varint,4,opt,name=new_player,json=newPlayer,proto3" json:"new_player,omitempty"`
+	// The name the session plays under.
+	DisplayName   string `protobuf:"bytes,5,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SignInResponse) Reset() {
 	*x = SignInResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[1]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -225,7 +406,7 @@ func (x *SignInResponse) String() string {
 func (*SignInResponse) ProtoMessage() {}
 
 func (x *SignInResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[1]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -238,7 +419,7 @@ func (x *SignInResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignInResponse.ProtoReflect.Descriptor instead.
 func (*SignInResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{1}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SignInResponse) GetPlayerId() string {
@@ -262,6 +443,20 @@ func (x *SignInResponse) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *SignInResponse) GetNewPlayer() bool {
+	if x != nil {
+		return x.NewPlayer
+	}
+	return false
+}
+
+func (x *SignInResponse) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
 type RefreshSessionRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -270,7 +465,7 @@ type RefreshSessionRequest struct {
 
 func (x *RefreshSessionRequest) Reset() {
 	*x = RefreshSessionRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[2]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -282,7 +477,7 @@ func (x *RefreshSessionRequest) String() string {
 func (*RefreshSessionRequest) ProtoMessage() {}
 
 func (x *RefreshSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[2]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -295,7 +490,7 @@ func (x *RefreshSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshSessionRequest.ProtoReflect.Descriptor instead.
 func (*RefreshSessionRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{2}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{4}
 }
 
 type RefreshSessionResponse struct {
@@ -308,7 +503,7 @@ type RefreshSessionResponse struct {
 
 func (x *RefreshSessionResponse) Reset() {
 	*x = RefreshSessionResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[3]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -320,7 +515,7 @@ func (x *RefreshSessionResponse) String() string {
 func (*RefreshSessionResponse) ProtoMessage() {}
 
 func (x *RefreshSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[3]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -333,7 +528,7 @@ func (x *RefreshSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RefreshSessionResponse.ProtoReflect.Descriptor instead.
 func (*RefreshSessionResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{3}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *RefreshSessionResponse) GetSessionToken() string {
@@ -358,7 +553,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[4]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -370,7 +565,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[4]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -383,7 +578,7 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{4}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
 }
 
 type GameInfo struct {
@@ -401,7 +596,7 @@ type GameInfo struct {
 
 func (x *GameInfo) Reset() {
 	*x = GameInfo{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[5]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -413,7 +608,7 @@ func (x *GameInfo) String() string {
 func (*GameInfo) ProtoMessage() {}
 
 func (x *GameInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[5]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -426,7 +621,7 @@ func (x *GameInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameInfo.ProtoReflect.Descriptor instead.
 func (*GameInfo) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{5}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GameInfo) GetGame() string {
@@ -480,7 +675,7 @@ type ListGamesResponse struct {
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -492,7 +687,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -505,7 +700,7 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListGamesResponse) GetGames() []*GameInfo {
@@ -540,7 +735,7 @@ type Table struct {
 
 func (x *Table) Reset() {
 	*x = Table{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -552,7 +747,7 @@ func (x *Table) String() string {
 func (*Table) ProtoMessage() {}
 
 func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -565,7 +760,7 @@ func (x *Table) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Table.ProtoReflect.Descriptor instead.
 func (*Table) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Table) GetTableId() string {
@@ -658,7 +853,7 @@ type CreateTableRequest struct {
 
 func (x *CreateTableRequest) Reset() {
 	*x = CreateTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -670,7 +865,7 @@ func (x *CreateTableRequest) String() string {
 func (*CreateTableRequest) ProtoMessage() {}
 
 func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -683,7 +878,7 @@ func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableRequest.ProtoReflect.Descriptor instead.
 func (*CreateTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateTableRequest) GetGame() string {
@@ -725,7 +920,7 @@ type CreateTableResponse struct {
 
 func (x *CreateTableResponse) Reset() {
 	*x = CreateTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -737,7 +932,7 @@ func (x *CreateTableResponse) String() string {
 func (*CreateTableResponse) ProtoMessage() {}
 
 func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -750,7 +945,7 @@ func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableResponse.ProtoReflect.Descriptor instead.
 func (*CreateTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CreateTableResponse) GetTableId() string {
@@ -783,7 +978,7 @@ type JoinTableRequest struct {
 
 func (x *JoinTableRequest) Reset() {
 	*x = JoinTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -795,7 +990,7 @@ func (x *JoinTableRequest) String() string {
 func (*JoinTableRequest) ProtoMessage() {}
 
 func (x *JoinTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -808,7 +1003,7 @@ func (x *JoinTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinTableRequest.ProtoReflect.Descriptor instead.
 func (*JoinTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *JoinTableRequest) GetInviteCode() string {
@@ -827,7 +1022,7 @@ type JoinTableResponse struct {
 
 func (x *JoinTableResponse) Reset() {
 	*x = JoinTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -839,7 +1034,7 @@ func (x *JoinTableResponse) String() string {
 func (*JoinTableResponse) ProtoMessage() {}
 
 func (x *JoinTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -852,7 +1047,7 @@ func (x *JoinTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinTableResponse.ProtoReflect.Descriptor instead.
 func (*JoinTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *JoinTableResponse) GetTable() *Table {
@@ -871,7 +1066,7 @@ type LeaveTableRequest struct {
 
 func (x *LeaveTableRequest) Reset() {
 	*x = LeaveTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -883,7 +1078,7 @@ func (x *LeaveTableRequest) String() string {
 func (*LeaveTableRequest) ProtoMessage() {}
 
 func (x *LeaveTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -896,7 +1091,7 @@ func (x *LeaveTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTableRequest.ProtoReflect.Descriptor instead.
 func (*LeaveTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LeaveTableRequest) GetTableId() string {
@@ -915,7 +1110,7 @@ type LeaveTableResponse struct {
 
 func (x *LeaveTableResponse) Reset() {
 	*x = LeaveTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -927,7 +1122,7 @@ func (x *LeaveTableResponse) String() string {
 func (*LeaveTableResponse) ProtoMessage() {}
 
 func (x *LeaveTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -940,7 +1135,7 @@ func (x *LeaveTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTableResponse.ProtoReflect.Descriptor instead.
 func (*LeaveTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LeaveTableResponse) GetTable() *Table {
@@ -965,7 +1160,7 @@ type AddBotsRequest struct {
 
 func (x *AddBotsRequest) Reset() {
 	*x = AddBotsRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -977,7 +1172,7 @@ func (x *AddBotsRequest) String() string {
 func (*AddBotsRequest) ProtoMessage() {}
 
 func (x *AddBotsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -990,7 +1185,7 @@ func (x *AddBotsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddBotsRequest.ProtoReflect.Descriptor instead.
 func (*AddBotsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AddBotsRequest) GetTableId() string {
@@ -1023,7 +1218,7 @@ type AddBotsResponse struct {
 
 func (x *AddBotsResponse) Reset() {
 	*x = AddBotsResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1035,7 +1230,7 @@ func (x *AddBotsResponse) String() string {
 func (*AddBotsResponse) ProtoMessage() {}
 
 func (x *AddBotsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1048,7 +1243,7 @@ func (x *AddBotsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddBotsResponse.ProtoReflect.Descriptor instead.
 func (*AddBotsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AddBotsResponse) GetTable() *Table {
@@ -1067,7 +1262,7 @@ type StartTableRequest struct {
 
 func (x *StartTableRequest) Reset() {
 	*x = StartTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1079,7 +1274,7 @@ func (x *StartTableRequest) String() string {
 func (*StartTableRequest) ProtoMessage() {}
 
 func (x *StartTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1092,7 +1287,7 @@ func (x *StartTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTableRequest.ProtoReflect.Descriptor instead.
 func (*StartTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *StartTableRequest) GetTableId() string {
@@ -1111,7 +1306,7 @@ type StartTableResponse struct {
 
 func (x *StartTableResponse) Reset() {
 	*x = StartTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1123,7 +1318,7 @@ func (x *StartTableResponse) String() string {
 func (*StartTableResponse) ProtoMessage() {}
 
 func (x *StartTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1136,7 +1331,7 @@ func (x *StartTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTableResponse.ProtoReflect.Descriptor instead.
 func (*StartTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *StartTableResponse) GetTable() *Table {
@@ -1155,7 +1350,7 @@ type GetTableRequest struct {
 
 func (x *GetTableRequest) Reset() {
 	*x = GetTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1167,7 +1362,7 @@ func (x *GetTableRequest) String() string {
 func (*GetTableRequest) ProtoMessage() {}
 
 func (x *GetTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1180,7 +1375,7 @@ func (x *GetTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableRequest.ProtoReflect.Descriptor instead.
 func (*GetTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetTableRequest) GetTableId() string {
@@ -1199,7 +1394,7 @@ type GetTableResponse struct {
 
 func (x *GetTableResponse) Reset() {
 	*x = GetTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1211,7 +1406,7 @@ func (x *GetTableResponse) String() string {
 func (*GetTableResponse) ProtoMessage() {}
 
 func (x *GetTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1224,7 +1419,7 @@ func (x *GetTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableResponse.ProtoReflect.Descriptor instead.
 func (*GetTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetTableResponse) GetTable() *Table {
@@ -1255,7 +1450,7 @@ type EnqueueTicketRequest struct {
 
 func (x *EnqueueTicketRequest) Reset() {
 	*x = EnqueueTicketRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1267,7 +1462,7 @@ func (x *EnqueueTicketRequest) String() string {
 func (*EnqueueTicketRequest) ProtoMessage() {}
 
 func (x *EnqueueTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1280,7 +1475,7 @@ func (x *EnqueueTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnqueueTicketRequest.ProtoReflect.Descriptor instead.
 func (*EnqueueTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *EnqueueTicketRequest) GetGame() string {
@@ -1348,7 +1543,7 @@ type EnqueueTicketResponse struct {
 
 func (x *EnqueueTicketResponse) Reset() {
 	*x = EnqueueTicketResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1360,7 +1555,7 @@ func (x *EnqueueTicketResponse) String() string {
 func (*EnqueueTicketResponse) ProtoMessage() {}
 
 func (x *EnqueueTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1373,7 +1568,7 @@ func (x *EnqueueTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnqueueTicketResponse.ProtoReflect.Descriptor instead.
 func (*EnqueueTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *EnqueueTicketResponse) GetTicketId() string {
@@ -1392,7 +1587,7 @@ type JoinTicketRequest struct {
 
 func (x *JoinTicketRequest) Reset() {
 	*x = JoinTicketRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1404,7 +1599,7 @@ func (x *JoinTicketRequest) String() string {
 func (*JoinTicketRequest) ProtoMessage() {}
 
 func (x *JoinTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1417,7 +1612,7 @@ func (x *JoinTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinTicketRequest.ProtoReflect.Descriptor instead.
 func (*JoinTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *JoinTicketRequest) GetTicketId() string {
@@ -1435,7 +1630,7 @@ type JoinTicketResponse struct {
 
 func (x *JoinTicketResponse) Reset() {
 	*x = JoinTicketResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +1642,7 @@ func (x *JoinTicketResponse) String() string {
 func (*JoinTicketResponse) ProtoMessage() {}
 
 func (x *JoinTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +1655,7 @@ func (x *JoinTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinTicketResponse.ProtoReflect.Descriptor instead.
 func (*JoinTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
 }
 
 type CancelTicketRequest struct {
@@ -1472,7 +1667,7 @@ type CancelTicketRequest struct {
 
 func (x *CancelTicketRequest) Reset() {
 	*x = CancelTicketRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1484,7 +1679,7 @@ func (x *CancelTicketRequest) String() string {
 func (*CancelTicketRequest) ProtoMessage() {}
 
 func (x *CancelTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1497,7 +1692,7 @@ func (x *CancelTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketRequest.ProtoReflect.Descriptor instead.
 func (*CancelTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *CancelTicketRequest) GetTicketId() string {
@@ -1515,7 +1710,7 @@ type CancelTicketResponse struct {
 
 func (x *CancelTicketResponse) Reset() {
 	*x = CancelTicketResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1527,7 +1722,7 @@ func (x *CancelTicketResponse) String() string {
 func (*CancelTicketResponse) ProtoMessage() {}
 
 func (x *CancelTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1540,7 +1735,7 @@ func (x *CancelTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketResponse.ProtoReflect.Descriptor instead.
 func (*CancelTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
 }
 
 type WatchTicketRequest struct {
@@ -1552,7 +1747,7 @@ type WatchTicketRequest struct {
 
 func (x *WatchTicketRequest) Reset() {
 	*x = WatchTicketRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1564,7 +1759,7 @@ func (x *WatchTicketRequest) String() string {
 func (*WatchTicketRequest) ProtoMessage() {}
 
 func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1577,7 +1772,7 @@ func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTicketRequest.ProtoReflect.Descriptor instead.
 func (*WatchTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *WatchTicketRequest) GetTicketId() string {
@@ -1607,7 +1802,7 @@ type WatchTicketResponse struct {
 
 func (x *WatchTicketResponse) Reset() {
 	*x = WatchTicketResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1619,7 +1814,7 @@ func (x *WatchTicketResponse) String() string {
 func (*WatchTicketResponse) ProtoMessage() {}
 
 func (x *WatchTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1632,7 +1827,7 @@ func (x *WatchTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTicketResponse.ProtoReflect.Descriptor instead.
 func (*WatchTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *WatchTicketResponse) GetTicketId() string {
@@ -1696,7 +1891,8 @@ type ActRequest struct {
 	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	// The game's action message (ListGames: action_type).
 	Action *anypb.Any `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
-	// 1 to 128 bytes, unique per action: a retry with the same id is applied once.
+	// 1 to 128 bytes, unique per action at the table: a retry with the same id and the same action
+	// is applied once; the same id with another action is refused (ACTION_ID_REUSED).
 	ActionId string `protobuf:"bytes,3,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
 	// When set, the action is refused with ABORTED (STALE_VERSION) unless the table is at it.
 	ExpectedVersion *uint64 `protobuf:"varint,4,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
@@ -1709,7 +1905,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1721,7 +1917,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1734,7 +1930,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ActRequest) GetTableId() string {
@@ -1782,14 +1978,17 @@ type ActResponse struct {
 	Replayed bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	// With include_legal_actions: the caller's legal actions at `version` (none when the game is
 	// over; not given with a replayed answer — list them then).
-	LegalActions  []*anypb.Any `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	LegalActions []*anypb.Any `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	// The label in words of each of legal_actions, in the same order (legal_labels[i] names
+	// legal_actions[i]); seats named as in cardroom.events.v1.Event.label.
+	LegalLabels   []string `protobuf:"bytes,6,rep,name=legal_labels,json=legalLabels,proto3" json:"legal_labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1801,7 +2000,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1814,7 +2013,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ActResponse) GetVersion() uint64 {
@@ -1852,6 +2051,13 @@ func (x *ActResponse) GetLegalActions() []*anypb.Any {
 	return nil
 }
 
+func (x *ActResponse) GetLegalLabels() []string {
+	if x != nil {
+		return x.LegalLabels
+	}
+	return nil
+}
+
 type GetViewRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
@@ -1861,7 +2067,7 @@ type GetViewRequest struct {
 
 func (x *GetViewRequest) Reset() {
 	*x = GetViewRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1873,7 +2079,7 @@ func (x *GetViewRequest) String() string {
 func (*GetViewRequest) ProtoMessage() {}
 
 func (x *GetViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1886,7 +2092,7 @@ func (x *GetViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetViewRequest.ProtoReflect.Descriptor instead.
 func (*GetViewRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetViewRequest) GetTableId() string {
@@ -1911,7 +2117,7 @@ type GetViewResponse struct {
 
 func (x *GetViewResponse) Reset() {
 	*x = GetViewResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1923,7 +2129,7 @@ func (x *GetViewResponse) String() string {
 func (*GetViewResponse) ProtoMessage() {}
 
 func (x *GetViewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1936,7 +2142,7 @@ func (x *GetViewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetViewResponse.ProtoReflect.Descriptor instead.
 func (*GetViewResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetViewResponse) GetVersion() uint64 {
@@ -1990,7 +2196,7 @@ type ListLegalActionsRequest struct {
 
 func (x *ListLegalActionsRequest) Reset() {
 	*x = ListLegalActionsRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2002,7 +2208,7 @@ func (x *ListLegalActionsRequest) String() string {
 func (*ListLegalActionsRequest) ProtoMessage() {}
 
 func (x *ListLegalActionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2015,7 +2221,7 @@ func (x *ListLegalActionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalActionsRequest.ProtoReflect.Descriptor instead.
 func (*ListLegalActionsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListLegalActionsRequest) GetTableId() string {
@@ -2026,16 +2232,20 @@ func (x *ListLegalActionsRequest) GetTableId() string {
 }
 
 type ListLegalActionsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Actions []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	// The label in words of each action, in the same order (labels[i] names actions[i]), e.g. "play
+	// yellow 1 (Ducks)": different from one another, so a client may show them as the list to pick
+	// from. Seats are named as in cardroom.events.v1.Event.label.
+	Labels        []string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ListLegalActionsResponse) Reset() {
 	*x = ListLegalActionsResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2047,7 +2257,7 @@ func (x *ListLegalActionsResponse) String() string {
 func (*ListLegalActionsResponse) ProtoMessage() {}
 
 func (x *ListLegalActionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2060,7 +2270,7 @@ func (x *ListLegalActionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalActionsResponse.ProtoReflect.Descriptor instead.
 func (*ListLegalActionsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListLegalActionsResponse) GetVersion() uint64 {
@@ -2073,6 +2283,13 @@ func (x *ListLegalActionsResponse) GetVersion() uint64 {
 func (x *ListLegalActionsResponse) GetActions() []*anypb.Any {
 	if x != nil {
 		return x.Actions
+	}
+	return nil
+}
+
+func (x *ListLegalActionsResponse) GetLabels() []string {
+	if x != nil {
+		return x.Labels
 	}
 	return nil
 }
@@ -2096,7 +2313,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2108,7 +2325,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2121,7 +2338,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *WatchRequest) GetTableId() string {
@@ -2158,7 +2375,8 @@ type WatchResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Event *v11.Event             `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
 	// Sent after the events of a version at which the seat may act, and once with no action when it
-	// no longer may. When the stream falls behind, only the newest version's list is sent.
+	// no longer may while the game goes on. When the stream falls behind, only the newest version's
+	// list is sent. None comes with or after TableFinished, the stream's last event.
 	LegalActions *LegalActions `protobuf:"bytes,2,opt,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	// With WatchRequest.batch: the events, in sequence order (possibly none, when the response only
 	// brings legal actions).
@@ -2169,7 +2387,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2181,7 +2399,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2194,7 +2412,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *WatchResponse) GetEvent() *v11.Event {
@@ -2220,16 +2438,19 @@ func (x *WatchResponse) GetEvents() []*v11.Event {
 
 // LegalActions are the caller's legal actions at a table version.
 type LegalActions struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Actions []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	// The label in words of each action, in the same order (labels[i] names actions[i]); see
+	// ListLegalActionsResponse.labels.
+	Labels        []string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LegalActions) Reset() {
 	*x = LegalActions{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2241,7 +2462,7 @@ func (x *LegalActions) String() string {
 func (*LegalActions) ProtoMessage() {}
 
 func (x *LegalActions) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2254,7 +2475,7 @@ func (x *LegalActions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegalActions.ProtoReflect.Descriptor instead.
 func (*LegalActions) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *LegalActions) GetVersion() uint64 {
@@ -2271,6 +2492,13 @@ func (x *LegalActions) GetActions() []*anypb.Any {
 	return nil
 }
 
+func (x *LegalActions) GetLabels() []string {
+	if x != nil {
+		return x.Labels
+	}
+	return nil
+}
+
 type GetReplayRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
@@ -2280,7 +2508,7 @@ type GetReplayRequest struct {
 
 func (x *GetReplayRequest) Reset() {
 	*x = GetReplayRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2292,7 +2520,7 @@ func (x *GetReplayRequest) String() string {
 func (*GetReplayRequest) ProtoMessage() {}
 
 func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2305,7 +2533,7 @@ func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReplayRequest.ProtoReflect.Descriptor instead.
 func (*GetReplayRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *GetReplayRequest) GetTableId() string {
@@ -2334,7 +2562,7 @@ type ReplayEntry struct {
 
 func (x *ReplayEntry) Reset() {
 	*x = ReplayEntry{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2346,7 +2574,7 @@ func (x *ReplayEntry) String() string {
 func (*ReplayEntry) ProtoMessage() {}
 
 func (x *ReplayEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2359,7 +2587,7 @@ func (x *ReplayEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayEntry.ProtoReflect.Descriptor instead.
 func (*ReplayEntry) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ReplayEntry) GetVersion() uint64 {
@@ -2459,7 +2687,7 @@ type GetReplayResponse struct {
 
 func (x *GetReplayResponse) Reset() {
 	*x = GetReplayResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2471,7 +2699,7 @@ func (x *GetReplayResponse) String() string {
 func (*GetReplayResponse) ProtoMessage() {}
 
 func (x *GetReplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2484,7 +2712,7 @@ func (x *GetReplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReplayResponse.ProtoReflect.Descriptor instead.
 func (*GetReplayResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetReplayResponse) GetTable() *v1.TableSummary {
@@ -2512,14 +2740,28 @@ var File_cardroom_gateway_v1_gateway_proto protoreflect.FileDescriptor
 
 const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\n" +
-	"!cardroom/gateway/v1/gateway.proto\x12\x13cardroom.gateway.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"2\n" +
+	"!cardroom/gateway/v1/gateway.proto\x12\x13cardroom.gateway.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc8\x01\n" +
 	"\rSignInRequest\x12!\n" +
-	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\"\x8d\x01\n" +
+	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\x12?\n" +
+	"\x06device\x18\x02 \x01(\v2%.cardroom.gateway.v1.DeviceCredentialH\x00R\x06device\x12E\n" +
+	"\bpassword\x18\x03 \x01(\v2'.cardroom.gateway.v1.PasswordCredentialH\x00R\bpasswordB\f\n" +
+	"\n" +
+	"credential\"G\n" +
+	"\x10DeviceCredential\x12\x1b\n" +
+	"\tdevice_id\x18\x01 \x01(\tR\bdeviceId\x12\x16\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret\"i\n" +
+	"\x12PasswordCredential\x12\x1b\n" +
+	"\tuser_name\x18\x01 \x01(\tR\buserName\x12\x1a\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\x12\x1a\n" +
+	"\bregister\x18\x03 \x01(\bR\bregister\"\xcf\x01\n" +
 	"\x0eSignInResponse\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12#\n" +
 	"\rsession_token\x18\x02 \x01(\tR\fsessionToken\x129\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x17\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12\x1d\n" +
+	"\n" +
+	"new_player\x18\x04 \x01(\bR\tnewPlayer\x12!\n" +
+	"\fdisplay_name\x18\x05 \x01(\tR\vdisplayName\"\x17\n" +
 	"\x15RefreshSessionRequest\"x\n" +
 	"\x16RefreshSessionResponse\x12#\n" +
 	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x129\n" +
@@ -2627,13 +2869,14 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\taction_id\x18\x03 \x01(\tR\bactionId\x12.\n" +
 	"\x10expected_version\x18\x04 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01\x122\n" +
 	"\x15include_legal_actions\x18\x05 \x01(\bR\x13includeLegalActionsB\x13\n" +
-	"\x11_expected_version\"\xcd\x01\n" +
+	"\x11_expected_version\"\xf0\x01\n" +
 	"\vActResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x121\n" +
 	"\x06events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x1a\n" +
 	"\bfinished\x18\x03 \x01(\bR\bfinished\x12\x1a\n" +
 	"\breplayed\x18\x04 \x01(\bR\breplayed\x129\n" +
-	"\rlegal_actions\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\"+\n" +
+	"\rlegal_actions\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\x12!\n" +
+	"\flegal_labels\x18\x06 \x03(\tR\vlegalLabels\"+\n" +
 	"\x0eGetViewRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"\x8a\x02\n" +
 	"\x0fGetViewResponse\x12\x18\n" +
@@ -2645,10 +2888,11 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x04seat\x18\x06 \x01(\rH\x00R\x04seat\x88\x01\x01B\a\n" +
 	"\x05_seat\"4\n" +
 	"\x17ListLegalActionsRequest\x12\x19\n" +
-	"\btable_id\x18\x01 \x01(\tR\atableId\"d\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"|\n" +
 	"\x18ListLegalActionsResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
-	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"\x9a\x01\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"\x9a\x01\n" +
 	"\fWatchRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12%\n" +
 	"\x0eafter_sequence\x18\x02 \x01(\x04R\rafterSequence\x122\n" +
@@ -2657,10 +2901,11 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\rWatchResponse\x12/\n" +
 	"\x05event\x18\x01 \x01(\v2\x19.cardroom.events.v1.EventR\x05event\x12F\n" +
 	"\rlegal_actions\x18\x02 \x01(\v2!.cardroom.gateway.v1.LegalActionsR\flegalActions\x121\n" +
-	"\x06events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\"X\n" +
+	"\x06events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\"p\n" +
 	"\fLegalActions\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
-	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"-\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"-\n" +
 	"\x10GetReplayRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"\x88\x02\n" +
 	"\vReplayEntry\x12\x18\n" +
@@ -2726,139 +2971,143 @@ func file_cardroom_gateway_v1_gateway_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_gateway_v1_gateway_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 40)
+var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
 var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(TableState)(0),                  // 0: cardroom.gateway.v1.TableState
 	(TicketState)(0),                 // 1: cardroom.gateway.v1.TicketState
 	(*SignInRequest)(nil),            // 2: cardroom.gateway.v1.SignInRequest
-	(*SignInResponse)(nil),           // 3: cardroom.gateway.v1.SignInResponse
-	(*RefreshSessionRequest)(nil),    // 4: cardroom.gateway.v1.RefreshSessionRequest
-	(*RefreshSessionResponse)(nil),   // 5: cardroom.gateway.v1.RefreshSessionResponse
-	(*ListGamesRequest)(nil),         // 6: cardroom.gateway.v1.ListGamesRequest
-	(*GameInfo)(nil),                 // 7: cardroom.gateway.v1.GameInfo
-	(*ListGamesResponse)(nil),        // 8: cardroom.gateway.v1.ListGamesResponse
-	(*Table)(nil),                    // 9: cardroom.gateway.v1.Table
-	(*CreateTableRequest)(nil),       // 10: cardroom.gateway.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),      // 11: cardroom.gateway.v1.CreateTableResponse
-	(*JoinTableRequest)(nil),         // 12: cardroom.gateway.v1.JoinTableRequest
-	(*JoinTableResponse)(nil),        // 13: cardroom.gateway.v1.JoinTableResponse
-	(*LeaveTableRequest)(nil),        // 14: cardroom.gateway.v1.LeaveTableRequest
-	(*LeaveTableResponse)(nil),       // 15: cardroom.gateway.v1.LeaveTableResponse
-	(*AddBotsRequest)(nil),           // 16: cardroom.gateway.v1.AddBotsRequest
-	(*AddBotsResponse)(nil),          // 17: cardroom.gateway.v1.AddBotsResponse
-	(*StartTableRequest)(nil),        // 18: cardroom.gateway.v1.StartTableRequest
-	(*StartTableResponse)(nil),       // 19: cardroom.gateway.v1.StartTableResponse
-	(*GetTableRequest)(nil),          // 20: cardroom.gateway.v1.GetTableRequest
-	(*GetTableResponse)(nil),         // 21: cardroom.gateway.v1.GetTableResponse
-	(*EnqueueTicketRequest)(nil),     // 22: cardroom.gateway.v1.EnqueueTicketRequest
-	(*EnqueueTicketResponse)(nil),    // 23: cardroom.gateway.v1.EnqueueTicketResponse
-	(*JoinTicketRequest)(nil),        // 24: cardroom.gateway.v1.JoinTicketRequest
-	(*JoinTicketResponse)(nil),       // 25: cardroom.gateway.v1.JoinTicketResponse
-	(*CancelTicketRequest)(nil),      // 26: cardroom.gateway.v1.CancelTicketRequest
-	(*CancelTicketResponse)(nil),     // 27: cardroom.gateway.v1.CancelTicketResponse
-	(*WatchTicketRequest)(nil),       // 28: cardroom.gateway.v1.WatchTicketRequest
-	(*WatchTicketResponse)(nil),      // 29: cardroom.gateway.v1.WatchTicketResponse
-	(*ActRequest)(nil),               // 30: cardroom.gateway.v1.ActRequest
-	(*ActResponse)(nil),              // 31: cardroom.gateway.v1.ActResponse
-	(*GetViewRequest)(nil),           // 32: cardroom.gateway.v1.GetViewRequest
-	(*GetViewResponse)(nil),          // 33: cardroom.gateway.v1.GetViewResponse
-	(*ListLegalActionsRequest)(nil),  // 34: cardroom.gateway.v1.ListLegalActionsRequest
-	(*ListLegalActionsResponse)(nil), // 35: cardroom.gateway.v1.ListLegalActionsResponse
-	(*WatchRequest)(nil),             // 36: cardroom.gateway.v1.WatchRequest
-	(*WatchResponse)(nil),            // 37: cardroom.gateway.v1.WatchResponse
-	(*LegalActions)(nil),             // 38: cardroom.gateway.v1.LegalActions
-	(*GetReplayRequest)(nil),         // 39: cardroom.gateway.v1.GetReplayRequest
-	(*ReplayEntry)(nil),              // 40: cardroom.gateway.v1.ReplayEntry
-	(*GetReplayResponse)(nil),        // 41: cardroom.gateway.v1.GetReplayResponse
-	(*timestamppb.Timestamp)(nil),    // 42: google.protobuf.Timestamp
-	(*v1.PlayerRef)(nil),             // 43: cardroom.game.v1.PlayerRef
-	(*v1.Seat)(nil),                  // 44: cardroom.game.v1.Seat
-	(*anypb.Any)(nil),                // 45: google.protobuf.Any
-	(*v1.TimeLimits)(nil),            // 46: cardroom.game.v1.TimeLimits
-	(*durationpb.Duration)(nil),      // 47: google.protobuf.Duration
-	(*v11.Event)(nil),                // 48: cardroom.events.v1.Event
-	(*v1.TableSummary)(nil),          // 49: cardroom.game.v1.TableSummary
+	(*DeviceCredential)(nil),         // 3: cardroom.gateway.v1.DeviceCredential
+	(*PasswordCredential)(nil),       // 4: cardroom.gateway.v1.PasswordCredential
+	(*SignInResponse)(nil),           // 5: cardroom.gateway.v1.SignInResponse
+	(*RefreshSessionRequest)(nil),    // 6: cardroom.gateway.v1.RefreshSessionRequest
+	(*RefreshSessionResponse)(nil),   // 7: cardroom.gateway.v1.RefreshSessionResponse
+	(*ListGamesRequest)(nil),         // 8: cardroom.gateway.v1.ListGamesRequest
+	(*GameInfo)(nil),                 // 9: cardroom.gateway.v1.GameInfo
+	(*ListGamesResponse)(nil),        // 10: cardroom.gateway.v1.ListGamesResponse
+	(*Table)(nil),                    // 11: cardroom.gateway.v1.Table
+	(*CreateTableRequest)(nil),       // 12: cardroom.gateway.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),      // 13: cardroom.gateway.v1.CreateTableResponse
+	(*JoinTableRequest)(nil),         // 14: cardroom.gateway.v1.JoinTableRequest
+	(*JoinTableResponse)(nil),        // 15: cardroom.gateway.v1.JoinTableResponse
+	(*LeaveTableRequest)(nil),        // 16: cardroom.gateway.v1.LeaveTableRequest
+	(*LeaveTableResponse)(nil),       // 17: cardroom.gateway.v1.LeaveTableResponse
+	(*AddBotsRequest)(nil),           // 18: cardroom.gateway.v1.AddBotsRequest
+	(*AddBotsResponse)(nil),          // 19: cardroom.gateway.v1.AddBotsResponse
+	(*StartTableRequest)(nil),        // 20: cardroom.gateway.v1.StartTableRequest
+	(*StartTableResponse)(nil),       // 21: cardroom.gateway.v1.StartTableResponse
+	(*GetTableRequest)(nil),          // 22: cardroom.gateway.v1.GetTableRequest
+	(*GetTableResponse)(nil),         // 23: cardroom.gateway.v1.GetTableResponse
+	(*EnqueueTicketRequest)(nil),     // 24: cardroom.gateway.v1.EnqueueTicketRequest
+	(*EnqueueTicketResponse)(nil),    // 25: cardroom.gateway.v1.EnqueueTicketResponse
+	(*JoinTicketRequest)(nil),        // 26: cardroom.gateway.v1.JoinTicketRequest
+	(*JoinTicketResponse)(nil),       // 27: cardroom.gateway.v1.JoinTicketResponse
+	(*CancelTicketRequest)(nil),      // 28: cardroom.gateway.v1.CancelTicketRequest
+	(*CancelTicketResponse)(nil),     // 29: cardroom.gateway.v1.CancelTicketResponse
+	(*WatchTicketRequest)(nil),       // 30: cardroom.gateway.v1.WatchTicketRequest
+	(*WatchTicketResponse)(nil),      // 31: cardroom.gateway.v1.WatchTicketResponse
+	(*ActRequest)(nil),               // 32: cardroom.gateway.v1.ActRequest
+	(*ActResponse)(nil),              // 33: cardroom.gateway.v1.ActResponse
+	(*GetViewRequest)(nil),           // 34: cardroom.gateway.v1.GetViewRequest
+	(*GetViewResponse)(nil),          // 35: cardroom.gateway.v1.GetViewResponse
+	(*ListLegalActionsRequest)(nil),  // 36: cardroom.gateway.v1.ListLegalActionsRequest
+	(*ListLegalActionsResponse)(nil), // 37: cardroom.gateway.v1.ListLegalActionsResponse
+	(*WatchRequest)(nil),             // 38: cardroom.gateway.v1.WatchRequest
+	(*WatchResponse)(nil),            // 39: cardroom.gateway.v1.WatchResponse
+	(*LegalActions)(nil),             // 40: cardroom.gateway.v1.LegalActions
+	(*GetReplayRequest)(nil),         // 41: cardroom.gateway.v1.GetReplayRequest
+	(*ReplayEntry)(nil),              // 42: cardroom.gateway.v1.ReplayEntry
+	(*GetReplayResponse)(nil),        // 43: cardroom.gateway.v1.GetReplayResponse
+	(*timestamppb.Timestamp)(nil),    // 44: google.protobuf.Timestamp
+	(*v1.PlayerRef)(nil),             // 45: cardroom.game.v1.PlayerRef
+	(*v1.Seat)(nil),                  // 46: cardroom.game.v1.Seat
+	(*anypb.Any)(nil),                // 47: google.protobuf.Any
+	(*v1.TimeLimits)(nil),            // 48: cardroom.game.v1.TimeLimits
+	(*durationpb.Duration)(nil),      // 49: google.protobuf.Duration
+	(*v11.Event)(nil),                // 50: cardroom.events.v1.Event
+	(*v1.TableSummary)(nil),          // 51: cardroom.game.v1.TableSummary
 }
 var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
-	42, // 0: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	42, // 1: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
-	7,  // 2: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
-	0,  // 3: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
-	43, // 4: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
-	44, // 5: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
-	45, // 6: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
-	46, // 7: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	45, // 8: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
-	46, // 9: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	9,  // 10: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	9,  // 11: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	9,  // 12: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	9,  // 13: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
-	9,  // 14: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	9,  // 15: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	45, // 16: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
-	46, // 17: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	47, // 18: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
-	1,  // 19: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
-	47, // 20: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
-	45, // 21: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
-	48, // 22: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	45, // 23: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
-	45, // 24: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	42, // 25: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	49, // 26: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	45, // 27: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	48, // 28: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
-	38, // 29: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
-	48, // 30: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
-	45, // 31: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
-	45, // 32: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	42, // 33: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	48, // 34: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	49, // 35: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	48, // 36: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	40, // 37: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
-	2,  // 38: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	4,  // 39: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	6,  // 40: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	10, // 41: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	12, // 42: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	14, // 43: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	16, // 44: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	18, // 45: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	20, // 46: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	22, // 47: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	24, // 48: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	26, // 49: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	28, // 50: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	30, // 51: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	32, // 52: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	34, // 53: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	36, // 54: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	39, // 55: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	3,  // 56: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	5,  // 57: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	8,  // 58: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	11, // 59: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	13, // 60: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	15, // 61: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	17, // 62: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	19, // 63: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	21, // 64: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	23, // 65: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	25, // 66: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	27, // 67: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	29, // 68: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	31, // 69: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	33, // 70: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	35, // 71: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	37, // 72: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	41, // 73: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	56, // [56:74] is the sub-list for method output_type
-	38, // [38:56] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	3,  // 0: cardroom.gateway.v1.SignInRequest.device:type_name -> cardroom.gateway.v1.DeviceCredential
+	4,  // 1: cardroom.gateway.v1.SignInRequest.password:type_name -> cardroom.gateway.v1.PasswordCredential
+	44, // 2: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	44, // 3: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
+	9,  // 4: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
+	0,  // 5: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
+	45, // 6: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
+	46, // 7: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
+	47, // 8: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
+	48, // 9: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	47, // 10: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
+	48, // 11: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	11, // 12: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	11, // 13: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	11, // 14: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	11, // 15: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
+	11, // 16: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	11, // 17: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	47, // 18: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
+	48, // 19: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	49, // 20: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
+	1,  // 21: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
+	49, // 22: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
+	47, // 23: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
+	50, // 24: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	47, // 25: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	47, // 26: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	44, // 27: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	51, // 28: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	47, // 29: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	50, // 30: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	40, // 31: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
+	50, // 32: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
+	47, // 33: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
+	47, // 34: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	44, // 35: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	50, // 36: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	51, // 37: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	50, // 38: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	42, // 39: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	2,  // 40: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	6,  // 41: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	8,  // 42: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	12, // 43: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	14, // 44: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	16, // 45: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	18, // 46: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	20, // 47: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	22, // 48: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	24, // 49: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	26, // 50: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	28, // 51: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	30, // 52: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	32, // 53: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	34, // 54: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	36, // 55: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	38, // 56: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	41, // 57: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	5,  // 58: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	7,  // 59: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	10, // 60: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	13, // 61: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	15, // 62: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	17, // 63: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	19, // 64: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	21, // 65: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	23, // 66: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	25, // 67: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	27, // 68: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	29, // 69: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	31, // 70: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	33, // 71: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	35, // 72: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	37, // 73: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	39, // 74: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	43, // 75: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	58, // [58:76] is the sub-list for method output_type
+	40, // [40:58] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }
@@ -2866,11 +3115,15 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 	if File_cardroom_gateway_v1_gateway_proto != nil {
 		return
 	}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[7].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[27].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[28].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[31].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[38].OneofWrappers = []any{
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[0].OneofWrappers = []any{
+		(*SignInRequest_Device)(nil),
+		(*SignInRequest_Password)(nil),
+	}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[9].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[29].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[30].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[33].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[40].OneofWrappers = []any{
 		(*ReplayEntry_Seat)(nil),
 		(*ReplayEntry_Timeout)(nil),
 		(*ReplayEntry_Abort)(nil),
@@ -2881,7 +3134,7 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_gateway_v1_gateway_proto_rawDesc), len(file_cardroom_gateway_v1_gateway_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   40,
+			NumMessages:   42,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

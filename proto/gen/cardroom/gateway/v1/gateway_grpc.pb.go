@@ -4,16 +4,17 @@
 // - protoc             (unknown)
 // source: cardroom/gateway/v1/gateway.proto
 
-// Package cardroom.gateway.v1 is cardroom's public API: sessions, private tables, matchmaking,
-// play, the Watch stream of a table's events and the replay of finished tables. It is
+// Package cardroom.gateway.v1 is cardroom's public API: sign-in and sessions, private tables,
+// matchmaking, play, the Watch stream of a table's events and the replay of finished tables. It is
 // game-agnostic: options, actions, views and event payloads are each game's own messages in
 // google.protobuf.Any (ListGames names their types).
 //
 // Errors are gRPC statuses; refusals carry a cardroom.game.v1.RuleViolation detail with a stable
-// code. UNAUTHENTICATED: no, forged or expired session token. PERMISSION_DENIED: acting for a seat
-// that is not the caller's. NOT_FOUND: unknown table or ticket. INVALID_ARGUMENT: malformed or
-// oversized request. FAILED_PRECONDITION: an illegal move or a lobby step out of order.
-// RESOURCE_EXHAUSTED: the caller's rate limit.
+// code. UNAUTHENTICATED: no, forged or expired session token; a sign-in with a wrong secret or
+// password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
+// PERMISSION_DENIED: acting for a seat that is not the caller's. NOT_FOUND: unknown table or
+// ticket. INVALID_ARGUMENT: malformed or oversized request. FAILED_PRECONDITION: an illegal move
+// or a lobby step out of order. RESOURCE_EXHAUSTED: the caller's rate limit.
 
 package gatewayv1
 
@@ -57,7 +58,9 @@ const (
 // GatewayService is what clients call. Every call but SignIn and ListGames needs a session token in
 // the "authorization" metadata ("Bearer <token>").
 type GatewayServiceClient interface {
-	// SignIn creates a guest session.
+	// SignIn opens a session: as a guest (a new player every time), or with a credential the client
+	// keeps (a device id and secret, or a user name and password), which returns the same player id
+	// at every sign-in.
 	SignIn(ctx context.Context, in *SignInRequest, opts ...grpc.CallOption) (*SignInResponse, error)
 	// RefreshSession exchanges a session token that has not expired for a new one.
 	RefreshSession(ctx context.Context, in *RefreshSessionRequest, opts ...grpc.CallOption) (*RefreshSessionResponse, error)
@@ -89,7 +92,9 @@ type GatewayServiceClient interface {
 	// WatchTicket streams a ticket's progress until it is matched (its last message names the table
 	// and the caller's seat) or cancelled.
 	WatchTicket(ctx context.Context, in *WatchTicketRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchTicketResponse], error)
-	// Act plays one action for the caller's seat. A retry with the same action_id is applied once.
+	// Act plays one action for the caller's seat. A retry with the same action_id and the same
+	// action is applied once (answered from the log); the id reused for another action is
+	// INVALID_ARGUMENT (ACTION_ID_REUSED).
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
 	// GetView returns what the caller may see of a table (a spectator's view when not seated).
 	GetView(ctx context.Context, in *GetViewRequest, opts ...grpc.CallOption) (*GetViewResponse, error)
@@ -318,7 +323,9 @@ func (c *gatewayServiceClient) GetReplay(ctx context.Context, in *GetReplayReque
 // GatewayService is what clients call. Every call but SignIn and ListGames needs a session token in
 // the "authorization" metadata ("Bearer <token>").
 type GatewayServiceServer interface {
-	// SignIn creates a guest session.
+	// SignIn opens a session: as a guest (a new player every time), or with a credential the client
+	// keeps (a device id and secret, or a user name and password), which returns the same player id
+	// at every sign-in.
 	SignIn(context.Context, *SignInRequest) (*SignInResponse, error)
 	// RefreshSession exchanges a session token that has not expired for a new one.
 	RefreshSession(context.Context, *RefreshSessionRequest) (*RefreshSessionResponse, error)
@@ -350,7 +357,9 @@ type GatewayServiceServer interface {
 	// WatchTicket streams a ticket's progress until it is matched (its last message names the table
 	// and the caller's seat) or cancelled.
 	WatchTicket(*WatchTicketRequest, grpc.ServerStreamingServer[WatchTicketResponse]) error
-	// Act plays one action for the caller's seat. A retry with the same action_id is applied once.
+	// Act plays one action for the caller's seat. A retry with the same action_id and the same
+	// action is applied once (answered from the log); the id reused for another action is
+	// INVALID_ARGUMENT (ACTION_ID_REUSED).
 	Act(context.Context, *ActRequest) (*ActResponse, error)
 	// GetView returns what the caller may see of a table (a spectator's view when not seated).
 	GetView(context.Context, *GetViewRequest) (*GetViewResponse, error)

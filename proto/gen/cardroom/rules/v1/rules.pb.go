@@ -252,7 +252,10 @@ type ActRequest struct {
 	Seat    uint32                 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The game's action message, e.g. cardroom.sapotagem.v1.Action.
 	Action *anypb.Any `protobuf:"bytes,3,opt,name=action,proto3" json:"action,omitempty"`
-	// Client-chosen idempotency key (1 to 128 bytes), unique per table.
+	// Client-chosen idempotency key (1 to 160 bytes: a gateway client's 128 and the gateway's
+	// prefix), unique per table. The same id again from the same seat with the same action is
+	// answered from the log; with another action or from another seat it is INVALID_ARGUMENT
+	// (ACTION_ID_REUSED).
 	ActionId string `protobuf:"bytes,4,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
 	// When set, the action is applied only if the table is still at this version (else ABORTED).
 	// When unset, a lost race is retried against the new state, re-validated.
@@ -346,7 +349,10 @@ type ActResponse struct {
 	Replayed bool `protobuf:"varint,4,opt,name=replayed,proto3" json:"replayed,omitempty"`
 	// With include_legal_actions: the acting seat's legal actions at `version` (none when the game
 	// is over; not given with a replayed answer, which comes from the log).
-	LegalActions  []*anypb.Any `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	LegalActions []*anypb.Any `protobuf:"bytes,5,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	// The label of each of legal_actions, in the same order (legal_labels[i] names legal_actions[i]).
+	// Seats are "{seat:N}" tokens, which the gateway renders (see cardroom.events.v1.Event.label).
+	LegalLabels   []string `protobuf:"bytes,6,rep,name=legal_labels,json=legalLabels,proto3" json:"legal_labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -412,6 +418,13 @@ func (x *ActResponse) GetReplayed() bool {
 func (x *ActResponse) GetLegalActions() []*anypb.Any {
 	if x != nil {
 		return x.LegalActions
+	}
+	return nil
+}
+
+func (x *ActResponse) GetLegalLabels() []string {
+	if x != nil {
+		return x.LegalLabels
 	}
 	return nil
 }
@@ -683,9 +696,13 @@ func (x *ListLegalActionsRequest) GetSeat() uint32 {
 }
 
 type ListLegalActionsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Actions []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	// The label in words of each action, in the same order (labels[i] names actions[i]): different
+	// from one another. Seats are "{seat:N}" tokens, which the gateway renders (see
+	// cardroom.events.v1.Event.label).
+	Labels        []string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -730,6 +747,13 @@ func (x *ListLegalActionsResponse) GetVersion() uint64 {
 func (x *ListLegalActionsResponse) GetActions() []*anypb.Any {
 	if x != nil {
 		return x.Actions
+	}
+	return nil
+}
+
+func (x *ListLegalActionsResponse) GetLabels() []string {
+	if x != nil {
+		return x.Labels
 	}
 	return nil
 }
@@ -1075,9 +1099,12 @@ func (x *TableUpdate) GetLegalOmitted() bool {
 
 // SeatActions are one seat's legal actions.
 type SeatActions struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	Actions       []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Seat    uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	Actions []*anypb.Any           `protobuf:"bytes,2,rep,name=actions,proto3" json:"actions,omitempty"`
+	// The label of each action, in the same order (labels[i] names actions[i]), with "{seat:N}"
+	// tokens the gateway renders.
+	Labels        []string `protobuf:"bytes,3,rep,name=labels,proto3" json:"labels,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1122,6 +1149,13 @@ func (x *SeatActions) GetSeat() uint32 {
 func (x *SeatActions) GetActions() []*anypb.Any {
 	if x != nil {
 		return x.Actions
+	}
+	return nil
+}
+
+func (x *SeatActions) GetLabels() []string {
+	if x != nil {
+		return x.Labels
 	}
 	return nil
 }
@@ -1353,13 +1387,14 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\taction_id\x18\x04 \x01(\tR\bactionId\x12.\n" +
 	"\x10expected_version\x18\x05 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01\x122\n" +
 	"\x15include_legal_actions\x18\x06 \x01(\bR\x13includeLegalActionsB\x13\n" +
-	"\x11_expected_version\"\xcd\x01\n" +
+	"\x11_expected_version\"\xf0\x01\n" +
 	"\vActResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x121\n" +
 	"\x06events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x1a\n" +
 	"\bfinished\x18\x03 \x01(\bR\bfinished\x12\x1a\n" +
 	"\breplayed\x18\x04 \x01(\bR\breplayed\x129\n" +
-	"\rlegal_actions\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\"E\n" +
+	"\rlegal_actions\x18\x05 \x03(\v2\x14.google.protobuf.AnyR\flegalActions\x12!\n" +
+	"\flegal_labels\x18\x06 \x03(\tR\vlegalLabels\"E\n" +
 	"\x06Viewer\x12\x14\n" +
 	"\x04seat\x18\x01 \x01(\rH\x00R\x04seat\x12\x1e\n" +
 	"\tspectator\x18\x02 \x01(\bH\x00R\tspectatorB\x05\n" +
@@ -1375,10 +1410,11 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\rlast_sequence\x18\x05 \x01(\x04R\flastSequence\"H\n" +
 	"\x17ListLegalActionsRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
-	"\x04seat\x18\x02 \x01(\rR\x04seat\"d\n" +
+	"\x04seat\x18\x02 \x01(\rR\x04seat\"|\n" +
 	"\x18ListLegalActionsResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
-	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"M\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"M\n" +
 	"\rGetLogRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12!\n" +
 	"\ffrom_version\x18\x02 \x01(\x04R\vfromVersion\"\xa2\x02\n" +
@@ -1401,10 +1437,11 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x121\n" +
 	"\x06events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x124\n" +
 	"\x05legal\x18\x04 \x03(\v2\x1e.cardroom.rules.v1.SeatActionsR\x05legal\x12#\n" +
-	"\rlegal_omitted\x18\x05 \x01(\bR\flegalOmitted\"Q\n" +
+	"\rlegal_omitted\x18\x05 \x01(\bR\flegalOmitted\"i\n" +
 	"\vSeatActions\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12.\n" +
-	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\"E\n" +
+	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"E\n" +
 	"\x14SuggestActionRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\rR\x04seat\"_\n" +

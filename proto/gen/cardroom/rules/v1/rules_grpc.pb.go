@@ -45,8 +45,10 @@ type RulesServiceClient interface {
 	// RuleViolation; an existing table id is ALREADY_EXISTS.
 	CreateTable(ctx context.Context, in *CreateTableRequest, opts ...grpc.CallOption) (*CreateTableResponse, error)
 	// Act applies one action of one seat. A retry with the same action_id returns the first result
-	// and is never applied twice. Errors: INVALID_ARGUMENT (malformed), NOT_FOUND (unknown table),
-	// ABORTED (expected_version is stale), FAILED_PRECONDITION with a RuleViolation (illegal move).
+	// and is never applied twice; the id reused for another action or by another seat is
+	// INVALID_ARGUMENT (ACTION_ID_REUSED). Errors: INVALID_ARGUMENT (malformed), NOT_FOUND (unknown
+	// table), ABORTED (expected_version is stale), FAILED_PRECONDITION with a RuleViolation (illegal
+	// move).
 	Act(ctx context.Context, in *ActRequest, opts ...grpc.CallOption) (*ActResponse, error)
 	// GetView returns what one viewer (a seat or a spectator) may see of a table.
 	GetView(ctx context.Context, in *GetViewRequest, opts ...grpc.CallOption) (*GetViewResponse, error)
@@ -162,8 +164,10 @@ type RulesServiceServer interface {
 	// RuleViolation; an existing table id is ALREADY_EXISTS.
 	CreateTable(context.Context, *CreateTableRequest) (*CreateTableResponse, error)
 	// Act applies one action of one seat. A retry with the same action_id returns the first result
-	// and is never applied twice. Errors: INVALID_ARGUMENT (malformed), NOT_FOUND (unknown table),
-	// ABORTED (expected_version is stale), FAILED_PRECONDITION with a RuleViolation (illegal move).
+	// and is never applied twice; the id reused for another action or by another seat is
+	// INVALID_ARGUMENT (ACTION_ID_REUSED). Errors: INVALID_ARGUMENT (malformed), NOT_FOUND (unknown
+	// table), ABORTED (expected_version is stale), FAILED_PRECONDITION with a RuleViolation (illegal
+	// move).
 	Act(context.Context, *ActRequest) (*ActResponse, error)
 	// GetView returns what one viewer (a seat or a spectator) may see of a table.
 	GetView(context.Context, *GetViewRequest) (*GetViewResponse, error)

@@ -259,3 +259,38 @@ func (Game) DecodeAction(m proto.Message) (string, error) {
 	}
 	return a, nil
 }
+
+var _ engine.Describer[*State, string] = Game{}
+
+// DescribeAction labels "reveal" and "pass"; a pass names the seat the turn goes to.
+func (Game) DescribeAction(s *State, seat int, a string) string {
+	if a == "reveal" {
+		return "reveal your card"
+	}
+	return "pass to " + engine.SeatRef((seat+1)%max(s.Seats, 1))
+}
+
+// DescribeEvent labels the game's events, which are sentences already: the seats they name become
+// seat references.
+func (Game) DescribeEvent(payload proto.Message) string {
+	ev, ok := payload.(*wrapperspb.StringValue)
+	if !ok {
+		return ""
+	}
+	text := ev.GetValue()
+	if rest, ok := strings.CutPrefix(text, "round won by "); ok {
+		if seat, err := strconv.Atoi(rest); err == nil {
+			if seat < 0 {
+				return "nobody wins the round"
+			}
+			return engine.SeatRef(seat) + " wins the round"
+		}
+	}
+	if rest, ok := strings.CutPrefix(text, "seat "); ok {
+		num, tail, _ := strings.Cut(rest, " ")
+		if seat, err := strconv.Atoi(num); err == nil {
+			return engine.SeatRef(seat) + " " + tail
+		}
+	}
+	return text
+}

@@ -1,0 +1,109 @@
+package rules_test
+
+import (
+	"slices"
+	"testing"
+
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
+	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/rules"
+	"cardroom.dev/services/kit/rules/rulestest"
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
+	"cardroom.dev/services/kit/store"
+	"google.golang.org/protobuf/proto"
+)
+
+// Events carry the game's labels, with seat tokens, in the answers, in the log (so replays carry
+// them) and on the bus; legal actions carry theirs beside them.
+func TestLabels(t *testing.T) {
+	rulestest.Stores(t, func(t *testing.T, st store.Store) {
+		e := newEnv(t, st, startNATS(t))
+		events := collect(t, e.bus, bus.TableSubjects("b1"))
+		e.create(t, "b1", tableConfig(2, 1, 0))
+		legal, err := e.client.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "b1", Seat: 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{"reveal your card", "pass to " + engine.SeatRef(1)}; !slices.Equal(legal.GetLabels(), want) {
+			t.Fatalf("legal labels %q, want %q", legal.GetLabels(), want)
+		}
+		r, err := e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "b1", Seat: 0, Action: act("pass"), ActionId: "p0", IncludeLegalActions: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.GetEvents()[0].GetLabel(); got != engine.SeatRef(0)+" passes" {
+			t.Fatalf("the pass is labelled %q", got)
+		}
+		if len(r.GetLegalActions()) != 0 || len(r.GetLegalLabels()) != 0 {
+			t.Fatalf("seat 0 may still act: %v %q", r.GetLegalActions(), r.GetLegalLabels())
+		}
+		r, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "b1", Seat: 1, Action: act("reveal"), ActionId: "r1"})
+		if err != nil || !r.GetFinished() {
+			t.Fatalf("last move: %v %v", err, r)
+		}
+		var got []string
+		for _, ev := range r.GetEvents() {
+			got = append(got, ev.GetLabel())
+		}
+		if len(got) != 3 || got[1] != engine.SeatRef(1)+" wins the round" || got[2] != "the game is over: best score 1" {
+			t.Fatalf("labels of the last move: %q", got)
+		}
+		l, err := e.client.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: "b1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := l.GetCreatedEvents()
+		for _, en := range l.GetEntries() {
+			all = append(all, en.GetEvents()...)
+		}
+		if all[0].GetLabel() != "the table is dealt" || all[1].GetLabel() != "round 1 dealt" {
+			t.Fatalf("labels of the deal: %q, %q", all[0].GetLabel(), all[1].GetLabel())
+		}
+		published := events(len(all))
+		for i, ev := range all {
+			if ev.GetLabel() == "" {
+				t.Fatalf("logged event %d has no label: %v", i, ev)
+			}
+			if !proto.Equal(published[i], ev) {
+				t.Fatalf("event %d on the bus is %v, the log has %v", i, published[i], ev)
+			}
+		}
+	})
+}
+
+// plain is high card without its labels, as a game that has no Describer yet.
+type plain struct {
+	engine.Game[*highcard.State, string]
+}
+
+// A game without a Describer still labels everything, generically, and its actions apart.
+func TestGenericLabels(t *testing.T) {
+	srv := rules.New(engine.Erase[*highcard.State, string](plain{highcard.New()}, nil), store.NewMemory(), nil, rules.Options{})
+	c := serve(t, srv)
+	cfg := tableConfig(2, 1, 0)
+	if _, err := c.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "g1", Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	legal, err := c.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "g1", Seat: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"string value", "string value (2)"}; !slices.Equal(legal.GetLabels(), want) {
+		t.Fatalf("generic legal labels %q, want %q", legal.GetLabels(), want)
+	}
+	l, err := c.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: "g1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range l.GetCreatedEvents() {
+		want := "string value"
+		if ev.GetPayload().MessageIs(&eventsv1.TableCreated{}) {
+			want = "the table is dealt"
+		}
+		if ev.GetLabel() != want {
+			t.Fatalf("event %v labelled %q, want %q", ev.GetPayload(), ev.GetLabel(), want)
+		}
+	}
+}
