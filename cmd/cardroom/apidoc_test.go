@@ -132,8 +132,18 @@ func TestAPIDoc(t *testing.T) {
 		t.Fatal(err)
 	}
 	blocks := parseDocBlocks(string(page))
-	if len(blocks) < 10 {
-		t.Fatalf("docs/api.md has %d sh blocks; the walkthrough has more", len(blocks))
+	var all strings.Builder
+	for _, b := range blocks {
+		all.WriteString(b.script + "\n")
+	}
+	for _, m := range []string{"SignIn", "RefreshSession", "ListGames", "EnqueueTicket", "WatchTicket", "CreateTable",
+		"JoinTable", "LeaveTable", "AddBots", "StartTable", "Watch", "GetView", "ListLegalActions", "Act", "GetReplay"} {
+		if !regexp.MustCompile(`\$GW/` + m + `\b`).MatchString(all.String()) {
+			t.Errorf("no command of docs/api.md calls %s", m)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
 	}
 	// The page's first step builds grpcurl the same way; building it here first keeps a slow build
 	// out of the steps and makes its failure plain.
