@@ -99,6 +99,8 @@ type Game[S, A any] interface {
 	// DecodeAction turns the action message into the engine's action; a message that can never be
 	// valid is a Violation of kind Malformed.
 	DecodeAction(m proto.Message) (A, error)
+	// Describer puts the game's actions and events into words.
+	Describer[S, A]
 }
 
 // Bot chooses a seat's move from what that seat may see: its view and its legal actions. legal is
@@ -151,31 +153,31 @@ type State interface {
 	Encode() ([]byte, error)
 }
 
-// Erase binds a game and its bot (nil: a random bot) into an Engine. A game that is also a
-// Describer labels its actions and events; one that is not yet gets generic labels (genericLabel).
+// Erase binds a game and its bot (nil: a random bot) into an Engine.
 func Erase[S, A any](g Game[S, A], bot Bot[A]) Engine {
 	if bot == nil {
 		bot = RandomBot[A]{}
 	}
-	d, _ := g.(Describer[S, A])
-	return erased[S, A]{g: g, bot: bot, d: d}
+	return erased[S, A]{g: g, bot: bot}
 }
 
 type erased[S, A any] struct {
 	g   Game[S, A]
 	bot Bot[A]
-	d   Describer[S, A] // nil: generic labels
 }
 
 func (e erased[S, A]) Info() Info { return e.g.Info() }
 
+// DescribeEvent labels payload; a payload the game does not know (which it never emits) is named
+// by its type.
 func (e erased[S, A]) DescribeEvent(payload proto.Message) string {
-	if e.d != nil {
-		if l := e.d.DescribeEvent(payload); l != "" {
-			return l
-		}
+	if l := e.g.DescribeEvent(payload); l != "" {
+		return l
 	}
-	return genericLabel(payload)
+	if payload == nil {
+		return "event"
+	}
+	return string(payload.ProtoReflect().Descriptor().Name())
 }
 
 func (e erased[S, A]) Setup(cfg Config) (State, []Event, error) {
@@ -231,15 +233,7 @@ func (b *bound[S, A]) LegalLabelled(seat int) ([]proto.Message, []string) {
 	labels := make([]string, len(acts))
 	for i, a := range acts {
 		out[i] = b.g.EncodeAction(a)
-		if b.d != nil {
-			labels[i] = b.d.DescribeAction(b.s, seat, a)
-		}
-		if labels[i] == "" {
-			labels[i] = genericLabel(out[i])
-		}
-	}
-	if b.d == nil {
-		dedupe(labels)
+		labels[i] = b.g.DescribeAction(b.s, seat, a)
 	}
 	return out, labels
 }

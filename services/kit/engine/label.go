@@ -3,10 +3,8 @@ package engine
 import (
 	"strconv"
 	"strings"
-	"unicode"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // Describer puts a game's actions and events into words for people, so that every client (the
@@ -79,79 +77,4 @@ func seatWords(seat int, names SeatName) string {
 		return s + " (" + name + ")"
 	}
 	return s
-}
-
-// genericLabel is the label of a message whose game has no Describer: the name, in words, of the
-// oneof field it sets ("card_played" is "card played"), or else of its type ("TableCreated" is
-// "table created").
-func genericLabel(m proto.Message) string {
-	if m == nil {
-		return "event"
-	}
-	r := m.ProtoReflect()
-	var name string
-	r.Range(func(fd protoreflect.FieldDescriptor, _ protoreflect.Value) bool {
-		if fd.ContainingOneof() != nil {
-			name = string(fd.Name())
-			return false
-		}
-		return true
-	})
-	if name == "" {
-		name = string(r.Descriptor().Name())
-	}
-	return inWords(name)
-}
-
-// inWords turns a snake_case or CamelCase name into lower-case words.
-func inWords(name string) string {
-	var b strings.Builder
-	b.Grow(len(name) + 4)
-	prevLower := false
-	for _, c := range name {
-		switch {
-		case c == '_':
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			prevLower = false
-			continue
-		case unicode.IsUpper(c):
-			if prevLower {
-				b.WriteByte(' ')
-			}
-			c = unicode.ToLower(c)
-			prevLower = false
-		default:
-			prevLower = true
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
-// dedupe numbers labels that repeat an earlier one ("play", "play (2)", ...), so that generic labels
-// still tell the actions apart.
-func dedupe(labels []string) {
-	seen := make(map[string]int, len(labels))
-	for _, l := range labels {
-		seen[l]++
-	}
-	if len(seen) == len(labels) {
-		return
-	}
-	count := make(map[string]int, len(labels))
-	for i, l := range labels {
-		count[l]++
-		if count[l] == 1 {
-			continue
-		}
-		for n := count[l]; ; n++ {
-			cand := l + " (" + strconv.Itoa(n) + ")"
-			if _, taken := seen[cand]; !taken {
-				labels[i], seen[cand] = cand, 1
-				break
-			}
-		}
-	}
 }

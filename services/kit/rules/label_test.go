@@ -4,13 +4,10 @@ import (
 	"slices"
 	"testing"
 
-	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
-	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/rules/rulestest"
-	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/kit/store"
 	"google.golang.org/protobuf/proto"
 )
@@ -71,39 +68,4 @@ func TestLabels(t *testing.T) {
 			}
 		}
 	})
-}
-
-// plain is high card without its labels, as a game that has no Describer yet.
-type plain struct {
-	engine.Game[*highcard.State, string]
-}
-
-// A game without a Describer still labels everything, generically, and its actions apart.
-func TestGenericLabels(t *testing.T) {
-	srv := rules.New(engine.Erase[*highcard.State, string](plain{highcard.New()}, nil), store.NewMemory(), nil, rules.Options{})
-	c := serve(t, srv)
-	cfg := tableConfig(2, 1, 0)
-	if _, err := c.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "g1", Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	legal, err := c.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "g1", Seat: 0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"string value", "string value (2)"}; !slices.Equal(legal.GetLabels(), want) {
-		t.Fatalf("generic legal labels %q, want %q", legal.GetLabels(), want)
-	}
-	l, err := c.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: "g1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, ev := range l.GetCreatedEvents() {
-		want := "string value"
-		if ev.GetPayload().MessageIs(&eventsv1.TableCreated{}) {
-			want = "the table is dealt"
-		}
-		if ev.GetLabel() != want {
-			t.Fatalf("event %v labelled %q, want %q", ev.GetPayload(), ev.GetLabel(), want)
-		}
-	}
 }
