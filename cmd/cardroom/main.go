@@ -8,8 +8,8 @@ import (
 	"io"
 	"os"
 
+	"cardroom.dev/cmd/cardroom/internal/play"
 	"cardroom.dev/gateway/loadgen"
-	"cardroom.dev/gateway/play"
 	"cardroom.dev/services/kit/app"
 )
 
@@ -41,7 +41,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "serve":
 		return serve(ctx, args[1:], os.Getenv, stdout, stderr, nil)
 	case "play":
-		return play.Play(ctx, args[1:], os.Stdin, stdout)
+		return play.Main(ctx, args[1:], os.Stdin, stdout)
 	case "bench":
 		return loadgen.Main(ctx, args[1:], stdout, stderr)
 	case "stats":
