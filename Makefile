@@ -6,7 +6,7 @@ BUF = "$$(tools/gotool -path buf)"
 MODULES := $(shell $(GO) list -m -f '{{.Dir}}' 2>/dev/null)
 ARGS ?=
 
-.PHONY: run test generate check-generate lint vet fmt bench tidy
+.PHONY: run test generate check-generate lint vet fmt bench tidy web check-web
 
 run: ## start the whole system in one process
 	$(GO) run ./cmd/cardroom serve $(ARGS)
@@ -20,7 +20,7 @@ HASPKG = $(GO) list ./... 2>/dev/null | grep -q .
 # test's time limit.
 test: lint vet ## every module's tests with the race detector, then the play-strength tests
 	@tools/gotool -path grpcurl >/dev/null
-	@set -e; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; echo "== $$m"; (cd $$m && $(GO) test -race -count=1 ./...); done
+	@set -e; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; echo "== $$m"; (cd $$m && $(GO) test -race -count=1 -timeout 20m ./...); done
 	@set -eo pipefail; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; (cd $$m && $(GO) test -count=1 -run 'WinRate$$' ./... | { grep -v -e 'no test files' -e 'no tests to run' || true; }); done
 
 generate: ## regenerate Go from proto/
@@ -30,6 +30,20 @@ generate: ## regenerate Go from proto/
 check-generate: generate ## fail when generated code is not what is committed
 	@git add -N proto/gen >/dev/null 2>&1 || true
 	@git diff --exit-code --stat -- proto/gen || (echo "generated code is stale: run make generate and commit"; exit 1)
+
+# The web client (web/, see docs/web.md): TypeScript generated from the public protos with
+# protoc-gen-es from web/node_modules, bundled by vite into web/dist, which is committed and embedded
+# in the binary (so `make run` needs no Node). Node 20 or later; npm ci installs the locked versions.
+WEB_PROTOS = $(foreach p,gateway events game sapotagem sponsio saboteur sabaisabai,--path proto/cardroom/$(p))
+
+web: ## rebuild the web client into web/dist (needs Node and npm)
+	cd web && npm ci --no-audit --no-fund --loglevel=error
+	$(BUF) generate --template web/buf.gen.yaml $(WEB_PROTOS)
+	cd web && npm run --silent build
+
+check-web: web ## fail when the committed web client is not what its sources build
+	@git add -N web/dist web/src/gen >/dev/null 2>&1 || true
+	@git diff --exit-code --stat -- web/dist web/src/gen || (echo "the web client's build is stale: run make web and commit"; exit 1)
 
 lint: ## buf lint, breaking-free formatting of protos
 	$(BUF) lint

@@ -201,6 +201,7 @@ func (s *Server) playFor(ctx context.Context, t *lobby.Table, c rulesv1.RulesSer
 		_, err = c.Act(ctx, &rulesv1.ActRequest{
 			TableId: t.ID, Seat: uint32(i), Action: sug.GetAction(),
 			ActionId: fmt.Sprintf("%s%d:%d", botActionPrefix, v, i), ExpectedVersion: &v,
+			StandIn: !p.Bot,
 		})
 		if err == nil {
 			opt := forBot

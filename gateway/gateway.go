@@ -272,8 +272,6 @@ func (s *Server) notify(subject string) {
 	}
 }
 
-func ticketSubject(id string) string { return "cardroomgw.ticket." + id }
-
 // subscribe calls fn on each notification of subject until stop.
 func (s *Server) subscribe(subject string) (<-chan struct{}, func(), error) {
 	ch := make(chan struct{}, 1)

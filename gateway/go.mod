@@ -5,14 +5,20 @@ go 1.26.7
 require (
 	cardroom.dev/proto v0.0.0
 	cardroom.dev/services/kit v0.0.0
+	connectrpc.com/connect v1.21.1
+	connectrpc.com/vanguard v0.4.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/rs/cors v1.11.1
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.72.0
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
 )
 
-require github.com/redis/go-redis/extra/redisotel/v9 v9.23.0 // indirect
+require (
+	github.com/redis/go-redis/extra/redisotel/v9 v9.23.0 // indirect
+	github.com/soheilhy/cmux v0.1.5 // indirect
+)
 
 require (
 	cardroom.dev/services/sabaisabai v0.0.0
@@ -54,12 +60,12 @@ require (
 	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/crypto v0.58.0
-	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0
 	google.golang.org/genproto/googleapis/api v0.0.0-20260928230214-8a89bd6388cc // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20261110000943-09e21b237f2c
 )
 
 replace (

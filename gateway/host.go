@@ -128,6 +128,9 @@ func run(ctx context.Context, cfg config.Config) error {
 	if _, err := Host(ctx, a, gs, hs, b, conns); err != nil {
 		return err
 	}
+	if err := ServeBrowsers(a, gs, nil); err != nil {
+		return err
+	}
 	a.Log.Info("serving", slog.String("addr", a.Addr(0)))
 	return a.Run(ctx)
 }

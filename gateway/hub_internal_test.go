@@ -142,7 +142,7 @@ func TestHubSubscribesToItsTableOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := pub.PublishLive(bus.LiveSubject(table), u); err != nil {
+		if err := pub.PublishLive(pub.Subjects().Live(table), u); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -169,7 +169,7 @@ func TestHubSubscribesToItsTableOnly(t *testing.T) {
 	// After the release: a's next update is not received. A second subscriber on the same
 	// connection, to a's subject, tells when it would have been.
 	marker := make(chan *nats.Msg, 1)
-	msub, err := gw.Conn().ChanSubscribe(bus.LiveSubject("a"), marker)
+	msub, err := gw.Conn().ChanSubscribe(gw.Subjects().Live("a"), marker)
 	if err != nil {
 		t.Fatal(err)
 	}

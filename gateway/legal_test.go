@@ -12,9 +12,12 @@ import (
 	"time"
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/sabaisabai"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // TestActIncludesLegalActions plays sabai-sabai (a turn draws, then plays or keeps: the same seat
@@ -23,7 +26,7 @@ import (
 func TestActIncludesLegalActions(t *testing.T) {
 	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}})
 	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2})
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2, Options: untimedSabai(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +100,7 @@ func TestWatchIncludesLegalActions(t *testing.T) {
 func testWatchIncludesLegalActions(t *testing.T, batch bool) {
 	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}, gateways: 2, rules: 2, redis: true})
 	players := []*client{e.signIn(0, "Ann"), e.signIn(1, "Bob"), e.signIn(0, "Cid"), e.signIn(1, "Dee")}
-	cr, err := players[0].c.CreateTable(players[0].ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 4})
+	cr, err := players[0].c.CreateTable(players[0].ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 4, Options: untimedSabai(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +235,7 @@ func testWatchIncludesLegalActions(t *testing.T, batch bool) {
 func TestWatchResumedIncludesLegalActions(t *testing.T) {
 	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}})
 	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2})
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2, Options: untimedSabai(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,4 +304,17 @@ func TestWatchResumedIncludesLegalActions(t *testing.T) {
 			t.Fatalf("action %d differs", i)
 		}
 	}
+}
+
+// untimedSabai are sabai-sabai options without the reflex window and the bots' delays (Rulings R1,
+// B1): tests that play whole tables for what the gateway lists and streams need not wait 800 ms a
+// turn.
+func untimedSabai(t testing.TB) *anypb.Any {
+	t.Helper()
+	zero := durationpb.New(0)
+	a, err := anypb.New(&sabaisabaiv1.Options{ThrowWindow: zero, BotReactionMin: zero, BotReactionMax: zero, BotThink: zero})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
 }

@@ -115,7 +115,7 @@ func (s *Server) updateTicket(ctx context.Context, id string, fn func(t *lobby.T
 			return nil, err
 		}
 		t.Version++
-		s.notify(ticketSubject(id))
+		s.notify(s.bus.Subjects().Ticket(id))
 		return &t, nil
 	}
 	return nil, lobby.ErrConflict
@@ -193,7 +193,7 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 	if id == "" {
 		return invalid("ticket_id", CodeMissingField, "ticket_id is required")
 	}
-	wake, stop, err := s.subscribe(ticketSubject(id))
+	wake, stop, err := s.subscribe(s.bus.Subjects().Ticket(id))
 	if err != nil {
 		return err
 	}

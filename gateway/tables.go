@@ -233,13 +233,11 @@ func (s *Server) updateTable(ctx context.Context, id string, fn func(t *lobby.Ta
 			return nil, err
 		}
 		t.Version++
-		s.notify(tableSubject(id))
+		s.notify(s.bus.Subjects().TableNotice(id))
 		return &t, nil
 	}
 	return nil, lobby.ErrConflict
 }
-
-func tableSubject(id string) string { return "cardroomgw.table." + id }
 
 func mustBeOpen(t *lobby.Table) error {
 	if t.State != lobby.TableOpen {
@@ -549,7 +547,7 @@ func (s *Server) deal(ctx context.Context, t *lobby.Table) error {
 		return err
 	}
 	s.remember(t)
-	s.notify(tableSubject(t.ID))
+	s.notify(s.bus.Subjects().TableNotice(t.ID))
 	return nil
 }
 

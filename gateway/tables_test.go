@@ -288,6 +288,12 @@ func TestAbsentSeatPlayedByBot(t *testing.T) {
 	for _, en := range l.GetEntries() {
 		if s, ok := en.GetBy().(*rulesv1.LogEntry_Seat); ok && s.Seat == bobSeat {
 			by = append(by, en.GetActionId()[:2])
+			// The rules service records who played: the stand-in's moves, and only those.
+			if en.GetStandIn() != (en.GetActionId()[:2] == "b:") {
+				t.Errorf("Bob's move %s: stand_in %v", en.GetActionId(), en.GetStandIn())
+			}
+		} else if ok && en.GetStandIn() {
+			t.Errorf("Ann's move %s marked as a stand-in's", en.GetActionId())
 		}
 	}
 	if len(by) == 0 || by[0] != "b:" || !slices.Contains(by, "c:") {

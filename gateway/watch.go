@@ -12,7 +12,6 @@ import (
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
-	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
@@ -61,7 +60,7 @@ const subscribeTimeout = 5 * time.Second
 func (hs *hubs) subscribe(h *hub) error {
 	hs.feeding.Do(func() { go hs.deliverAll() })
 	nc := hs.s.bus.Conn()
-	sub, err := nc.ChanSubscribe(bus.LiveSubject(h.table), hs.feed)
+	sub, err := nc.ChanSubscribe(hs.s.bus.Subjects().Live(h.table), hs.feed)
 	if err != nil {
 		return fmt.Errorf("subscribe to table events: %w", err)
 	}
@@ -82,7 +81,7 @@ func (hs *hubs) deliverAll() {
 // deliver hands one live update to its table's hub; an update that arrives after its hub ended is
 // dropped before decoding.
 func (hs *hubs) deliver(m *nats.Msg) {
-	id, ok := bus.LiveTableOf(m.Subject)
+	id, ok := hs.s.bus.Subjects().LiveTableOf(m.Subject)
 	if !ok {
 		return
 	}
@@ -625,7 +624,7 @@ func (f *legalFeed) next(ctx context.Context) (*gatewayv1.LegalActions, error) {
 
 // awaitStart waits until the open table id, where the caller has a place, is dealt.
 func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobby.Table, error) {
-	wake, stop, err := s.subscribe(tableSubject(id))
+	wake, stop, err := s.subscribe(s.bus.Subjects().TableNotice(id))
 	if err != nil {
 		return nil, err
 	}

@@ -15,10 +15,11 @@ import (
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/stats"
+	"cardroom.dev/web"
 )
 
 // serve runs every service in one process. The front address (--listen) serves the gateway (the
-// public API), health and reflection; each game's RulesService listens on the following ports, in
+// public API, also to browsers over gRPC-Web and Connect, and the web client at /), health and reflection; each game's RulesService listens on the following ports, in
 // the order of `cardroom games`, and the gateway reaches it in process. ready, when set, receives the addresses once everything listens (tests).
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, ready chan<- map[string]string) int {
 	cfg, err := config.Parse("cardroom serve", args, getenv)
@@ -75,6 +76,10 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	if _, err := gateway.Host(ctx, a, gs, hs, b, conns); err != nil {
 		return err
 	}
+	if err := gateway.ServeBrowsers(a, gs, web.Handler()); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "  %-12s play in a browser: http://%s/\n", "web", a.Addr(0))
 	statsStore, err := stats.OpenStore(ctx, a)
 	if err != nil {
 		return err

@@ -14,10 +14,28 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
+
+// fastOptions are the options of the generator's tables of game. sabai-sabai's reflex window and
+// bots' delays (Rulings R1 and B1) pace a table for people, 800 ms a turn at least; a load test
+// measures the service, so its tables set them to 0 and play as fast as the players answer.
+func fastOptions(game string) *anypb.Any {
+	if game != "sabaisabai" {
+		return nil
+	}
+	zero := durationpb.New(0)
+	a, err := anypb.New(&sabaisabaiv1.Options{ThrowWindow: zero, BotReactionMin: zero, BotReactionMax: zero, BotThink: zero})
+	if err != nil {
+		panic(err) // a fixed message always marshals
+	}
+	return a
+}
 
 // slot keeps one table in play for the whole run: when its table finishes, it opens the next.
 type slot struct {
@@ -146,7 +164,7 @@ func (s *slot) open(ctx context.Context) (*opened, error) {
 	owner := s.players[0]
 	var cr *gatewayv1.CreateTableResponse
 	err := s.patient(ctx, func() (err error) {
-		cr, err = s.client.CreateTable(owner.ctx(ctx), &gatewayv1.CreateTableRequest{Game: s.game.name, Seats: uint32(s.game.seats)})
+		cr, err = s.client.CreateTable(owner.ctx(ctx), &gatewayv1.CreateTableRequest{Game: s.game.name, Seats: uint32(s.game.seats), Options: fastOptions(s.game.name)})
 		return err
 	})
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -211,6 +212,7 @@ func (a Aggregator) finishedTable(st *State, d *Delta, e *event) {
 		}
 		first[p] = i
 	}
+	standIn := standInSeats(f, n)
 	recs := make([]*statsv1.PlayerGameRecord, n)
 	for i, s := range seats {
 		p := s.GetPlayer()
@@ -229,6 +231,10 @@ func (a Aggregator) finishedTable(st *State, d *Delta, e *event) {
 		r.LastTableId, r.LastFinishedAt = id, timestamppb.New(f.GetFinishedAt().AsTime())
 		if out.GetAborted() {
 			r.Aborted++
+			continue
+		}
+		if standIn[i] {
+			r.Abandoned++
 			continue
 		}
 		res := results[i]
@@ -250,7 +256,7 @@ func (a Aggregator) finishedTable(st *State, d *Delta, e *event) {
 		}
 		a.Rating.Rate(mu, sigma, rank)
 		for i, r := range recs {
-			if r == nil {
+			if r == nil || standIn[i] {
 				continue
 			}
 			r.Rating = &statsv1.Rating{Mu: mu[i], Sigma: sigma[i], Display: Display(mu[i], sigma[i]), RatedGames: r.GetRating().GetRatedGames() + 1}
@@ -265,16 +271,30 @@ func (a Aggregator) finishedTable(st *State, d *Delta, e *event) {
 		}
 		rg := &statsv1.RecentGame{
 			TableId: id, Game: game, FinishedAt: timestamppb.New(f.GetFinishedAt().AsTime()), Seat: uint32(i),
-			PlayerCount: uint32(n), Aborted: out.GetAborted(),
+			PlayerCount: uint32(n), Aborted: out.GetAborted(), Abandoned: standIn[i] && !out.GetAborted(),
 		}
 		if res := results[i]; res != nil {
 			rg.Score, rg.Rank, rg.Winner = res.GetScore(), res.GetRank(), res.GetWinner()
 		}
-		if rated {
+		if rated && !standIn[i] {
 			rg.RatingAfter = r.GetRating().GetDisplay()
 		}
 		d.Recent = append(d.Recent, RecentPush{Player: seats[i].GetPlayer().GetPlayerId(), Game: rg})
 	}
+}
+
+// standInSeats marks the human seats of a finished table whose moves cardroom's bot mostly played
+// for an absent player: more than half of the seat's moves (TableFinished.seat_actions). Such a
+// game is not the player's own: it is recorded as abandoned, not in their games, wins, sums or
+// rating. The seat still takes part in the other seats' rating update, with its player's rating.
+func standInSeats(f *eventsv1.TableFinished, n int) []bool {
+	out := make([]bool, n)
+	for _, sa := range f.GetSeatActions() {
+		if i := int(sa.GetSeat()); i < n && 2*uint64(sa.GetStandIn()) > uint64(sa.GetActions()) {
+			out[i] = f.GetConfig().GetSeats()[i].GetPlayer().GetKind() != gamev1.PlayerKind_PLAYER_KIND_BOT
+		}
+	}
+	return out
 }
 
 // optionUsage lists "path=value" for every option a table set away from its default, or

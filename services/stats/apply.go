@@ -8,6 +8,7 @@ import (
 	"maps"
 
 	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
+	"cardroom.dev/services/kit/bus"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -18,6 +19,8 @@ type applier struct {
 	store Store
 	agg   Aggregator
 	log   *slog.Logger
+	// subj names the subjects messages must be on (the bus's).
+	subj bus.Subjects
 }
 
 // maxConflicts bounds how often one batch is recomputed after ErrConflict.
@@ -30,7 +33,7 @@ func (a *applier) apply(ctx context.Context, msgs []Message) (uint64, error) {
 	}
 	evs := make([]*event, len(msgs))
 	for i, m := range msgs {
-		evs[i] = decode(m)
+		evs[i] = decode(m, a.subj)
 	}
 	keys := a.agg.keys(evs)
 	for range maxConflicts {
@@ -60,8 +63,9 @@ func (a *applier) apply(ctx context.Context, msgs []Message) (uint64, error) {
 	return 0, fmt.Errorf("apply batch: %w", ErrConflict)
 }
 
-// ApplyBatch applies msgs (in stream order) to st with agg and returns the store's position: what
-// the consumer does with each batch it reads. Messages at or below the position change nothing.
+// ApplyBatch applies msgs (in stream order, on bus.DefaultPrefix's subjects) to st with agg and
+// returns the store's position: what the consumer does with each batch it reads. Messages at or
+// below the position change nothing.
 func ApplyBatch(ctx context.Context, st Store, agg Aggregator, msgs []Message, log *slog.Logger) (uint64, error) {
 	if log == nil {
 		log = slog.Default()
@@ -98,7 +102,7 @@ func (a *applier) foldCached(ctx context.Context, c *cache, msgs []Message) (*De
 	var evs []*event
 	for _, m := range msgs {
 		if m.Seq > c.pos {
-			evs = append(evs, decode(m))
+			evs = append(evs, decode(m, a.subj))
 		}
 	}
 	if len(evs) == 0 {

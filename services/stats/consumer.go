@@ -12,10 +12,9 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// PublicSubjects is what the stats service reads: every table's public events. TableCreated and
+// The stats service reads every table's public events (bus.Subjects.AllPublic). TableCreated and
 // TableFinished are aggregated, the games' own public events skipped. (TableFinished is also on
-// cardroom.game.<game>.finished; reading only the table subjects sees each event once.)
-const PublicSubjects = "cardroom.table.*.public"
+// <prefix>.game.<game>.finished; reading only the table subjects sees each event once.)
 
 // ConsumerOptions configure the durable consumer.
 type ConsumerOptions struct {
@@ -71,7 +70,7 @@ func NewConsumer(b *bus.Bus, st Store, opt ConsumerOptions) *Consumer {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	return &Consumer{bus: b, ap: applier{store: st, agg: agg, log: opt.Logger}, opt: opt, metrics: newMetrics()}
+	return &Consumer{bus: b, ap: applier{store: st, agg: agg, log: opt.Logger, subj: b.Subjects()}, opt: opt, metrics: newMetrics()}
 }
 
 var errGap = errors.New("gap in the consumer sequence")
@@ -111,7 +110,7 @@ func (c *Consumer) session(ctx context.Context) error {
 	cfg := jetstream.ConsumerConfig{
 		Durable:       c.opt.Durable,
 		Description:   "cardroom stats: aggregates; the position lives with the aggregates",
-		FilterSubject: PublicSubjects,
+		FilterSubject: c.bus.Subjects().AllPublic(),
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		AckPolicy:     jetstream.AckAllPolicy,
 		AckWait:       time.Minute,

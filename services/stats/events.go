@@ -62,7 +62,7 @@ func reject(e *event, reason string, err error) *event {
 
 // decode classifies one message: TableCreated and TableFinished are aggregated; a game's own
 // public events (payload in package cardroom.<game>.v1) are ignored; anything else is rejected.
-func decode(m Message) *event {
+func decode(m Message, subj bus.Subjects) *event {
 	e := &event{seq: m.Seq, subject: m.Subject}
 	env := &eventsv1.Event{}
 	if err := proto.Unmarshal(m.Data, env); err != nil {
@@ -76,7 +76,7 @@ func decode(m Message) *event {
 		return reject(e, ReasonMissingField, errors.New("no game"))
 	case env.GetPayload() == nil:
 		return reject(e, ReasonMissingField, errors.New("no payload"))
-	case m.Subject != bus.PublicSubject(env.GetTableId()):
+	case m.Subject != subj.Public(env.GetTableId()):
 		return reject(e, ReasonSubjectMismatch, fmt.Errorf("table %q published on %q", env.GetTableId(), m.Subject))
 	}
 	name := env.GetPayload().MessageName()

@@ -72,16 +72,17 @@ func distribution(c map[string]int64, name string, withBuckets bool) *statsv1.Di
 		bs = append(bs, &statsv1.Bucket{Lower: l, Upper: u, Count: uint64(v)})
 	}
 	sort.Slice(bs, func(i, j int) bool { return bs[i].Lower < bs[j].Lower })
-	d.P50 = percentile(bs, n, 0.50)
-	d.P90 = percentile(bs, n, 0.90)
-	d.P99 = percentile(bs, n, 0.99)
+	d.P50 = within(percentile(bs, n, 0.50), d.Min, d.Max)
+	d.P90 = within(percentile(bs, n, 0.90), d.Min, d.Max)
+	d.P99 = within(percentile(bs, n, 0.99), d.Min, d.Max)
 	if withBuckets {
 		d.Buckets = bs
 	}
 	return d
 }
 
-// percentile is the middle of the bucket holding the nearest-rank sample: the smallest sample with
+// percentile is the middle of the bucket holding the nearest-rank sample (distribution clamps it to
+// [min, max]): the smallest sample with
 // at least ceil(p*n) samples at or below it.
 func percentile(bs []*statsv1.Bucket, n int64, p float64) float64 {
 	rank := uint64(math.Ceil(p * float64(n)))
@@ -101,3 +102,9 @@ func percentile(bs []*statsv1.Bucket, n int64, p float64) float64 {
 }
 
 func bucketMiddle(lower, upper int64) float64 { return float64(lower) + float64(upper-lower)/2 }
+
+// within clamps a percentile to the exact [min, max] of the samples: a bucket's middle can lie
+// beyond every sample in it (the samples 64 and 64 share the bucket [64, 65], whose middle is 64.5).
+// The lowest and highest buckets hold min and max, so clamping only ever moves an estimate closer
+// to the true percentile.
+func within(v float64, lo, hi int64) float64 { return min(max(v, float64(lo)), float64(hi)) }

@@ -41,7 +41,7 @@ func Rebuild(ctx context.Context, b *bus.Bus, dst Store, opt RebuildOptions) (ui
 	} else if pos != 0 {
 		return 0, fmt.Errorf("%w: it is at stream sequence %d", ErrNotEmpty, pos)
 	}
-	ap := applier{store: dst, agg: agg, log: opt.Logger}
+	ap := applier{store: dst, agg: agg, log: opt.Logger, subj: b.Subjects()}
 	target, err := b.LastSequence(ctx)
 	if err != nil {
 		return 0, err
@@ -50,7 +50,7 @@ func Rebuild(ctx context.Context, b *bus.Bus, dst Store, opt RebuildOptions) (ui
 		return 0, nil
 	}
 	cons, err := b.JetStream().OrderedConsumer(ctx, b.Stream(), jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{PublicSubjects}, DeliverPolicy: jetstream.DeliverAllPolicy,
+		FilterSubjects: []string{b.Subjects().AllPublic()}, DeliverPolicy: jetstream.DeliverAllPolicy,
 	})
 	if err != nil {
 		return 0, fmt.Errorf("rebuild consumer: %w", err)

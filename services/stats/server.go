@@ -168,6 +168,7 @@ func (s *Server) GetPlayerStats(ctx context.Context, req *statsv1.GetPlayerStats
 		resp.Games += r.GetGames()
 		resp.Wins += r.GetWins()
 		resp.Aborted += r.GetAborted()
+		resp.Abandoned += r.GetAbandoned()
 		if newest == nil || r.GetLastFinishedAt().AsTime().After(newest.GetLastFinishedAt().AsTime()) {
 			newest = r
 		}

@@ -50,6 +50,8 @@ type server struct {
 	lis    net.Listener
 	grpc   *grpc.Server
 	health *health.Server
+	// web, when set, answers the port's HTTP requests that are not native gRPC (HandleHTTP).
+	web http.Handler
 }
 
 // gcPercent is the garbage collector's target when GOGC is not set. The services keep small live
@@ -110,6 +112,22 @@ func (a *App) NewGRPCServer(addr string, opts ...grpc.ServerOption) (*grpc.Serve
 	a.servers = append(a.servers, &server{addr: lis.Addr().String(), lis: lis, grpc: gs, health: hs})
 	a.mu.Unlock()
 	return gs, hs, nil
+}
+
+// HandleHTTP makes gs's port also answer HTTP/1.1 and h2c requests with h (browsers: gRPC-Web,
+// Connect, static files). Native gRPC (HTTP/2 with content-type application/grpc or
+// application/grpc+proto) still goes straight to gs's own transport, told apart once per
+// connection by its first request; everything else goes to h. Call it before Run.
+func (a *App) HandleHTTP(gs *grpc.Server, h http.Handler) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, s := range a.servers {
+		if s.grpc == gs {
+			s.web = h
+			return nil
+		}
+	}
+	return errors.New("app: HandleHTTP with a gRPC server this app did not make")
 }
 
 // Addr is the address the i-th gRPC server listens on (useful with port 0).
@@ -181,10 +199,22 @@ func (a *App) Run(ctx context.Context) error {
 		}()
 		a.Log.Info("metrics listening", slog.String("addr", lis.Addr().String()))
 	}
+	var webs []*webServer
 	for _, s := range a.servers {
 		s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+		lis := s.lis
+		if s.web != nil {
+			w := newWebServer(s.lis, s.web)
+			webs = append(webs, w)
+			lis = w.grpcL
+			go func() {
+				if err := w.serve(); err != nil {
+					errc <- fmt.Errorf("http server %s: %w", s.addr, err)
+				}
+			}()
+		}
 		go func() {
-			if err := s.grpc.Serve(s.lis); err != nil {
+			if err := s.grpc.Serve(lis); err != nil {
 				errc <- fmt.Errorf("grpc server %s: %w", s.addr, err)
 			}
 		}()
@@ -201,6 +231,9 @@ func (a *App) Run(ctx context.Context) error {
 		s.health.Shutdown()
 	}
 	var wg sync.WaitGroup
+	for _, w := range webs {
+		wg.Go(func() { w.stop(stopCtx) })
+	}
 	for _, s := range a.servers {
 		wg.Add(1)
 		go func() {

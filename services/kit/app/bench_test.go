@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,10 +23,21 @@ import (
 // (AddRules: the app's gRPC server with its stats handler and interceptors) over loopback, with
 // the memory store and no bus, from 64 tables played at once over 4 connections. cpu-µs/action is
 // the whole test process's processor time (clients included) per action.
-func BenchmarkServedAct(b *testing.B) {
+func BenchmarkServedAct(b *testing.B) { benchServedAct(b, false) }
+
+// BenchmarkServedActSharedPort is BenchmarkServedAct with the port shared with an HTTP handler
+// (HandleHTTP, as the gateway serves browsers): native gRPC must cost the same.
+func BenchmarkServedActSharedPort(b *testing.B) { benchServedAct(b, true) }
+
+func benchServedAct(b *testing.B, shared bool) {
 	a, cfg := newTestApp(b, "bench")
 	if _, err := a.AddRules(highcard.Engine("highcard"), store.NewMemory(), nil, cfg.Listen); err != nil {
 		b.Fatal(err)
+	}
+	if shared {
+		if err := a.HandleHTTP(a.servers[0].grpc, http.NotFoundHandler()); err != nil {
+			b.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithCancel(b.Context())
 	done := make(chan error, 1)

@@ -1,6 +1,8 @@
 // Package bus carries game events on NATS JetStream: one stream holds every table's public and
 // per-seat subjects and every game's finished subject, so a reconnecting client resumes from a
 // sequence and the stats service never misses a game. Trace context rides in message headers.
+// Every subject and the stream's name derive from one prefix (Subjects), so several cardroom
+// instances can share a NATS server.
 package bus
 
 import (
@@ -8,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -18,44 +21,114 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 )
 
-// DefaultStream is the JetStream stream name.
+// DefaultPrefix is the subject prefix of every cardroom subject unless Options.Prefix names
+// another: its stream is CARDROOM, its subjects cardroom.table.>, cardroom.game.>, cardroom.live.*
+// and the gateways' cardroomgw.*.
+const DefaultPrefix = "cardroom"
+
+// DefaultStream is the JetStream stream name of DefaultPrefix.
 const DefaultStream = "CARDROOM"
 
-// Subjects of the stream: every table's events and every game's finished tables. Live updates
-// (LiveSubject) are not kept.
-const subjectRoot = "cardroom"
+// validPrefix: one NATS subject token that is also a stream name once upper-cased. Lower case only,
+// so two prefixes never share a stream name.
+var validPrefix = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-var streamSubjects = []string{subjectRoot + ".table.>", subjectRoot + ".game.>"}
-
-// PublicSubject is where a table's public events go.
-func PublicSubject(table string) string { return subjectRoot + ".table." + table + ".public" }
-
-// SeatSubject is where one seat's private events go.
-func SeatSubject(table string, seat int) string {
-	return subjectRoot + ".table." + table + ".seat." + strconv.Itoa(seat)
+// CheckPrefix says whether prefix can name a cardroom instance's subjects and stream. A prefix
+// ending in "gw" is refused: its subjects would be another prefix's gateway notifications
+// (prefix "xgw" and prefix "x"'s "xgw.table.<id>").
+func CheckPrefix(prefix string) error {
+	if !validPrefix.MatchString(prefix) {
+		return fmt.Errorf("nats prefix %q: 1 to 64 of a-z, 0-9, '_' and '-', starting with a letter or digit", prefix)
+	}
+	if strings.HasSuffix(prefix, "gw") {
+		return fmt.Errorf("nats prefix %q: must not end in \"gw\" (the gateway notifications of prefix %q)", prefix, strings.TrimSuffix(prefix, "gw"))
+	}
+	return nil
 }
 
-// TableSubjects matches every event of a table.
-func TableSubjects(table string) string { return subjectRoot + ".table." + table + ".>" }
+// Subjects names every subject and the stream of one cardroom instance. Instances with different
+// prefixes share a NATS server without seeing each other's messages. The zero value is
+// DefaultPrefix's.
+type Subjects struct {
+	prefix string
+}
 
-// LiveSubject carries a table's live updates (cardroom.rules.v1.TableUpdate) from the rules
-// services to the gateways: plain NATS, outside the stream.
-func LiveSubject(table string) string { return subjectRoot + ".live." + table }
+// NewSubjects returns the subjects under prefix ("" is DefaultPrefix); see CheckPrefix.
+func NewSubjects(prefix string) (Subjects, error) {
+	if prefix == "" || prefix == DefaultPrefix {
+		return Subjects{}, nil
+	}
+	if err := CheckPrefix(prefix); err != nil {
+		return Subjects{}, err
+	}
+	return Subjects{prefix: prefix}, nil
+}
 
-// AllLiveSubjects matches every table's live updates.
-const AllLiveSubjects = subjectRoot + ".live.*"
+// Prefix is the subject prefix.
+func (s Subjects) Prefix() string {
+	if s.prefix == "" {
+		return DefaultPrefix
+	}
+	return s.prefix
+}
 
-// LiveTableOf is the table of a subject under AllLiveSubjects.
-func LiveTableOf(subject string) (string, bool) {
-	table, ok := strings.CutPrefix(subject, subjectRoot+".live.")
+// Stream is the JetStream stream of the prefix: the prefix upper-cased ("CARDROOM").
+func (s Subjects) Stream() string {
+	if s.prefix == "" {
+		return DefaultStream
+	}
+	return strings.ToUpper(s.prefix)
+}
+
+// stream are the subjects the stream holds: every table's events and every game's finished
+// tables. Live updates and gateway notifications are not kept.
+func (s Subjects) stream() []string {
+	return []string{s.Prefix() + ".table.>", s.Prefix() + ".game.>"}
+}
+
+// Public is where a table's public events go.
+func (s Subjects) Public(table string) string { return s.Prefix() + ".table." + table + ".public" }
+
+// AllPublic matches every table's public events.
+func (s Subjects) AllPublic() string { return s.Prefix() + ".table.*.public" }
+
+// Seat is where one seat's private events go.
+func (s Subjects) Seat(table string, seat int) string {
+	return s.Prefix() + ".table." + table + ".seat." + strconv.Itoa(seat)
+}
+
+// Table matches every event of a table.
+func (s Subjects) Table(table string) string { return s.Prefix() + ".table." + table + ".>" }
+
+// Finished carries a game's TableFinished events.
+func (s Subjects) Finished(game string) string { return s.Prefix() + ".game." + game + ".finished" }
+
+// AllFinished matches every game's TableFinished events.
+func (s Subjects) AllFinished() string { return s.Prefix() + ".game.*.finished" }
+
+// Live carries a table's live updates (cardroom.rules.v1.TableUpdate) from the rules services to
+// the gateways: plain NATS, outside the stream.
+func (s Subjects) Live(table string) string { return s.Prefix() + ".live." + table }
+
+// AllLive matches every table's live updates.
+func (s Subjects) AllLive() string { return s.Prefix() + ".live.*" }
+
+// LiveTableOf is the table of a subject under AllLive.
+func (s Subjects) LiveTableOf(subject string) (string, bool) {
+	table, ok := strings.CutPrefix(subject, s.Prefix()+".live.")
 	if !ok || table == "" || strings.Contains(table, ".") {
 		return "", false
 	}
 	return table, true
 }
 
-// FinishedSubject carries a game's TableFinished events.
-func FinishedSubject(game string) string { return subjectRoot + ".game." + game + ".finished" }
+// Ticket wakes the watchers of a matchmaking ticket on every gateway replica (plain NATS, no
+// payload): <prefix>gw.ticket.<id>.
+func (s Subjects) Ticket(id string) string { return s.Prefix() + "gw.ticket." + id }
+
+// TableNotice wakes the gateway replicas waiting on a table's lobby record (plain NATS, no
+// payload): <prefix>gw.table.<id>.
+func (s Subjects) TableNotice(id string) string { return s.Prefix() + "gw.table." + id }
 
 // Message is one message to publish. ID deduplicates it on the stream (within Options.Duplicates).
 type Message struct {
@@ -66,7 +139,9 @@ type Message struct {
 
 // Options configure the stream.
 type Options struct {
-	Stream string
+	// Prefix of every subject and, upper-cased, the stream's name (empty: DefaultPrefix); see
+	// Subjects.
+	Prefix string
 	// MaxAge bounds how long events are kept (0: 7 days).
 	MaxAge time.Duration
 	// Duplicates is the de-duplication window for message ids (0: 10 minutes).
@@ -82,6 +157,7 @@ type Options struct {
 type Bus struct {
 	nc     *nats.Conn
 	js     jetstream.JetStream
+	subj   Subjects
 	stream string
 	prop   propagation.TextMapPropagator
 }
@@ -119,16 +195,17 @@ func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
 
 // FromConn uses an existing connection (its owner closes it).
 func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
+	subj, err := NewSubjects(opt.Prefix)
+	if err != nil {
+		return nil, err
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	if opt.Stream == "" {
-		opt.Stream = DefaultStream
-	}
 	cfg := jetstream.StreamConfig{
-		Name:       opt.Stream,
-		Subjects:   streamSubjects,
+		Name:       subj.Stream(),
+		Subjects:   subj.stream(),
 		Storage:    jetstream.FileStorage,
 		MaxAge:     opt.MaxAge,
 		Duplicates: opt.Duplicates,
@@ -144,9 +221,9 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 		cfg.Storage = jetstream.MemoryStorage
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("create stream %s: %w", opt.Stream, err)
+		return nil, fmt.Errorf("create stream %s: %w", cfg.Name, err)
 	}
-	return &Bus{nc: nc, js: js, stream: opt.Stream, prop: otel.GetTextMapPropagator()}, nil
+	return &Bus{nc: nc, js: js, subj: subj, stream: cfg.Name, prop: otel.GetTextMapPropagator()}, nil
 }
 
 // Close drains the connection.
@@ -164,6 +241,17 @@ func (b *Bus) JetStream() jetstream.JetStream { return b.js }
 
 // Stream is the stream name.
 func (b *Bus) Stream() string { return b.stream }
+
+// Subjects are the bus's subjects.
+func (b *Bus) Subjects() Subjects { return b.subj }
+
+// DeleteStream removes the bus's stream with everything in it (tests clean up with it).
+func (b *Bus) DeleteStream(ctx context.Context) error {
+	if err := b.js.DeleteStream(ctx, b.stream); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("delete stream %s: %w", b.stream, err)
+	}
+	return nil
+}
 
 // PublishLive sends one message that the stream does not keep, without waiting for anything: it
 // reaches the subscribers connected now, or nobody.

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// servers runs fn against an in-process NATS and against the machine's NATS.
+// servers runs fn against an in-process NATS (default prefix) and against the machine's NATS,
+// under a prefix of the test's own that it removes afterwards.
 func servers(t *testing.T, fn func(t *testing.T, b *bus.Bus)) {
 	t.Run("embedded", func(t *testing.T) {
 		ns, err := natsembed.Start(0, t.TempDir())
@@ -25,20 +27,34 @@ func servers(t *testing.T, fn func(t *testing.T, b *bus.Bus)) {
 			t.Fatal(err)
 		}
 		t.Cleanup(ns.Shutdown)
-		fn(t, connect(t, ns.URL()))
+		fn(t, connect(t, ns.URL(), ""))
 	})
 	t.Run("external", func(t *testing.T) {
-		fn(t, connect(t, testenv.ExternalNATS(t)))
+		fn(t, connect(t, testenv.ExternalNATS(t), testPrefix()))
 	})
 }
 
-func connect(t *testing.T, url string) *bus.Bus {
-	b, err := bus.Connect(t.Context(), url, "bus-test", bus.Options{})
+// connect connects under prefix; a bus with a prefix of its own has its stream deleted at the end.
+func connect(t *testing.T, url, prefix string) *bus.Bus {
+	b, err := bus.Connect(t.Context(), url, "bus-test", bus.Options{Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
+	if prefix != "" {
+		t.Cleanup(func() {
+			if err := b.DeleteStream(context.Background()); err != nil {
+				t.Error(err)
+			}
+		})
+	}
 	return b
+}
+
+func testPrefix() string {
+	x := make([]byte, 6)
+	_, _ = rand.Read(x)
+	return "test-" + hex.EncodeToString(x)
 }
 
 func uniqueTable() string {
@@ -66,11 +82,12 @@ func TestPublishSubscribeResume(t *testing.T) {
 	otel.SetTextMapPropagator(propagation.TraceContext{})
 	servers(t, func(t *testing.T, b *bus.Bus) {
 		table := uniqueTable()
+		sj := b.Subjects()
 		var msgs []bus.Message
 		for i := range 10 {
-			subject := bus.PublicSubject(table)
+			subject := sj.Public(table)
 			if i%3 == 0 {
-				subject = bus.SeatSubject(table, i%2)
+				subject = sj.Seat(table, i%2)
 			}
 			msgs = append(msgs, bus.Message{Subject: subject, ID: fmt.Sprint(table, ":", i+1), Data: []byte{byte(i)}})
 		}
@@ -84,7 +101,7 @@ func TestPublishSubscribeResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		ch := make(chan bus.Delivery, 100)
-		stop, err := b.Subscribe(t.Context(), []string{bus.TableSubjects(table)}, 0, func(d bus.Delivery) { ch <- d })
+		stop, err := b.Subscribe(t.Context(), []string{sj.Table(table)}, 0, func(d bus.Delivery) { ch <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +122,7 @@ func TestPublishSubscribeResume(t *testing.T) {
 		}
 		// Resume from the sixth message's stream sequence: exactly the tail.
 		ch2 := make(chan bus.Delivery, 100)
-		stop2, err := b.Subscribe(t.Context(), []string{bus.TableSubjects(table)}, got[5].StreamSeq, func(d bus.Delivery) { ch2 <- d })
+		stop2, err := b.Subscribe(t.Context(), []string{sj.Table(table)}, got[5].StreamSeq, func(d bus.Delivery) { ch2 <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +133,7 @@ func TestPublishSubscribeResume(t *testing.T) {
 		}
 		// Only one seat's subject.
 		ch3 := make(chan bus.Delivery, 100)
-		stop3, err := b.Subscribe(context.Background(), []string{bus.SeatSubject(table, 1)}, 0, func(d bus.Delivery) { ch3 <- d })
+		stop3, err := b.Subscribe(context.Background(), []string{sj.Seat(table, 1)}, 0, func(d bus.Delivery) { ch3 <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,16 +148,17 @@ func TestPublishSubscribeResume(t *testing.T) {
 }
 
 func TestLiveTableOf(t *testing.T) {
+	var sj bus.Subjects
 	for subject, want := range map[string]string{
-		bus.LiveSubject("t-1"):     "t-1",
-		bus.PublicSubject("t-2"):   "",
-		bus.SeatSubject("t-2", 3):  "",
-		bus.FinishedSubject("x"):   "",
+		sj.Live("t-1"):             "t-1",
+		sj.Public("t-2"):           "",
+		sj.Seat("t-2", 3):          "",
+		sj.Finished("x"):           "",
 		"cardroom.live.":           "",
 		"cardroom.live.t-3.public": "",
 		"other.live.t-4":           "",
 	} {
-		got, ok := bus.LiveTableOf(subject)
+		got, ok := sj.LiveTableOf(subject)
 		if got != want || ok != (want != "") {
 			t.Errorf("LiveTableOf(%q) = %q, %v; want %q", subject, got, ok, want)
 		}
@@ -154,27 +172,175 @@ func TestLiveNotKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(ns.Shutdown)
-	b := connect(t, ns.URL())
+	b := connect(t, ns.URL(), "")
+	sj := b.Subjects()
 	before, err := b.LastSequence(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	msgs := make(chan *nats.Msg, 1)
-	sub, err := b.Conn().ChanSubscribe(bus.AllLiveSubjects, msgs)
+	sub, err := b.Conn().ChanSubscribe(sj.AllLive(), msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	if err := b.PublishLive(bus.LiveSubject("t-9"), []byte("x")); err != nil {
+	if err := b.PublishLive(sj.Live("t-9"), []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if m := <-msgs; m.Subject != bus.LiveSubject("t-9") || string(m.Data) != "x" {
+	if m := <-msgs; m.Subject != sj.Live("t-9") || string(m.Data) != "x" {
 		t.Fatalf("received %s %q", m.Subject, m.Data)
 	}
-	if err := b.Publish(t.Context(), []bus.Message{{Subject: bus.PublicSubject("t-9"), Data: []byte("y")}}); err != nil {
+	if err := b.Publish(t.Context(), []bus.Message{{Subject: sj.Public("t-9"), Data: []byte("y")}}); err != nil {
 		t.Fatal(err)
 	}
 	if after, err := b.LastSequence(t.Context()); err != nil || after != before+1 {
 		t.Fatalf("the stream went from %d to %d (%v); want one message more", before, after, err)
+	}
+}
+
+// TestSubjects: the default prefix keeps the historical names; every subject, the stream and the
+// gateway notifications derive from the prefix; prefixes that would collide are refused.
+func TestSubjects(t *testing.T) {
+	var def bus.Subjects
+	if got, _ := bus.NewSubjects("cardroom"); got != def {
+		t.Errorf("NewSubjects(cardroom) = %+v, want the zero value", got)
+	}
+	for got, want := range map[string]string{
+		def.Stream():         "CARDROOM",
+		def.Public("t"):      "cardroom.table.t.public",
+		def.Seat("t", 2):     "cardroom.table.t.seat.2",
+		def.Table("t"):       "cardroom.table.t.>",
+		def.AllPublic():      "cardroom.table.*.public",
+		def.Finished("g"):    "cardroom.game.g.finished",
+		def.AllFinished():    "cardroom.game.*.finished",
+		def.Live("t"):        "cardroom.live.t",
+		def.AllLive():        "cardroom.live.*",
+		def.Ticket("k"):      "cardroomgw.ticket.k",
+		def.TableNotice("t"): "cardroomgw.table.t",
+	} {
+		if got != want {
+			t.Errorf("default subject %q, want %q", got, want)
+		}
+	}
+	sj, err := bus.NewSubjects("blue-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for got, want := range map[string]string{
+		sj.Stream():         "BLUE-2",
+		sj.Public("t"):      "blue-2.table.t.public",
+		sj.AllPublic():      "blue-2.table.*.public",
+		sj.Finished("g"):    "blue-2.game.g.finished",
+		sj.Live("t"):        "blue-2.live.t",
+		sj.Ticket("k"):      "blue-2gw.ticket.k",
+		sj.TableNotice("t"): "blue-2gw.table.t",
+	} {
+		if got != want {
+			t.Errorf("subject %q, want %q", got, want)
+		}
+	}
+	if table, ok := sj.LiveTableOf("blue-2.live.t-1"); !ok || table != "t-1" {
+		t.Errorf("LiveTableOf: %q %v", table, ok)
+	}
+	if _, ok := sj.LiveTableOf(def.Live("t-1")); ok {
+		t.Error("a live update of another prefix was taken for one of blue-2")
+	}
+	for _, bad := range []string{"Blue", "a.b", "a*", "a>", "a b", "-a", "cardroomgw", "xgw", "", strings.Repeat("a", 65)} {
+		if _, err := bus.NewSubjects(bad); err == nil && bad != "" {
+			t.Errorf("prefix %q accepted", bad)
+		}
+	}
+}
+
+// TestPrefixesIsolated: two buses with different prefixes on one NATS server have their own
+// streams and see none of each other's events or live updates.
+func TestPrefixesIsolated(t *testing.T) {
+	servers2 := map[string]func(t *testing.T) string{
+		"embedded": func(t *testing.T) string {
+			ns, err := natsembed.Start(0, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(ns.Shutdown)
+			return ns.URL()
+		},
+		"external": func(t *testing.T) string { return testenv.ExternalNATS(t) },
+	}
+	for name, server := range servers2 {
+		t.Run(name, func(t *testing.T) {
+			url := server(t)
+			a, b := connect(t, url, testPrefix()), connect(t, url, testPrefix())
+			if a.Stream() == b.Stream() {
+				t.Fatalf("both buses use stream %s", a.Stream())
+			}
+			table := uniqueTable()
+			lives := map[*bus.Bus]chan *nats.Msg{}
+			for _, x := range []*bus.Bus{a, b} {
+				ch := make(chan *nats.Msg, 10)
+				sub, err := x.Conn().ChanSubscribe(x.Subjects().AllLive(), ch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = sub.Unsubscribe() })
+				if err := x.Conn().Flush(); err != nil {
+					t.Fatal(err)
+				}
+				lives[x] = ch
+			}
+			for i, x := range []*bus.Bus{a, b} {
+				sj := x.Subjects()
+				if err := x.Publish(t.Context(), []bus.Message{
+					{Subject: sj.Public(table), ID: table + ":1", Data: []byte{byte(i)}},
+					{Subject: sj.Finished("g"), ID: table + ":1:finished", Data: []byte{byte(i)}},
+				}); err != nil {
+					t.Fatal(err)
+				}
+				if err := x.PublishLive(sj.Live(table), []byte{byte(i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			// Both servers' ends have routed every publication once both connections made a round trip.
+			for _, x := range []*bus.Bus{a, b} {
+				if err := x.Conn().Flush(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, x := range []*bus.Bus{a, b} {
+				if last, err := x.LastSequence(t.Context()); err != nil || last != 2 {
+					t.Fatalf("bus %d: stream %s holds %d messages (%v), want its own 2", i, x.Stream(), last, err)
+				}
+				ch := make(chan bus.Delivery, 10)
+				stop, err := x.Subscribe(t.Context(), []string{x.Subjects().Prefix() + ".>"}, 0, func(d bus.Delivery) { ch <- d })
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, d := range receive(t, ch, 2) {
+					if d.Data[0] != byte(i) {
+						t.Errorf("bus %d received bus %d's event on %s", i, d.Data[0], d.Subject)
+					}
+				}
+				stop()
+				select {
+				case m := <-lives[x]:
+					if m.Data[0] != byte(i) {
+						t.Errorf("bus %d received bus %d's live update on %s", i, m.Data[0], m.Subject)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("bus %d: no live update", i)
+				}
+			}
+			// A round trip of each receiver: whatever the server routed to it has arrived before the
+			// answer.
+			for i, x := range []*bus.Bus{a, b} {
+				if err := x.Conn().Flush(); err != nil {
+					t.Fatal(err)
+				}
+				select {
+				case m := <-lives[x]:
+					t.Errorf("bus %d received another live update: %s %v", i, m.Subject, m.Data)
+				default:
+				}
+			}
+		})
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"cardroom.dev/services/kit/bus"
 )
 
 // Config is every setting.
@@ -26,6 +28,9 @@ type Config struct {
 	NATSURL string
 	// NATSDir is where an embedded NATS keeps its stream (empty: a temporary directory).
 	NATSDir string
+	// NATSPrefix is the prefix of every NATS subject and, upper-cased, the JetStream stream's name:
+	// instances with different prefixes share one NATS without seeing each other (bus.Subjects).
+	NATSPrefix string
 	// OTLPEndpoint, when set, exports traces with OTLP/gRPC to host:port.
 	OTLPEndpoint string
 	// TraceSample is the share of new traces recorded and exported (a trace started upstream
@@ -61,6 +66,9 @@ type Config struct {
 	// DriveLease is how long a gateway replica holds a table's bots without renewing: after a
 	// replica dies, its tables' bots move again within about this long.
 	DriveLease time.Duration
+	// CORSOrigins are the browser origins, besides the page's own, allowed to call the gateway's
+	// public API over HTTP (gRPC-Web, Connect), comma-separated; "*" allows any. Empty: same origin only.
+	CORSOrigins string
 }
 
 type setting struct {
@@ -111,6 +119,7 @@ var settings = []setting{
 	{"redis-url", "CARDROOM_REDIS_URL", "", "Redis URL for the table store (empty: in-memory store)", str(func(c *Config) *string { return &c.RedisURL })},
 	{"redis-prefix", "CARDROOM_REDIS_PREFIX", "cardroom:", "prefix of every Redis key", str(func(c *Config) *string { return &c.RedisPrefix })},
 	{"nats-url", "CARDROOM_NATS_URL", "", "NATS URL with JetStream (empty: embedded server)", str(func(c *Config) *string { return &c.NATSURL })},
+	{"nats-prefix", "CARDROOM_NATS_PREFIX", bus.DefaultPrefix, "prefix of every NATS subject; upper-cased, the stream name (lower-case letters, digits, '-', '_')", str(func(c *Config) *string { return &c.NATSPrefix })},
 	{"nats-dir", "CARDROOM_NATS_DIR", "", "storage directory of the embedded NATS (empty: temporary)", str(func(c *Config) *string { return &c.NATSDir })},
 	{"otlp-endpoint", "CARDROOM_OTLP_ENDPOINT", "", "OTLP/gRPC trace collector host:port (empty: no export)", str(func(c *Config) *string { return &c.OTLPEndpoint })},
 	{"trace-sample", "CARDROOM_TRACE_SAMPLE", "1", "share of new traces recorded and exported, 0 to 1 (only with an OTLP endpoint)", float(func(c *Config) *float64 { return &c.TraceSample })},
@@ -126,6 +135,7 @@ var settings = []setting{
 	{"rate-burst", "CARDROOM_RATE_BURST", "100", "gateway: burst of requests per player", num(func(c *Config) *int { return &c.RateBurst })},
 	{"max-request-bytes", "CARDROOM_MAX_REQUEST_BYTES", "65536", "gateway: largest request message", num(func(c *Config) *int { return &c.MaxRequestBytes })},
 	{"drive-lease", "CARDROOM_DRIVE_LEASE", "3s", "gateway: how long a replica holds the bots of a table without renewing (a dead replica's tables move on after it)", dur(func(c *Config) *time.Duration { return &c.DriveLease })},
+	{"cors-origins", "CARDROOM_CORS_ORIGINS", "", "gateway: other browser origins allowed to call the API, comma-separated (\"*\": any; empty: same origin only)", str(func(c *Config) *string { return &c.CORSOrigins })},
 	{"ticket-max-wait", "CARDROOM_TICKET_MAX_WAIT", "30s", "gateway: longest matchmaking wait of a ticket that names none", dur(func(c *Config) *time.Duration { return &c.TicketMaxWait })},
 }
 
@@ -169,6 +179,9 @@ func (c Config) validate() error {
 	if c.Retention == 0 {
 		return fmt.Errorf("retention must be positive")
 	}
+	if err := bus.CheckPrefix(c.NATSPrefix); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -198,6 +211,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("redis_url", Redact(c.RedisURL)),
 		slog.String("redis_prefix", c.RedisPrefix),
 		slog.String("nats_url", Redact(c.NATSURL)),
+		slog.String("nats_prefix", c.NATSPrefix),
 		slog.String("otlp_endpoint", c.OTLPEndpoint),
 		slog.Float64("trace_sample", c.TraceSample),
 		slog.String("log_level", c.LogLevel),
@@ -212,6 +226,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Int("max_request_bytes", c.MaxRequestBytes),
 		slog.Duration("ticket_max_wait", c.TicketMaxWait),
 		slog.Duration("drive_lease", c.DriveLease),
+		slog.String("cors_origins", c.CORSOrigins),
 	)
 }
 

@@ -19,7 +19,13 @@ func TestParse(t *testing.T) {
 	if strings.Contains(c.LogValue().String(), "secret") {
 		t.Fatal("the logged configuration shows a password")
 	}
-	for _, bad := range [][]string{{"--retention", "soon"}, {"--log-level", "loud"}, {"extra"}} {
+	if c.NATSPrefix != "cardroom" {
+		t.Errorf("default NATS prefix %q", c.NATSPrefix)
+	}
+	if c, err := Parse("x", []string{"--nats-prefix", "blue"}, func(string) string { return "" }); err != nil || c.NATSPrefix != "blue" {
+		t.Errorf("--nats-prefix blue: %q, %v", c.NATSPrefix, err)
+	}
+	for _, bad := range [][]string{{"--retention", "soon"}, {"--log-level", "loud"}, {"extra"}, {"--nats-prefix", "Blue"}, {"--nats-prefix", "a.b"}, {"--nats-prefix", ""}} {
 		if _, err := Parse("x", bad, func(string) string { return "" }); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -39,6 +39,10 @@ type Config struct {
 	TurnTime time.Duration
 	// Start is when the table was created: the game's clock starts here.
 	Start time.Time
+	// Kinds is each seat's kind as the table's config names it (a person, or a bot the harness
+	// plays); nil, or UNSPECIFIED entries, when the harness does not say (tests, simulations).
+	// Real-time games use it to be fair between people and bots (sabai-sabai's throw window).
+	Kinds []gamev1.PlayerKind
 }
 
 // Move is one seat's action at a moment. At comes from the harness's clock and is recorded in the

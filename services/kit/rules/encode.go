@@ -31,6 +31,7 @@ const (
 	entryActionID protowire.Number = 5
 	entryTime     protowire.Number = 6
 	entryEvents   protowire.Number = 7
+	entryStandIn  protowire.Number = 9
 	entryAbort    protowire.Number = 8
 )
 
@@ -73,6 +74,8 @@ type entryHead struct {
 	action   *anypb.Any
 	actionID string
 	at       time.Time
+	// standIn: cardroom's bot played the seat's move for its absent player.
+	standIn bool
 }
 
 // encodedEvent is one event as committed: its audience and sequence, and its envelope (a
@@ -117,7 +120,7 @@ func appendVarint(b []byte, v uint64) []byte {
 
 // Every field number above is below 16 (this fails to compile otherwise), so every tag is one byte.
 const _ = uint(15 - max(entryVersion, entrySeat, entryTimeout, entryAction, entryActionID, entryTime, entryEvents,
-	entryAbort, eventTableID, eventGame, eventSequence, eventVersion, eventVisibility, eventTime, eventPayload,
+	entryAbort, entryStandIn, eventTableID, eventGame, eventSequence, eventVersion, eventVisibility, eventTime, eventPayload,
 	eventLabel, visibilityPublic, visibilitySeat, anyTypeURL, anyValue, timestampSeconds, timestampNanos))
 
 // appendTag is protowire.AppendTag for the field numbers above.
@@ -231,6 +234,9 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 	case byAbort:
 		size += protowire.SizeTag(entryAbort) + 1
 	}
+	if h.standIn {
+		size += protowire.SizeTag(entryStandIn) + 1
+	}
 	var action []byte
 	if h.action != nil {
 		if plainAny(h.action) {
@@ -323,6 +329,10 @@ func encodeEntry(h *entryHead, table, game string, seq uint64, evs []engine.Even
 		}
 		out[i].raw = b[start:len(b):len(b)]
 	}
+	if h.standIn {
+		b = appendTag(b, entryStandIn, protowire.VarintType)
+		b = appendVarint(b, 1)
+	}
 	// The oneof goes last, as proto.Marshal writes it.
 	switch h.by {
 	case bySeat:
@@ -396,3 +406,34 @@ func envelopes(table, game string, version uint64, at time.Time, evs []encodedEv
 
 // visible reports whether an event for audience to is visible to seat (Spectator: public only).
 func visible(to, seat int) bool { return to < 0 || to == seat }
+
+// entryActor reads who made a log entry (cardroom.rules.v1.LogEntry) without decoding the rest:
+// the seat when a seat's move made it, and whether a stand-in played that move.
+func entryActor(data []byte) (seat uint32, bySeat, standIn bool, err error) {
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 {
+			return 0, false, false, protowire.ParseError(n)
+		}
+		data = data[n:]
+		if typ == protowire.VarintType && (num == entrySeat || num == entryStandIn) {
+			v, m := protowire.ConsumeVarint(data)
+			if m < 0 {
+				return 0, false, false, protowire.ParseError(m)
+			}
+			data = data[m:]
+			if num == entrySeat {
+				seat, bySeat = uint32(v), true
+			} else {
+				standIn = v != 0
+			}
+			continue
+		}
+		m := protowire.ConsumeFieldValue(num, typ, data)
+		if m < 0 {
+			return 0, false, false, protowire.ParseError(m)
+		}
+		data = data[m:]
+	}
+	return seat, bySeat, standIn, nil
+}

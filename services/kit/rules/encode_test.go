@@ -9,6 +9,7 @@ import (
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -20,7 +21,7 @@ import (
 
 // referenceEntry builds the messages encodeEntry writes directly, for proto.Marshal to compare.
 func referenceEntry(h *entryHead, table, game string, seq uint64, evs []engine.Event, label func(proto.Message) string) *rulesv1.LogEntry {
-	e := &rulesv1.LogEntry{Version: h.version, Action: h.action, ActionId: h.actionID, Time: timestamppb.New(h.at)}
+	e := &rulesv1.LogEntry{Version: h.version, Action: h.action, ActionId: h.actionID, Time: timestamppb.New(h.at), StandIn: h.standIn}
 	switch h.by {
 	case bySeat:
 		e.By = &rulesv1.LogEntry_Seat{Seat: h.seat}
@@ -89,6 +90,7 @@ func TestEncodeEntry(t *testing.T) {
 		{"created", entryHead{at: at}, "t1", 0, events, nil},
 		{"labelled", entryHead{at: at}, "t1", 0, events, label},
 		{"seat", entryHead{version: 3, by: bySeat, seat: 1, action: action, actionID: "a-1", at: at}, "t1", 17, events[:2], label},
+		{"stand-in", entryHead{version: 4, by: bySeat, seat: 2, action: action, actionID: "b:4:2", at: at, standIn: true}, "t1", 20, events[:3], label},
 		{"seat zero", entryHead{version: 1, by: bySeat, action: action, actionID: "x", at: time.UnixMilli(0)}, "t", 1, events, nil},
 		{"no events", entryHead{version: 200, by: bySeat, seat: 5, action: action, actionID: strings.Repeat("i", 128), at: at}, "t", 1 << 40, nil, label},
 		{"unknown fields", entryHead{version: 2, by: bySeat, action: withUnknown, actionID: "u", at: at}, "t", 3, events[1:3], nil},
@@ -140,11 +142,11 @@ func TestEncodeEntry(t *testing.T) {
 				}
 			}
 			// The bus messages are those built from the decoded events.
-			wantMsgs, err := messages(ref.GetEvents())
+			wantMsgs, err := messages(bus.Subjects{}, ref.GetEvents())
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotMsgs := committedMessages(c.table, "highcard", encs, &subjects{})
+			gotMsgs := committedMessages(bus.Subjects{}, c.table, "highcard", encs, &subjects{})
 			if len(gotMsgs) != len(wantMsgs) {
 				t.Fatalf("%d messages, want %d", len(gotMsgs), len(wantMsgs))
 			}
@@ -175,5 +177,29 @@ func TestEncodeEntryRefusesInvalidUTF8(t *testing.T) {
 	_, encs, err := encodeEntry(&entryHead{}, "t", "g", 0, evs, func(proto.Message) string { return "bad \xff" }, nil)
 	if err != nil || encs[0].label != "bad \uFFFD" {
 		t.Fatalf("invalid label: %v, %q", err, encs[0].label)
+	}
+}
+
+// TestEntryActor reads the seat and the stand-in mark back from encoded entries.
+func TestEntryActor(t *testing.T) {
+	at := time.UnixMilli(1_700_000_000_000)
+	action, _ := anypb.New(wrapperspb.String("play"))
+	for _, h := range []entryHead{
+		{version: 1, by: bySeat, seat: 0, action: action, actionID: "a", at: at},
+		{version: 2, by: bySeat, seat: 3, action: action, actionID: "b:2:3", at: at, standIn: true},
+		{version: 3, by: byTimeout, at: at},
+		{version: 4, by: byAbort, at: at},
+	} {
+		data, _, err := encodeEntry(&h, "t", "highcard", 0, nil, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seat, bySeat_, standIn, err := entryActor(data)
+		if err != nil || bySeat_ != (h.by == bySeat) || seat != h.seat || standIn != h.standIn {
+			t.Errorf("entry %d: seat %d, by seat %v, stand-in %v, %v", h.version, seat, bySeat_, standIn, err)
+		}
+	}
+	if _, _, _, err := entryActor([]byte{0x10}); err == nil {
+		t.Error("a truncated entry was read")
 	}
 }

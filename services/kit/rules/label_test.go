@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
-	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/rules/rulestest"
 	"cardroom.dev/services/kit/store"
@@ -17,7 +16,7 @@ import (
 func TestLabels(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
-		events := collect(t, e.bus, bus.TableSubjects("b1"))
+		events := collect(t, e.bus, e.bus.Subjects().Table("b1"))
 		e.create(t, "b1", tableConfig(2, 1, 0))
 		legal, err := e.client.ListLegalActions(t.Context(), &rulesv1.ListLegalActionsRequest{TableId: "b1", Seat: 0})
 		if err != nil {

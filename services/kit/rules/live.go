@@ -6,7 +6,6 @@ import (
 	"log/slog"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
-	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -44,7 +43,7 @@ func (s *Server) publishLive(ctx context.Context, table string, version uint64, 
 	}
 	data, err := appendTableUpdate(nil, table, version, evs, st, seats)
 	if err == nil {
-		err = s.live.PublishLive(bus.LiveSubject(table), data)
+		err = s.live.PublishLive(s.subjects.Live(table), data)
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "live update not sent; gateways will read the log", slog.String("table", table), slog.Any("error", err))
@@ -117,7 +116,7 @@ func (s *Server) republishLive(ctx context.Context, table string, evs []*eventsv
 		}
 		data, err := appendRepublishedUpdate(nil, table, evs[start].GetVersion(), evs[start:end])
 		if err == nil {
-			err = s.live.PublishLive(bus.LiveSubject(table), data)
+			err = s.live.PublishLive(s.subjects.Live(table), data)
 		}
 		if err != nil {
 			s.log.WarnContext(ctx, "live update not sent again", slog.String("table", table), slog.Any("error", err))

@@ -26,7 +26,7 @@ func TestLiveUpdates(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
 		msgs := make(chan *nats.Msg, 64)
-		sub, err := e.bus.Conn().ChanSubscribe(bus.LiveSubject("u1"), msgs)
+		sub, err := e.bus.Conn().ChanSubscribe(e.bus.Subjects().Live("u1"), msgs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +150,7 @@ func TestRepublishSendsLiveUpdates(t *testing.T) {
 		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{})
 		client := serve(t, srv)
 		msgs := make(chan *nats.Msg, 16)
-		sub, err := b.Conn().ChanSubscribe(bus.LiveSubject("r1"), msgs)
+		sub, err := b.Conn().ChanSubscribe(b.Subjects().Live("r1"), msgs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +205,7 @@ func TestReplayedActionPublishesAgain(t *testing.T) {
 			t.Fatal(err)
 		}
 		msgs := make(chan *nats.Msg, 16)
-		sub, err := b.Conn().ChanSubscribe(bus.LiveSubject("q1"), msgs)
+		sub, err := b.Conn().ChanSubscribe(b.Subjects().Live("q1"), msgs)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func TestReplayedActionPublishesAgain(t *testing.T) {
 		if err := b.Conn().Flush(); err != nil {
 			t.Fatal(err)
 		}
-		events := collect(t, b, bus.TableSubjects("q1"))
+		events := collect(t, b, b.Subjects().Table("q1"))
 		lb.failPub.Store(1)
 		lb.dropLive.Store(1)
 		req := &rulesv1.ActRequest{TableId: "q1", Seat: 0, Action: act("reveal"), ActionId: "a"}

@@ -19,21 +19,21 @@ import (
 // messages turns events read back from the log into bus messages: each on its table's public or
 // seat subject, TableFinished also on the game's finished subject. Message ids make republication
 // idempotent.
-func messages(evs []*eventsv1.Event) ([]bus.Message, error) {
+func messages(sj bus.Subjects, evs []*eventsv1.Event) ([]bus.Message, error) {
 	out := make([]bus.Message, 0, len(evs)+1)
 	for _, e := range evs {
 		data, err := proto.Marshal(e)
 		if err != nil {
 			return nil, err
 		}
-		subject := bus.PublicSubject(e.GetTableId())
+		subject := sj.Public(e.GetTableId())
 		if a, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok {
-			subject = bus.SeatSubject(e.GetTableId(), int(a.Seat))
+			subject = sj.Seat(e.GetTableId(), int(a.Seat))
 		}
 		id := e.GetTableId() + ":" + strconv.FormatUint(e.GetSequence(), 10)
 		out = append(out, bus.Message{Subject: subject, ID: id, Data: data})
 		if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
-			out = append(out, bus.Message{Subject: bus.FinishedSubject(e.GetGame()), ID: id + ":finished", Data: data})
+			out = append(out, bus.Message{Subject: sj.Finished(e.GetGame()), ID: id + ":finished", Data: data})
 		}
 	}
 	return out, nil
@@ -41,7 +41,7 @@ func messages(evs []*eventsv1.Event) ([]bus.Message, error) {
 
 // committedMessages is messages for events just committed, whose envelopes are already encoded.
 // The subjects and ids are the same; the ids share one string.
-func committedMessages(table, game string, evs []encodedEvent, subj *subjects) []bus.Message {
+func committedMessages(sj bus.Subjects, table, game string, evs []encodedEvent, subj *subjects) []bus.Message {
 	n, idLen := len(evs), 0
 	for i := range evs {
 		idLen += len(table) + 1 + uitoaLen(evs[i].seq)
@@ -68,13 +68,13 @@ func committedMessages(table, game string, evs []encodedEvent, subj *subjects) [
 	out := make([]bus.Message, 0, n)
 	for i := range evs {
 		e := &evs[i]
-		subject := subj.of(table, e.to)
+		subject := subj.of(sj, table, e.to)
 		idEnd := len(table) + 1 + uitoaLen(e.seq)
 		out = append(out, bus.Message{Subject: subject, ID: all[:idEnd], Data: e.raw})
 		all = all[idEnd:]
 		if e.finished {
 			idEnd += len(":finished")
-			out = append(out, bus.Message{Subject: bus.FinishedSubject(game), ID: all[:idEnd], Data: e.raw})
+			out = append(out, bus.Message{Subject: sj.Finished(game), ID: all[:idEnd], Data: e.raw})
 			all = all[idEnd:]
 		}
 	}
@@ -92,11 +92,11 @@ type subjects struct {
 const maxSeatSubjects = 64
 
 // of is the subject of events for audience to (engine.Public or a seat).
-func (sj *subjects) of(table string, to int) string {
+func (sj *subjects) of(names bus.Subjects, table string, to int) string {
 	switch {
 	case to < 0:
 		if sj.public == "" {
-			sj.public = bus.PublicSubject(table)
+			sj.public = names.Public(table)
 		}
 		return sj.public
 	case to < maxSeatSubjects:
@@ -104,11 +104,11 @@ func (sj *subjects) of(table string, to int) string {
 			sj.seats = append(sj.seats, make([]string, to+1-len(sj.seats))...)
 		}
 		if sj.seats[to] == "" {
-			sj.seats[to] = bus.SeatSubject(table, to)
+			sj.seats[to] = names.Seat(table, to)
 		}
 		return sj.seats[to]
 	}
-	return bus.SeatSubject(table, to)
+	return names.Seat(table, to)
 }
 
 func uitoaLen(v uint64) int {
@@ -152,7 +152,7 @@ func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, 
 	if len(evs) == 0 || s.pub == nil {
 		return
 	}
-	msgs := committedMessages(table, s.info.Name, evs, subj)
+	msgs := committedMessages(s.subjects, table, s.info.Name, evs, subj)
 	from, seq := evs[0].seq, evs[len(evs)-1].seq
 	ctx, span := s.tracer.Start(ctx, "bus.publish")
 	defer span.End()
@@ -442,7 +442,7 @@ func (s *Server) resend(ctx context.Context, t store.Table, evs []*eventsv1.Even
 // on the stream, where their ids make a second copy harmless.
 func (s *Server) publishAgain(ctx context.Context, table string, evs []*eventsv1.Event) error {
 	s.republishLive(ctx, table, evs)
-	msgs, err := messages(evs)
+	msgs, err := messages(s.subjects, evs)
 	if err != nil {
 		return err
 	}

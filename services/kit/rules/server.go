@@ -40,6 +40,12 @@ type Publisher interface {
 	Publish(ctx context.Context, msgs []bus.Message) error
 }
 
+// Subjecter is a Publisher that names its subjects (*bus.Bus); a Publisher that is not one
+// publishes under bus.DefaultPrefix.
+type Subjecter interface {
+	Subjects() bus.Subjects
+}
+
 // Options tune a Server; zero values take the defaults.
 type Options struct {
 	// Retain is how long a finished table and its log are kept (default 24h).
@@ -70,8 +76,10 @@ type Server struct {
 	info  engine.Info
 	store store.Store
 	pub   Publisher
-	live  LivePublisher  // nil: no live updates
-	async AsyncPublisher // nil: every publication is awaited where it is made
+	live  LivePublisher // nil: no live updates
+	// subjects name the bus's subjects (pub's, when it is a Subjecter).
+	subjects bus.Subjects
+	async    AsyncPublisher // nil: every publication is awaited where it is made
 	// acks are publications on their way to the stream while Run runs (running), confirmed
 	// in the background.
 	acks    chan pendingAck
@@ -119,8 +127,12 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 	info := eng.Info()
 	live, _ := pub.(LivePublisher)
 	async, _ := pub.(AsyncPublisher)
+	var subjects bus.Subjects
+	if sj, ok := pub.(Subjecter); ok {
+		subjects = sj.Subjects()
+	}
 	s := &Server{
-		eng: eng, info: info, store: st, pub: pub, live: live, async: async, opt: opt,
+		eng: eng, info: info, store: st, pub: pub, live: live, async: async, subjects: subjects, opt: opt,
 		log:       opt.Logger.With(slog.String("game", info.Name)),
 		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
 		metrics:   newMetrics(info.Name),
@@ -265,7 +277,11 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 		return nil, invalid("config.seed_policy", CodeInvalidField, "unknown seed policy %d", cfg.GetSeedPolicy())
 	}
 	now := s.now()
-	st, evs, err := s.eng.Setup(engine.Config{Seats: n, Seed: cfg.GetSeed(), Options: opts, TurnTime: turn, Start: now})
+	kinds := make([]gamev1.PlayerKind, n)
+	for i, seat := range cfg.GetSeats() {
+		kinds[i] = seat.GetPlayer().GetKind()
+	}
+	st, evs, err := s.eng.Setup(engine.Config{Seats: n, Seed: cfg.GetSeed(), Options: opts, TurnTime: turn, Start: now, Kinds: kinds})
 	if err != nil {
 		return nil, err
 	}
@@ -548,7 +564,7 @@ func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, a
 			return nil, err
 		}
 	}
-	head := &entryHead{by: bySeat, seat: req.GetSeat(), action: req.GetAction(), actionID: req.GetActionId()}
+	head := &entryHead{by: bySeat, seat: req.GetSeat(), action: req.GetAction(), actionID: req.GetActionId(), standIn: req.GetStandIn()}
 	var buf [8]encodedEvent
 	encs, finished, err := s.commit(ctx, l, head, evs, now, buf[:0])
 	if err != nil {
@@ -623,16 +639,70 @@ func visibleTo(evs []*eventsv1.Event, seat int) []*eventsv1.Event {
 func (s *Server) commit(ctx context.Context, l *loaded, head *entryHead, evs []engine.Event, now time.Time, buf []encodedEvent) ([]encodedEvent, bool, error) {
 	outcome, finished := l.state.Outcome()
 	if finished {
-		evs = append(evs, engine.Event{To: engine.Public, Payload: s.finishedEvent(l, outcome, now)})
+		fin, err := s.finishedEvent(ctx, l, head, outcome, now)
+		if err != nil {
+			return nil, false, err
+		}
+		evs = append(evs, engine.Event{To: engine.Public, Payload: fin})
 	}
 	return s.write(ctx, l, head, evs, now, finished, buf)
 }
 
-func (s *Server) finishedEvent(l *loaded, outcome *gamev1.Outcome, now time.Time) *eventsv1.TableFinished {
+// finishedEvent is the TableFinished of the table l as the entry head finishes it.
+func (s *Server) finishedEvent(ctx context.Context, l *loaded, head *entryHead, outcome *gamev1.Outcome, now time.Time) (*eventsv1.TableFinished, error) {
+	seats, err := s.seatActions(ctx, l, head)
+	if err != nil {
+		return nil, err
+	}
 	return &eventsv1.TableFinished{
 		Config: l.cfg, Outcome: outcome, Actions: l.t.Version + 1,
 		StartedAt: timestamppb.New(l.t.CreatedAt), FinishedAt: timestamppb.New(now),
+		SeatActions: seats,
+	}, nil
+}
+
+// seatActions counts, for each seat, the moves applied for it and those a stand-in played, over
+// the table's log up to l's version and the entry head being written: one read of the log when a
+// table finishes.
+func (s *Server) seatActions(ctx context.Context, l *loaded, head *entryHead) ([]*eventsv1.SeatActions, error) {
+	n := len(l.cfg.GetSeats())
+	moves, standIn := make([]uint32, n), make([]uint32, n)
+	count := func(seat uint32, stand bool) {
+		if int(seat) < n {
+			moves[seat]++
+			if stand {
+				standIn[seat]++
+			}
+		}
 	}
+	if l.t.Version > 0 {
+		entries, err := s.store.Log(ctx, l.t.ID, 1)
+		if err != nil {
+			return nil, fmt.Errorf("read the log: %w", err)
+		}
+		for _, e := range entries {
+			if e.Version > l.t.Version {
+				break // written after l was read: this commit will lose its race
+			}
+			seat, bySeat, stand, err := entryActor(e.Data)
+			if err != nil {
+				return nil, fmt.Errorf("log entry %d: %w", e.Version, err)
+			}
+			if bySeat {
+				count(seat, stand)
+			}
+		}
+	}
+	if head.by == bySeat {
+		count(head.seat, head.standIn)
+	}
+	var out []*eventsv1.SeatActions
+	for i := range n {
+		if moves[i] > 0 {
+			out = append(out, &eventsv1.SeatActions{Seat: uint32(i), Actions: moves[i], StandIn: standIn[i]})
+		}
+	}
+	return out, nil
 }
 
 // The events are returned in buf when its capacity is enough.
@@ -861,8 +931,13 @@ func (s *Server) abort(ctx context.Context, req *rulesv1.AbortTableRequest) (*ru
 			summary = "aborted: " + r
 		}
 		outcome := &gamev1.Outcome{Aborted: true, Summary: summary}
-		evs := []engine.Event{{To: engine.Public, Payload: s.finishedEvent(&l, outcome, now)}}
-		_, _, err = s.write(ctx, &l, &entryHead{by: byAbort}, evs, now, true, nil)
+		head := &entryHead{by: byAbort}
+		fin, err := s.finishedEvent(ctx, &l, head, outcome, now)
+		if err != nil {
+			return nil, err
+		}
+		evs := []engine.Event{{To: engine.Public, Payload: fin}}
+		_, _, err = s.write(ctx, &l, head, evs, now, true, nil)
 		if errors.Is(err, store.ErrConflict) {
 			continue
 		}

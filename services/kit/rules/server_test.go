@@ -166,8 +166,8 @@ func collect(t *testing.T, b *bus.Bus, filter string) func(n int) []*eventsv1.Ev
 func TestFullGame(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
-		events := collect(t, e.bus, bus.TableSubjects("g1"))
-		finished := collect(t, e.bus, bus.FinishedSubject("highcard"))
+		events := collect(t, e.bus, e.bus.Subjects().Table("g1"))
+		finished := collect(t, e.bus, e.bus.Subjects().Finished("highcard"))
 		e.create(t, "g1", tableConfig(3, 2, 0))
 		var last *rulesv1.ActResponse
 		for i := range 6 {
@@ -176,7 +176,9 @@ func TestFullGame(t *testing.T) {
 			if err != nil || len(legal.GetActions()) != 2 {
 				t.Fatalf("legal for seat %d: %v %v", seat, err, legal)
 			}
-			last, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "g1", Seat: seat, Action: legal.GetActions()[0], ActionId: fmt.Sprint("a", i)})
+			// Seat 2's moves and seat 1's second are played by a stand-in for an absent player.
+			standIn := seat == 2 || i == 4
+			last, err = e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "g1", Seat: seat, Action: legal.GetActions()[0], ActionId: fmt.Sprint("a", i), StandIn: standIn})
 			if err != nil {
 				t.Fatalf("act %d: %v", i, err)
 			}
@@ -194,6 +196,11 @@ func TestFullGame(t *testing.T) {
 		logResp, err := e.client.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: "g1"})
 		if err != nil || len(logResp.GetEntries()) != 6 {
 			t.Fatalf("log: %v, %d entries", err, len(logResp.GetEntries()))
+		}
+		for i, en := range logResp.GetEntries() {
+			if want := i%3 == 2 || i == 4; en.GetStandIn() != want {
+				t.Errorf("log entry %d: stand_in %v", i, en.GetStandIn())
+			}
 		}
 		// Every committed event reached the bus once, in sequence order, gap-free.
 		want := int(view.GetLastSequence())
@@ -214,6 +221,15 @@ func TestFullGame(t *testing.T) {
 		fin := &eventsv1.TableFinished{}
 		if err := finished(1)[0].GetPayload().UnmarshalTo(fin); err != nil || fin.GetActions() != 6 || len(fin.GetOutcome().GetResults()) != 3 {
 			t.Fatalf("finished event: %v %v", err, fin)
+		}
+		wantSeats := []*eventsv1.SeatActions{{Seat: 0, Actions: 2}, {Seat: 1, Actions: 2, StandIn: 1}, {Seat: 2, Actions: 2, StandIn: 2}}
+		if len(fin.GetSeatActions()) != len(wantSeats) {
+			t.Fatalf("seat actions %v, want %v", fin.GetSeatActions(), wantSeats)
+		}
+		for i, w := range wantSeats {
+			if !proto.Equal(fin.GetSeatActions()[i], w) {
+				t.Errorf("seat actions %v, want %v", fin.GetSeatActions(), wantSeats)
+			}
 		}
 	})
 }
@@ -424,7 +440,7 @@ func TestRepublish(t *testing.T) {
 		lb.failPub.Store(2)
 		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{})
 		client := serve(t, srv)
-		events := collect(t, b, bus.TableSubjects("p1"))
+		events := collect(t, b, b.Subjects().Table("p1"))
 		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "p1", Config: tableConfig(2, 1, 0)}); err != nil {
 			t.Fatal(err)
 		}
@@ -461,7 +477,7 @@ func TestRepublishBelowLaterConfirmation(t *testing.T) {
 		lb.failPub.Store(1) // the creation's events
 		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{RepublishAfter: time.Hour})
 		client := serve(t, srv)
-		events := collect(t, b, bus.TableSubjects("h1"))
+		events := collect(t, b, b.Subjects().Table("h1"))
 		ctx, stop := context.WithCancel(t.Context())
 		ran := make(chan error)
 		go func() { ran <- srv.Run(ctx) }()
@@ -542,7 +558,7 @@ func TestSecrets(t *testing.T) {
 func TestAbort(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
-		finished := collect(t, e.bus, bus.FinishedSubject("highcard"))
+		finished := collect(t, e.bus, e.bus.Subjects().Finished("highcard"))
 		e.create(t, "x1", tableConfig(2, 1, time.Second))
 		resp, err := e.client.AbortTable(t.Context(), &rulesv1.AbortTableRequest{TableId: "x1", Reason: "server maintenance"})
 		if err != nil || !resp.GetTable().GetFinished() || !resp.GetTable().GetOutcome().GetAborted() {

@@ -27,10 +27,12 @@ const MaxThrow = 4
 // Action is a move in the engine's own form: a small value, so Legal does not allocate.
 type Action struct {
 	Kind Kind
-	// Throw: the row thrown from, how many slots, the slots in order, and what was aimed at.
+	// Throw: the row thrown from, how many slots, the slots in order, and what was aimed at: the
+	// top, the turn and, per slot, the card believed there (0: thrown blind).
 	Owner uint8
 	N     uint8
 	Slots [MaxThrow]uint8
+	Cards [MaxThrow]uint8
 	Top   uint8
 	Turn  uint64
 	// Keep: the slot. Resolve: own slot, target seat and target slot.
@@ -39,10 +41,16 @@ type Action struct {
 	TargetSlot uint8
 }
 
-// Throw builds a throw action.
+// Throw builds a throw action that names no card (every slot thrown blind).
 func Throw(owner uint8, top uint8, turn uint64, slots ...uint8) Action {
 	a := Action{Kind: KindThrow, Owner: owner, Top: top, Turn: turn, N: uint8(len(slots))}
 	copy(a.Slots[:], slots)
+	return a
+}
+
+// Aimed returns the throw with the cards believed in its slots, in slot order (0: not known).
+func (a Action) Aimed(cards ...uint8) Action {
+	copy(a.Cards[:], cards)
 	return a
 }
 
@@ -66,6 +74,8 @@ const (
 	CodeRoundEnding      = "ROUND_ENDING"
 	CodeDuplicateSlot    = "DUPLICATE_SLOT"
 	CodeBadCard          = "BAD_CARD"
+	CodeDiscardPending   = "DISCARD_PENDING"
+	CodeBotReacting      = "BOT_REACTING"
 )
 
 // EncodeAction implements engine.Game.
@@ -79,8 +89,15 @@ func (Game) EncodeAction(a Action) proto.Message {
 		return &pb.Action{Kind: &pb.Action_Keep{Keep: &pb.Keep{Slot: uint32(a.Slot)}}}
 	case KindThrow:
 		t := &pb.Throw{Owner: uint32(a.Owner), ExpectTop: uint32(a.Top), ExpectTurn: a.Turn}
-		for _, sl := range a.Slots[:min(a.N, MaxThrow)] {
+		named := false
+		for i, sl := range a.Slots[:min(a.N, MaxThrow)] {
 			t.Slots = append(t.Slots, uint32(sl))
+			named = named || a.Cards[i] != 0
+		}
+		if named {
+			for _, c := range a.Cards[:min(a.N, MaxThrow)] {
+				t.ExpectCards = append(t.ExpectCards, uint32(c))
+			}
 		}
 		return &pb.Action{Kind: &pb.Action_Throw{Throw: t}}
 	case KindResolve:
@@ -138,6 +155,16 @@ func (Game) DecodeAction(m proto.Message) (Action, error) {
 				}
 			}
 			a.Slots[i] = uint8(sl)
+		}
+		if len(t.ExpectCards) > 0 && len(t.ExpectCards) != len(t.Slots) {
+			return Action{}, engine.Invalid("throw.expect_cards", engine.CodeBadAction,
+				"expect_cards names %d cards for %d slots; give one per slot or none", len(t.ExpectCards), len(t.Slots))
+		}
+		for i, c := range t.ExpectCards {
+			if c > AssJoker {
+				return Action{}, engine.Invalid("throw.expect_cards", CodeBadCard, "card %d does not exist", c)
+			}
+			a.Cards[i] = uint8(c)
 		}
 		return a, nil
 	case *pb.Action_Resolve:

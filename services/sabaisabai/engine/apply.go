@@ -10,10 +10,10 @@ import (
 
 // Apply implements engine.Game. Every check comes first; the state changes only after them.
 func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
-	if err := s.check(m.Seat, &m.Action); err != nil {
+	at := nanos(m.At)
+	if err := s.check(m.Seat, &m.Action, at); err != nil {
 		return nil, err
 	}
-	at := nanos(m.At)
 	var evs []engine.Event
 	var spare *turnStartedBox // memory for the next TurnStarted, lent by a play's or keep's frame
 	seat := uint8(m.Seat)
@@ -21,8 +21,18 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 	// Turn actions, throws and resolutions build their events in one frame each (see events.go),
 	// the turn actions' frames lent by the state's chunks (see frames); the rarer actions use a
 	// plain list.
+	if (a.Kind == KindPlay || a.Kind == KindKeep) && at < s.landAt() {
+		// Chosen inside the throw window (or a bot's think): the discard lands at the deadline.
+		s.pend, s.pendSlot, s.pendAt = a.Kind, a.Slot, s.landAt()
+		evs = make([]engine.Event, 0, 1)
+		emit(&evs, engine.Public, &pb.Event{Kind: &pb.Event_DiscardPending{DiscardPending: &pb.DiscardPending{
+			Seat: uint32(seat), LandsAt: timestamp(s.pendAt)}}})
+		s.lastAt = at
+		return evs, nil
+	}
 	switch a.Kind {
 	case KindDraw:
+		s.drawAt = at
 		fr := s.mem.draw.get()
 		evs = fr.evs[:0]
 		s.doDraw(&evs, fr)
@@ -53,7 +63,7 @@ func (Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
 }
 
 // check says whether seat may take a now, without changing anything.
-func (s *State) check(seat int, a *Action) error {
+func (s *State) check(seat int, a *Action, at int64) error {
 	if seat < 0 || seat >= int(s.n) {
 		return engine.Invalid("seat", engine.CodeBadSeat, "seat %d is not at this table", seat)
 	}
@@ -72,6 +82,9 @@ func (s *State) check(seat int, a *Action) error {
 		if s.turnDone {
 			return engine.Refuse(CodeWrongPhase, "your turn is played")
 		}
+		if s.pend != 0 {
+			return engine.Refuse(CodeDiscardPending, "your discard is chosen; it lands when the throw window closes")
+		}
 		if len(s.queue) > 0 {
 			return engine.Refuse(CodeEffectPending, "an effect must be resolved first")
 		}
@@ -89,7 +102,7 @@ func (s *State) check(seat int, a *Action) error {
 		}
 		return nil
 	case KindThrow:
-		return s.checkThrow(me, a)
+		return s.checkThrow(me, a, at)
 	case KindResolve:
 		if len(s.queue) == 0 {
 			return engine.Refuse(engine.CodeNothingToDo, "no effect is pending")
@@ -120,7 +133,7 @@ func (s *State) check(seat int, a *Action) error {
 	return engine.Invalid("action", engine.CodeUnknownAction, "unknown action kind %d", a.Kind)
 }
 
-func (s *State) checkThrow(me uint8, a *Action) error {
+func (s *State) checkThrow(me uint8, a *Action, at int64) error {
 	if a.N == 0 || a.N > MaxThrow {
 		return engine.Invalid("throw.slots", engine.CodeBadAction, "a throw names 1 to %d slots", MaxThrow)
 	}
@@ -148,11 +161,33 @@ func (s *State) checkThrow(me uint8, a *Action) error {
 		return engine.Outdated(CodeStaleThrow, "the throw aimed at %d in turn %d; the top is now %d in turn %d",
 			a.Top, a.Turn, number(top), s.turn)
 	}
+	if s.bots&bit(me) != 0 && at < s.topAt+s.reaction(me) {
+		// Ruling B1: a bot throws only once its reaction delay has passed since the card landed.
+		return engine.Refuse(CodeBotReacting, "a bot may throw only after its reaction delay")
+	}
 	if s.locked&bit(me) != 0 {
 		return engine.Refuse(CodeThrowLocked, "after a wrong throw you may throw again only once another player has thrown")
 	}
 	if a.Owner != me && !s.forOthers {
 		return engine.Refuse(CodeForOthersOff, "throwing for others is switched off at this table")
+	}
+	// Ruling T1: a slot named with a card must still hold that card, and the thrower must still
+	// know it (else a named card would probe unknown cards for free). The check uses only what the
+	// thrower knows, so a refusal tells nothing new.
+	for i, sl := range a.Slots[:a.N] {
+		c := a.Cards[i]
+		if c == 0 {
+			continue
+		}
+		if !s.occupied(a.Owner, sl) {
+			return engine.Outdated(CodeStaleThrow, "the throw aimed at the %s in seat %d's slot %d; that slot is empty now",
+				cardWords(uint32(c)), a.Owner, sl)
+		}
+		id := s.rows[a.Owner][sl]
+		if s.known[id]&bit(me) == 0 || number(id) != c {
+			return engine.Outdated(CodeStaleThrow, "the throw aimed at the %s in seat %d's slot %d; another card lies there now",
+				cardWords(uint32(c)), a.Owner, sl)
+		}
 	}
 	for _, sl := range a.Slots[:a.N] {
 		if !s.occupied(a.Owner, sl) {
@@ -229,6 +264,7 @@ func (s *State) doPlay(at int64, evs *[]engine.Event, box *playedBox) {
 	id := s.drawn
 	s.drawn = noCard
 	emit(evs, engine.Public, box.event(s.cur, number(id)))
+	s.discAt = at
 	s.land(id, at, evs)
 	s.queueFunction(s.cur, number(id), evs)
 	s.finishTurn()
@@ -249,6 +285,7 @@ func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event, box *keptBox) 
 	s.rows[seat][slot] = s.drawn
 	s.drawn = noCard
 	emit(evs, engine.Public, box.event(seat, slot, number(old)))
+	s.discAt = at
 	s.land(old, at, evs)
 	s.finishTurn()
 }
@@ -435,7 +472,7 @@ func (s *State) legal(me uint8, buf []Action) []Action {
 		if s.queue[0].exec == me {
 			buf = s.legalResolve(s.queue[0], buf)
 		}
-	} else if me == s.cur && !s.turnDone {
+	} else if me == s.cur && !s.turnDone && s.pend == 0 {
 		if s.ph == phaseDraw {
 			buf, _ = push(buf, KindDraw)
 		} else {
@@ -452,7 +489,7 @@ func (s *State) legal(me uint8, buf []Action) []Action {
 		tn := number(top)
 		want := class(tn)
 		turn := s.turn
-		var multi [MaxThrow]uint8
+		var multi, multiCards [MaxThrow]uint8
 		nm := uint8(0)
 		for i, id := range s.rows[me] {
 			if id == noCard {
@@ -460,14 +497,17 @@ func (s *State) legal(me uint8, buf []Action) []Action {
 			}
 			buf, a = push(buf, KindThrow)
 			a.Owner, a.Top, a.Turn, a.N, a.Slots[0] = me, tn, turn, 1, uint8(i)
-			if s.known[id]&bit(me) != 0 && class(number(id)) == want && nm < MaxThrow {
-				multi[nm] = uint8(i)
-				nm++
+			if s.known[id]&bit(me) != 0 {
+				a.Cards[0] = number(id)
+				if class(number(id)) == want && nm < MaxThrow {
+					multi[nm], multiCards[nm] = uint8(i), number(id)
+					nm++
+				}
 			}
 		}
 		if nm > 1 {
 			buf, a = push(buf, KindThrow)
-			a.Owner, a.Top, a.Turn, a.N, a.Slots = me, tn, turn, nm, multi
+			a.Owner, a.Top, a.Turn, a.N, a.Slots, a.Cards = me, tn, turn, nm, multi, multiCards
 		}
 		if s.forOthers {
 			for o := range s.n {
@@ -477,7 +517,7 @@ func (s *State) legal(me uint8, buf []Action) []Action {
 				for i, id := range s.rows[o] {
 					if id != noCard && s.known[id]&bit(me) != 0 && s.known[id]&bit(o) == 0 {
 						buf, a = push(buf, KindThrow)
-						a.Owner, a.Top, a.Turn, a.N, a.Slots[0] = o, tn, turn, 1, uint8(i)
+						a.Owner, a.Top, a.Turn, a.N, a.Slots[0], a.Cards[0] = o, tn, turn, 1, uint8(i), number(id)
 					}
 				}
 			}
@@ -614,10 +654,13 @@ func (Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
 		if s.ph == phaseEnding {
 			s.score(&evs)
 		}
+	case s.pending() && now >= s.pendAt:
+		s.landPending(now, &evs)
 	case len(s.queue) > 0:
 		a := s.autoResolve(s.queue[0])
 		s.doResolve(&a, &evs)
 	case s.ph == phaseDraw:
+		s.drawAt = now
 		s.doDraw(&evs, nil)
 	default:
 		s.doPlay(now, &evs, nil)
@@ -625,6 +668,18 @@ func (Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
 	s.settle(&evs, nil)
 	s.lastAt = now
 	return evs, nil
+}
+
+// landPending lands the discard chosen inside the window: the keep as chosen, or, when the keep's
+// slot was emptied meanwhile (its card thrown), the drawn card played instead.
+func (s *State) landPending(now int64, evs *[]engine.Event) {
+	k, slot := s.pend, s.pendSlot
+	s.pend, s.pendSlot, s.pendAt = 0, 0, 0
+	if k == KindKeep && s.occupied(s.cur, slot) {
+		s.doKeep(slot, now, evs, &keptBox{})
+		return
+	}
+	s.doPlay(now, evs, nil)
 }
 
 // autoResolve picks a pending effect's target for a seat that let its time pass: its first card,

@@ -6,7 +6,9 @@ import (
 	"fmt"
 )
 
-const stateVersion = 1
+// stateVersion 2 adds the timing of Rulings R1 and B1 at the end; version 1 states decode with
+// none (no window, no bot delays), as they were played.
+const stateVersion = 2
 
 // EncodeState implements engine.Game: a compact, deterministic binary encoding.
 func (Game) EncodeState(s *State) ([]byte, error) {
@@ -48,6 +50,12 @@ func (Game) EncodeState(s *State) ([]byte, error) {
 	for _, e := range s.queue {
 		b = append(b, e.exec, byte(e.kind), e.to)
 	}
+	for _, v := range []int64{s.windowNS, s.reactMinNS, s.reactMaxNS, s.thinkNS, s.discAt, s.topAt, s.drawAt, s.pendAt} {
+		b = binary.AppendVarint(b, v)
+	}
+	b = binary.AppendUvarint(b, uint64(s.bots))
+	b = binary.AppendUvarint(b, s.seed)
+	b = append(b, byte(s.pend), s.pendSlot)
 	return b, nil
 }
 
@@ -107,8 +115,9 @@ func (r *reader) varint() int64 {
 // DecodeState implements engine.Game.
 func (Game) DecodeState(b []byte) (*State, error) {
 	r := &reader{b: b}
-	if v := r.byte(); v != stateVersion {
-		return nil, fmt.Errorf("state version %d, want %d", v, stateVersion)
+	version := r.byte()
+	if version != 1 && version != stateVersion {
+		return nil, fmt.Errorf("state version %d, want 1 or %d", version, stateVersion)
 	}
 	s := &State{}
 	s.n, s.peek, s.forOthers, s.rounds = r.byte(), r.byte(), r.byte() == 1, r.byte()
@@ -150,6 +159,14 @@ func (Game) DecodeState(b []byte) (*State, error) {
 	nq := int(r.byte())
 	for range nq {
 		s.queue = append(s.queue, effect{exec: r.byte(), kind: effectKind(r.byte()), to: r.byte()})
+	}
+	if version >= 2 {
+		for _, v := range []*int64{&s.windowNS, &s.reactMinNS, &s.reactMaxNS, &s.thinkNS, &s.discAt, &s.topAt, &s.drawAt, &s.pendAt} {
+			*v = r.varint()
+		}
+		s.bots = uint16(r.uvarint())
+		s.seed = r.uvarint()
+		s.pend, s.pendSlot = Kind(r.byte()), r.byte()
 	}
 	if r.err != nil {
 		return nil, r.err
@@ -212,6 +229,10 @@ func (s *State) validate() error {
 	if s.cur >= s.n || s.starter >= s.n || s.caller >= s.n || s.lastSeat >= s.n || s.ph > phaseOver ||
 		int(s.hall) >= int(s.n) || s.rounds == 0 || s.round > s.rounds || s.peek > rowSize {
 		return errors.New("state fields out of range")
+	}
+	if s.pend != 0 && s.pend != KindPlay && s.pend != KindKeep || s.bots>>s.n != 0 ||
+		s.windowNS < 0 || s.reactMinNS < 0 || s.reactMaxNS < s.reactMinNS || s.thinkNS < 0 {
+		return errors.New("timing fields out of range")
 	}
 	for _, e := range s.queue {
 		if e.exec >= s.n || e.to >= s.n || e.kind < effPeek || e.kind > effGiveBack {

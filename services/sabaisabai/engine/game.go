@@ -11,6 +11,7 @@ import (
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // Defaults and limits of the options.
@@ -19,6 +20,15 @@ const (
 	MaxRounds           = 50
 	DefaultNoseDeadline = 5 * time.Second
 	MaxNoseDeadline     = time.Minute
+	// DefaultThrowWindow is the reflex window at tables with a person (Ruling R1).
+	DefaultThrowWindow = 800 * time.Millisecond
+	// DefaultBotReactionMin and DefaultBotReactionMax bound a bot's reaction delay to a new top,
+	// DefaultBotThink is how long a bot thinks before its discard lands (Ruling B1).
+	DefaultBotReactionMin = 400 * time.Millisecond
+	DefaultBotReactionMax = 900 * time.Millisecond
+	DefaultBotThink       = 300 * time.Millisecond
+	// MaxDelay bounds the throw window and the bots' delays.
+	MaxDelay = 10 * time.Second
 	// FinalRoundCycles is the guard of the final round (Ruling E3): it ends after this many full
 	// turn cycles as if called.
 	FinalRoundCycles = 30
@@ -96,6 +106,10 @@ func (Game) Setup(cfg engine.Config) (*State, []engine.Event, error) {
 		return nil, nil, engine.Invalid("turn_time", engine.CodeBadOptions, "turn time must not be negative")
 	}
 	s.turnNS = int64(turn)
+	if err := s.timing(cfg, opts); err != nil {
+		return nil, nil, err
+	}
+	s.seed = cfg.Seed
 	s.rng = *rand.NewPCG(cfg.Seed, cfg.Seed^0x5ab0_5ab0_5ab0_5ab0)
 	s.vp = make([]int32, s.n)
 	s.rows = make([][]uint8, s.n)
@@ -111,6 +125,67 @@ func (Game) Setup(cfg engine.Config) (*State, []engine.Event, error) {
 	evs := make([]engine.Event, 0, 2+int(s.n))
 	s.deal(&evs)
 	return s, evs, nil
+}
+
+// timing sets the throw window and the bots' delays (Rulings R1 and B1) from the seats' kinds and
+// the options. The window defaults to 800 ms when a seat is a person; the bots' delays apply to
+// bot seats. A harness that does not say who sits (cfg.Kinds nil) gets neither by default.
+func (s *State) timing(cfg engine.Config, opts *pb.Options) error {
+	if cfg.Kinds != nil && len(cfg.Kinds) != cfg.Seats {
+		return engine.Invalid("seats", engine.CodeBadSeatCount, "%d seat kinds for %d seats", len(cfg.Kinds), cfg.Seats)
+	}
+	people := false
+	for i, k := range cfg.Kinds {
+		switch k {
+		case gamev1.PlayerKind_PLAYER_KIND_HUMAN:
+			people = true
+		case gamev1.PlayerKind_PLAYER_KIND_BOT:
+			s.bots |= bit(uint8(i))
+		}
+	}
+	window := time.Duration(0)
+	if people {
+		window = DefaultThrowWindow
+	}
+	window, err := delay("throw_window", opts.GetThrowWindow(), window)
+	if err != nil {
+		return err
+	}
+	rmin, err := delay("bot_reaction_min", opts.GetBotReactionMin(), DefaultBotReactionMin)
+	if err != nil {
+		return err
+	}
+	rmax, err := delay("bot_reaction_max", opts.GetBotReactionMax(), DefaultBotReactionMax)
+	if err != nil {
+		return err
+	}
+	think, err := delay("bot_think", opts.GetBotThink(), DefaultBotThink)
+	if err != nil {
+		return err
+	}
+	if opts.GetBotReactionMin() != nil && opts.GetBotReactionMax() == nil {
+		rmax = max(rmax, rmin)
+	}
+	if opts.GetBotReactionMax() != nil && opts.GetBotReactionMin() == nil {
+		rmin = min(rmin, rmax)
+	}
+	if rmax < rmin {
+		return engine.Invalid("options.bot_reaction_max", engine.CodeBadOptions,
+			"bot_reaction_max (%v) is less than bot_reaction_min (%v)", rmax, rmin)
+	}
+	s.windowNS, s.reactMinNS, s.reactMaxNS, s.thinkNS = int64(window), int64(rmin), int64(rmax), int64(think)
+	return nil
+}
+
+// delay is the duration option name: def when unset, else its value, which must lie in 0…MaxDelay.
+func delay(name string, d *durationpb.Duration, def time.Duration) (time.Duration, error) {
+	if d == nil {
+		return def, nil
+	}
+	if err := d.CheckValid(); err != nil || d.AsDuration() < 0 || d.AsDuration() > MaxDelay {
+		return 0, engine.Invalid("options."+name, engine.CodeBadOptions, "%s must be between 0 and %v", name, MaxDelay)
+	}
+	return d.AsDuration(), nil
 }
 
 // deal starts the next round: every card is shuffled and each seat gets four face-down cards.
@@ -141,6 +216,8 @@ func (s *State) deal(evs *[]engine.Event) {
 	s.called, s.caller, s.lastSeat, s.remaining = false, 0, 0, 0
 	s.queue = s.queue[:0]
 	s.roundTurns = 0
+	s.discAt, s.topAt, s.drawAt = 0, 0, 0
+	s.pend, s.pendSlot, s.pendAt = 0, 0, 0
 	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_RoundStarted{RoundStarted: &pb.RoundStarted{
 		Round: uint32(s.round), Dealer: uint32(s.prev(s.starter)), Starter: uint32(s.starter),
 		FinalRound: s.final(), DrawSize: uint32(len(s.pile)),
@@ -216,6 +293,7 @@ func (s *State) settle(evs *[]engine.Event, spare *turnStartedBox) {
 
 // endRound ends the round now, or once the open nose window has closed.
 func (s *State) endRound(evs *[]engine.Event) {
+	s.pend, s.pendSlot, s.pendAt = 0, 0, 0 // a discard still waiting never lands: the round is over
 	if s.noseOpen {
 		s.ph = phaseEnding
 		return
@@ -358,6 +436,7 @@ func (s *State) penalty(seat uint8, why pb.PenaltyReason, evs *[]engine.Event, b
 // identical cards together.
 func (s *State) land(id uint8, at int64, evs *[]engine.Event) {
 	s.disc = append(s.disc, id)
+	s.topAt = at
 	s.reveal(id)
 	c := class(number(id))
 	run := 0

@@ -214,6 +214,8 @@ func (Game) DescribeEvent(payload proto.Message) string {
 	case *pb.Kept:
 		return engine.SeatRef(int(m.GetSeat())) + " keeps the drawn card in " + slotWords(m.GetSlot()) +
 			" and discards " + theCard(m.GetDiscarded()) + " that was there"
+	case *pb.DiscardPending:
+		return engine.SeatRef(int(m.GetSeat())) + " has chosen; their discard lands when the throw window closes"
 	case *pb.AssJokerRevealed:
 		return engine.SeatRef(int(m.GetSeat())) + " tries to replace the Ass Joker in " + slotWords(m.GetSlot()) +
 			": it is shown and stays, and the drawn card is played"
@@ -455,6 +457,8 @@ func eventKind(e *pb.Event) proto.Message {
 		return k.RoundEnded
 	case *pb.Event_GameEnded:
 		return k.GameEnded
+	case *pb.Event_DiscardPending:
+		return k.DiscardPending
 	}
 	return nil
 }

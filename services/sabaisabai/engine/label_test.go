@@ -139,6 +139,7 @@ func TestEventLabels(t *testing.T) {
 		{&pb.AssJokerAdded{Seat: 2, Slot: 4}, "{seat:2} must add the drawn card to their row face down (slot 5); their turn ends"},
 		{&pb.Played{Seat: 2, Card: Peek}, "{seat:2} plays an 11 (peek)"},
 		{&pb.Kept{Seat: 2, Slot: 0, Discarded: Joker}, "{seat:2} keeps the drawn card in slot 1 and discards the joker that was there"},
+		{&pb.DiscardPending{Seat: 2}, "{seat:2} has chosen; their discard lands when the throw window closes"},
 		{&pb.AssJokerRevealed{Seat: 2, Slot: 1}, "{seat:2} tries to replace the Ass Joker in slot 2: it is shown and stays, and the drawn card is played"},
 		{&pb.Thrown{Thrower: 1, Owner: 1, Slots: []uint32{2, 0}, Cards: []uint32{7, 7}}, "{seat:1} throws their 7 and 7 from slots 3 and 1"},
 		{&pb.Thrown{Thrower: 1, Owner: 3, Slots: []uint32{0}, Cards: []uint32{AssJoker}}, "{seat:1} throws {seat:3}'s Ass Joker from slot 1"},

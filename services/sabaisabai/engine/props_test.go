@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
@@ -43,6 +44,25 @@ func randomConfig(i int) engine.Config {
 	cfg := engine.Config{Seats: seats, Seed: uint64(i) * 7919, Options: opts, Start: start}
 	if r.IntN(3) == 0 {
 		cfg.TurnTime = time.Duration(2+r.IntN(10)) * time.Second
+	}
+	// Who sits: unsaid, people only (the throw window), or people and bots whose throws are not
+	// delayed (a random playout acts without waiting for reactions) but whose discards wait for
+	// their think.
+	switch i % 3 {
+	case 1:
+		cfg.Kinds = make([]gamev1.PlayerKind, seats)
+		for s := range cfg.Kinds {
+			cfg.Kinds[s] = gamev1.PlayerKind_PLAYER_KIND_HUMAN
+		}
+		if r.IntN(2) == 0 {
+			opts.ThrowWindow = durationpb.New(time.Duration(r.IntN(3000)) * time.Millisecond)
+		}
+	case 2:
+		cfg.Kinds = make([]gamev1.PlayerKind, seats)
+		for s := range cfg.Kinds {
+			cfg.Kinds[s] = gamev1.PlayerKind(1 + r.IntN(2))
+		}
+		opts.BotReactionMin, opts.BotReactionMax = durationpb.New(0), durationpb.New(0)
 	}
 	return cfg
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
@@ -21,6 +22,8 @@ type table struct {
 	rows  [][]uint8
 	pile  []uint8
 	disc  []uint8
+	// kinds are the seats' kinds (nil: not said, as a simulation).
+	kinds []gamev1.PlayerKind
 }
 
 func build(t *testing.T, tb table) *State {
@@ -28,7 +31,7 @@ func build(t *testing.T, tb table) *State {
 	if tb.opts == nil {
 		tb.opts = &pb.Options{}
 	}
-	s, _, err := Game{}.Setup(engine.Config{Seats: tb.seats, Seed: 1, Options: tb.opts, Start: start})
+	s, _, err := Game{}.Setup(engine.Config{Seats: tb.seats, Seed: 1, Options: tb.opts, Start: start, Kinds: tb.kinds})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -782,5 +785,76 @@ func TestDecodeActionRefusals(t *testing.T) {
 	back, err := Game{}.DecodeAction(Game{}.EncodeAction(a))
 	if err != nil || back != a {
 		t.Fatalf("round trip %+v → %+v (%v)", a, back, err)
+	}
+}
+
+// legalThrow is the throw seat's legal actions offer for owner's slot alone.
+func legalThrow(t *testing.T, s *State, seat int, owner, slot uint8) Action {
+	t.Helper()
+	for _, a := range (Game{}).Legal(s, seat, nil) {
+		if a.Kind == KindThrow && a.Owner == owner && a.N == 1 && a.Slots[0] == slot {
+			return a
+		}
+	}
+	t.Fatalf("seat %d may not throw seat %d's slot %d", seat, owner, slot)
+	return Action{}
+}
+
+// TestRefilledSlotRace is the race of Ruling T1 (amended): seats 0 and 2 both know the 8 in seat
+// 1's slot 0 and both aim at it for seat 1. Seat 0's throw arrives first; its give back refills
+// slot 0 with a 5 that seat 2 knows too, and the top is still an 8. Seat 2's throw, aimed at the 8,
+// must be refused as stale, not judged against the 5 (a wrong throw and a penalty it never meant).
+func TestRefilledSlotRace(t *testing.T) {
+	s := build(t, table{seats: 3, rows: [][]uint8{{5, 2, 3, 4}, {8, 6, 7, 9}, {1, 1, 2, 2}}, disc: []uint8{8}})
+	s.known[s.rows[1][0]] = bit(0) | bit(2)
+	s.known[s.rows[0][0]] = bit(0) | bit(2)
+	mine, theirs := legalThrow(t, s, 0, 1, 0), legalThrow(t, s, 2, 1, 0)
+	if theirs.Cards[0] != 8 || mine.Cards[0] != 8 {
+		t.Fatalf("legal throws must name the card aimed at: %+v", theirs)
+	}
+	do(t, s, 0, mine)
+	do(t, s, 0, Action{Kind: KindResolve, Slot: 0}) // the 5 goes back into seat 1's slot 0
+	if card(s, 1, 0) != 5 || !knows(s, 2, 1, 0) || number(s.top()) != 8 {
+		t.Fatal("the give back did not refill slot 0 with the 5")
+	}
+	refused(t, s, 2, theirs, CodeStaleThrow, engine.Stale)
+
+	// The same for one's own row: seat 1 aims at its 8 in slot 0, which a switch moved away.
+	o := build(t, table{seats: 2, rows: [][]uint8{{5, 2, 3, 4}, {8, 6, 7, 9}}, disc: []uint8{8}})
+	o.known[o.rows[1][0]] = bit(1)
+	aimed := legalThrow(t, o, 1, 1, 0)
+	o.rows[0][0], o.rows[1][0] = o.rows[1][0], o.rows[0][0]
+	refused(t, o, 1, aimed, CodeStaleThrow, engine.Stale)
+	// A card named that the thrower does not know is stale too, whatever lies there: a named
+	// card cannot probe unknown cards.
+	refused(t, o, 1, Throw(1, 8, o.turn, 1).Aimed(6), CodeStaleThrow, engine.Stale)
+	// Named and right: thrown; blind throws are judged as before.
+	o.known[o.rows[1][0]] |= bit(1)
+	refused(t, o, 1, Throw(1, 8, o.turn, 0).Aimed(8), CodeStaleThrow, engine.Stale)
+	evs := do(t, o, 1, Throw(1, 8, o.turn, 0).Aimed(5))
+	if _, ok := find[*pb.Event_WrongThrow](evs, engine.Public); !ok {
+		t.Fatal("a named wrong card is still a wrong throw")
+	}
+}
+
+func TestAimedThrowCodec(t *testing.T) {
+	g := Game{}
+	a := Throw(1, 8, 3, 0, 2).Aimed(8, 0)
+	b, err := g.DecodeAction(g.EncodeAction(a))
+	if err != nil || b != a {
+		t.Fatalf("round trip: %+v, %v", b, err)
+	}
+	if m := g.EncodeAction(Throw(1, 8, 3, 0)).(*pb.Action); len(m.GetThrow().GetExpectCards()) != 0 {
+		t.Fatal("a blind throw names no cards")
+	}
+	for _, bad := range []*pb.Throw{
+		{Slots: []uint32{0, 1}, ExpectTop: 8, ExpectCards: []uint32{8}},
+		{Slots: []uint32{0}, ExpectTop: 8, ExpectCards: []uint32{17}},
+	} {
+		_, err := g.DecodeAction(&pb.Action{Kind: &pb.Action_Throw{Throw: bad}})
+		var v *engine.Violation
+		if !errors.As(err, &v) || v.Kind != engine.Malformed {
+			t.Fatalf("%v: got %v, want a malformed action", bad, err)
+		}
 	}
 }

@@ -41,6 +41,14 @@ type State struct {
 	rounds    uint8
 	noseNS    int64
 	turnNS    int64
+	// Timing (Rulings R1, B1): the throw window, the bots' reaction range and think, the bot seats
+	// and the seed their reactions are drawn from (apart from rng, which decides the cards).
+	windowNS   int64
+	reactMinNS int64
+	reactMaxNS int64
+	thinkNS    int64
+	bots       uint16
+	seed       uint64
 
 	rng rand.PCG
 
@@ -65,6 +73,15 @@ type State struct {
 
 	hall   int8 // seat in the Hall of Fame, or -1
 	lastAt int64
+
+	discAt int64 // unix nanos of the last discard (a play or keep landing): the window opens
+	topAt  int64 // unix nanos of the last card landing (a discard or a throw): bots react to it
+	drawAt int64 // unix nanos of the turn player's draw: a bot thinks from it
+	// A discard chosen inside the window (or a bot's think) waits: KindPlay or KindKeep (0: none),
+	// the keep's slot, and when it lands.
+	pend     Kind
+	pendSlot uint8
+	pendAt   int64
 
 	// mem lends the memory of frequent events (see frames); never encoded, never shared by clones.
 	mem frames
@@ -177,13 +194,50 @@ func (s *State) deadline() (int64, bool) {
 	if s.noseOpen {
 		d, ok = s.noseAt, true
 	}
-	if s.turnNS > 0 && s.ph != phaseOver && s.ph != phaseEnding {
+	if s.pending() {
+		// The turn player has chosen: no turn timer runs for them, their discard lands at pendAt.
+		if !ok || s.pendAt < d {
+			d, ok = s.pendAt, true
+		}
+	} else if s.turnNS > 0 && s.ph != phaseOver && s.ph != phaseEnding {
 		t := s.lastAt + s.turnNS
 		if !ok || t < d {
 			d, ok = t, true
 		}
 	}
 	return d, ok
+}
+
+// pending reports a chosen discard waiting to land now that no effect holds it up.
+func (s *State) pending() bool {
+	return s.pend != 0 && len(s.queue) == 0 && s.ph == phaseDecide
+}
+
+// landAt is the earliest time the turn player's discard may land: once the throw window after the
+// last discard has passed (Ruling R1) and, for a bot, once it has thought since its draw (B1).
+func (s *State) landAt() int64 {
+	t := s.discAt + s.windowNS
+	if s.bots&bit(s.cur) != 0 {
+		t = max(t, s.drawAt+s.thinkNS)
+	}
+	return t
+}
+
+// reaction is bot seat's reaction delay to the card on top now (Ruling B1): drawn from the table's
+// seed, the turn, the discard pile's size and the seat, so that it is new for every card landing
+// and the same in every replay, without touching the seeded source that decides the cards.
+func (s *State) reaction(seat uint8) int64 {
+	if s.reactMaxNS <= s.reactMinNS {
+		return s.reactMinNS
+	}
+	x := s.seed ^ s.turn*0x9e3779b97f4a7c15 ^ uint64(len(s.disc))<<40 ^ uint64(seat)<<56
+	// splitmix64's finaliser.
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return s.reactMinNS + int64(x%uint64(s.reactMaxNS-s.reactMinNS+1))
 }
 
 func nanos(t time.Time) int64 {

@@ -65,8 +65,14 @@ func (Game) View(s *State, viewer int) proto.Message {
 		h := uint32(s.hall)
 		v.HallOfFame = &h
 	}
-	if d, ok := s.deadline(); ok && s.turnNS > 0 && (!s.noseOpen || d != s.noseAt) {
+	if d, ok := s.deadline(); ok && s.turnNS > 0 && (!s.noseOpen || d != s.noseAt) && !s.pending() {
 		v.TurnDeadline = timestamp(d)
+	}
+	if s.windowNS > 0 && len(s.disc) > 0 && s.discAt != 0 {
+		v.ThrowWindowEnds = timestamp(s.discAt + s.windowNS)
+	}
+	if s.pend != 0 {
+		v.DiscardLandsAt = timestamp(s.pendAt)
 	}
 	return v
 }

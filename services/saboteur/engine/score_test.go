@@ -85,15 +85,18 @@ func TestGeologistsSplitCrystals(t *testing.T) {
 	if !slices.Equal(s.last.payouts, []int{5, 2, 2, 0}) || s.last.crystals != 5 {
 		t.Fatalf("payouts %v crystals %d", s.last.payouts, s.last.crystals)
 	}
-	// A trapped geologist gets nothing; the other keeps half (rounded down).
+	// Ruling G1: a trapped geologist gets nothing but still counts when the crystals are shared:
+	// the other keeps half of the 6 (3), not all of them. Trapping a geologist takes its share away;
+	// it does not hand that share to the other geologist.
 	s = newTable(t, false, []uint8{roleBlue, roleGeologist, roleGeologist, roleSaboteur}, goldMiddle)
 	for x := 1; x <= 6; x++ {
 		lay(t, s, pb.Card_CARD_CRYSTAL_CROSSROADS, false, x, 0)
 	}
 	act(t, s, 3, Action{Kind: KindPlay, Card: cTrapped, Target: 2})
 	connect(t, s, 0)
-	if !slices.Equal(s.last.payouts, []int{5, 3, 0, 0}) {
-		t.Fatalf("payouts %v", s.last.payouts)
+	if s.last.crystals != 6 || !slices.Equal(s.last.payouts, []int{5, 3, 0, 0}) {
+		t.Fatalf("crystals %d, payouts %v: want 6 crystals, the untrapped geologist 6/2 = 3, the trapped one 0",
+			s.last.crystals, s.last.payouts)
 	}
 }
 

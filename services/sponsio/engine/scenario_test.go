@@ -390,11 +390,34 @@ func TestDealerForcedToBet(t *testing.T) {
 	}
 }
 
+// TestDealerWithoutCoinsMayPass is the ruling on Ruling B2's edge: a dealer with no coin cannot
+// bet (a bet stakes a coin, and coins never go below 0), so it is not forced and may pass; nobody
+// has bet, and every seat is a Troll.
 func TestDealerWithoutCoinsMayPass(t *testing.T) {
 	s := newTable(t, 4)
 	s.Seats[0].Coins = 0
+	var last []engine.Event
 	for s.Phase == PhaseBetting {
-		do(t, s, int(s.ToAct), pass)
+		if s.ToAct == s.Dealer && int(s.Turn) == 4*int(s.Players)-1 {
+			if s.forced() {
+				t.Fatal("a dealer without coins is forced to bet")
+			}
+			for _, a := range s.legal(nil) {
+				if a.Kind == ActOpenBet {
+					t.Fatalf("a dealer without coins may bet: %v", a)
+				}
+			}
+		}
+		last = do(t, s, int(s.ToAct), pass)
+	}
+	started := events(last, (*sponsiov1.Event).GetTricksStarted)
+	if len(started) != 1 || len(started[0].GetTrolls()) != 4 {
+		t.Fatalf("every seat must be a Troll: %v", started)
+	}
+	for p := range s.Players {
+		if !s.Seats[p].Troll {
+			t.Fatalf("seat %d is no Troll", p)
+		}
 	}
 }
 
@@ -443,6 +466,29 @@ func TestThreeCoinTokenCountsAsWon(t *testing.T) {
 	// 3 coins won, the most: the bonus; the 3 coins come back.
 	if s.Seats[1].Coins != 12 || s.Seats[1].LastWon != 3 {
 		t.Fatalf("coins %d won %d", s.Seats[1].Coins, s.Seats[1].LastWon)
+	}
+}
+
+// TestThreeCoinTokenWithFewerCoins is the ruling on the 3-Coin token for a seat with fewer than 3
+// coins: the token's price is an open card, and the 3 coins are a stake that comes back at the
+// round's end, so the seat may take it and stakes what it has (even nothing); the stake counts as
+// coins won.
+func TestThreeCoinTokenWithFewerCoins(t *testing.T) {
+	for _, coins := range []int32{2, 1, 0} {
+		s := newTable(t, 4)
+		s.Seats[1].Coins = coins
+		evs := do(t, s, 1, token(lowCard(s, 1), TokenThreeCoin))
+		tt := events(evs, (*sponsiov1.Event).GetTokenTaken)
+		if len(tt) != 1 || tt[0].GetCoinsStaked() != uint32(coins) || s.Seats[1].Coins != 0 || s.Seats[1].Staked != int8(coins) {
+			t.Fatalf("%d coins: staked %v, coins left %d", coins, tt, s.Seats[1].Coins)
+		}
+		do(t, s, 1, lay(lowCard(s, 1)))
+		s.Phase = PhaseScoring
+		var end []engine.Event
+		s.finishRound(&end)
+		if s.Seats[1].LastWon < coins || s.Seats[1].Coins < coins {
+			t.Fatalf("%d coins: won %d, coins %d after the round", coins, s.Seats[1].LastWon, s.Seats[1].Coins)
+		}
 	}
 }
 

@@ -358,11 +358,14 @@ func checkDist(t testing.TB, name string, d dist, samples []int64) {
 		got float64
 	}{{0.5, d.GetP50()}, {0.9, d.GetP90()}, {0.99, d.GetP99()}} {
 		exact := nearestRank(samples, c.p)
-		if want := middle(exact); c.got != want {
+		if want := min(max(middle(exact), float64(lo)), float64(hi)); c.got != want {
 			t.Errorf("%s: p%v %v, want %v (exact %d)", name, c.p*100, c.got, want, exact)
 		}
 		if math.Abs(c.got-float64(exact)) > math.Abs(float64(exact))/64+0.5 {
 			t.Errorf("%s: p%v %v too far from exact %d", name, c.p*100, c.got, exact)
+		}
+		if c.got < float64(lo) || c.got > float64(hi) {
+			t.Errorf("%s: p%v %v outside [%d, %d]", name, c.p*100, c.got, lo, hi)
 		}
 	}
 }

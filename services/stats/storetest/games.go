@@ -56,6 +56,9 @@ const (
 )
 
 // games are the four engines, in a fixed order (the pool draws among them).
+// subjects are the default prefix's: workloads are published on embedded NATS servers of their own.
+var subjects bus.Subjects
+
 var games = []*game{
 	newGame[*sapotagem.State, sapotagem.Action](sapotagem.Game{}, func(r *rand.Rand, n int) (proto.Message, []string) {
 		if r.IntN(2) == 0 {
@@ -352,7 +355,7 @@ func (s *service) table(id string, tc *gamev1.TableConfig, pg *poolGame, f fate,
 	}
 	out.Ended, out.End = s.pub.take(), s.now
 	for _, m := range out.Ended {
-		if m.Subject != bus.PublicSubject(id) {
+		if m.Subject != subjects.Public(id) {
 			continue
 		}
 		env := &eventsv1.Event{}
@@ -393,7 +396,7 @@ func envelope(table, game string, seq, version uint64, at time.Time, payload *an
 	if err != nil {
 		return bus.Message{}, err
 	}
-	return bus.Message{Subject: bus.PublicSubject(table), ID: table + ":" + strconv.FormatUint(seq, 10), Data: data}, nil
+	return bus.Message{Subject: subjects.Public(table), ID: table + ":" + strconv.FormatUint(seq, 10), Data: data}, nil
 }
 
 // capture is the rules service's bus: it keeps what is published.

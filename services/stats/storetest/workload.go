@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -400,9 +401,9 @@ func (a *assembler) addAll(pt *plannedTable, msgs []bus.Message) {
 	t := pt.t
 	for _, m := range msgs {
 		switch {
-		case m.Subject == bus.PublicSubject(t.ID):
+		case m.Subject == subjects.Public(t.ID):
 			a.w.add(t, m, pt.n%4 == 0)
-		case m.Subject == bus.FinishedSubject(t.Game) || pt.n%20 == 0:
+		case m.Subject == subjects.Finished(t.Game) || pt.n%20 == 0:
 			a.w.Msgs = append(a.w.Msgs, m)
 		}
 	}
@@ -471,9 +472,9 @@ func (w *Workload) republish(t *Table, msgs []bus.Message) {
 	for _, m := range msgs {
 		m.ID += ":republished"
 		switch m.Subject {
-		case bus.PublicSubject(t.ID):
+		case subjects.Public(t.ID):
 			w.add(t, m, false)
-		case bus.FinishedSubject(t.Game):
+		case subjects.Finished(t.Game):
 			w.Msgs = append(w.Msgs, m)
 		}
 	}
@@ -498,11 +499,11 @@ func (w *Workload) faults(t *Table, at time.Time) {
 		w.Msgs = append(w.Msgs, bus.Message{Subject: subject, ID: fmt.Sprintf("fault:%d", len(w.Msgs)), Data: data})
 		w.Rejected[reason]++
 	}
-	pub := bus.PublicSubject(t.ID)
+	pub := subjects.Public(t.ID)
 	add(pub, []byte("\xff\xff not a protobuf"), stats.ReasonUndecodable)
 	add(pub, w.envelope(t, 99, at, mustAny(durationpb.New(time.Second)), -1), stats.ReasonUnknownPayload)
 	add(pub, w.envelope(t, 99, at, mustAny(&eventsv1.Visibility{}), -1), stats.ReasonUnknownPayload)
-	add(bus.PublicSubject(t.ID+"x"), w.envelope(t, 99, at, mustAny(&eventsv1.TableCreated{Config: &gamev1.TableConfig{Game: t.Game}}), -1), stats.ReasonSubjectMismatch)
+	add(subjects.Public(t.ID+"x"), w.envelope(t, 99, at, mustAny(&eventsv1.TableCreated{Config: &gamev1.TableConfig{Game: t.Game}}), -1), stats.ReasonSubjectMismatch)
 	bad := proto.CloneOf(t.Finished)
 	bad.Outcome = &gamev1.Outcome{Results: []*gamev1.SeatResult{{Seat: 0, Rank: 1, Winner: true}}}
 	add(pub, w.envelope(t, 99, at, mustAny(bad), -1), stats.ReasonInvalidEvent)
@@ -526,7 +527,7 @@ func (w *Workload) Public() []stats.Message {
 
 func isPublic(subject string) bool {
 	const suffix = ".public"
-	return len(subject) > len(suffix) && subject[len(subject)-len(suffix):] == suffix && subject[:15] == "cardroom.table."
+	return strings.HasSuffix(subject, suffix) && strings.HasPrefix(subject, subjects.Prefix()+".table.")
 }
 
 // LastPublicSeq is the stream sequence of the last message the consumer reads.

@@ -15,6 +15,7 @@ import (
 	rules "cardroom.dev/services/sabaisabai/engine"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // TestConcurrentPlayers has every seat act at once through the service on the Redis store: two
@@ -26,7 +27,11 @@ func TestConcurrentPlayers(t *testing.T) {
 	st := rulestest.RedisStore(t)
 	h := rulestest.Start(t, sabaisabai.Engine(), st)
 	const seats = 4
-	if _, err := h.Client.CreateTable(t.Context(), rulestest.CreateRequest("race", rulestest.Config("sabaisabai", seats, 11, &sabaisabaiv1.Options{Rounds: 1}))); err != nil {
+	// The harness's seats are bots and its clock stands still: without the bots' delays (Ruling B1)
+	// every seat's moves count at once, as this test of concurrent arrivals needs.
+	zero := durationpb.New(0)
+	untimed := &sabaisabaiv1.Options{Rounds: 1, ThrowWindow: zero, BotReactionMin: zero, BotReactionMax: zero, BotThink: zero}
+	if _, err := h.Client.CreateTable(t.Context(), rulestest.CreateRequest("race", rulestest.Config("sabaisabai", seats, 11, untimed))); err != nil {
 		t.Fatal(err)
 	}
 	var applied, refused, replays atomic.Int64

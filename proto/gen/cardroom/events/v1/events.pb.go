@@ -272,9 +272,12 @@ type TableFinished struct {
 	Config  *v1.TableConfig        `protobuf:"bytes,1,opt,name=config,proto3" json:"config,omitempty"`
 	Outcome *v1.Outcome            `protobuf:"bytes,2,opt,name=outcome,proto3" json:"outcome,omitempty"`
 	// Number of actions applied (timeouts included).
-	Actions       uint64                 `protobuf:"varint,3,opt,name=actions,proto3" json:"actions,omitempty"`
-	StartedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
-	FinishedAt    *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	Actions    uint64                 `protobuf:"varint,3,opt,name=actions,proto3" json:"actions,omitempty"`
+	StartedAt  *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	FinishedAt *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	// Who played each seat's moves: one entry per seat that moved, in seat order. Timeouts and aborts
+	// are nobody's and are not counted here.
+	SeatActions   []*SeatActions `protobuf:"bytes,6,rep,name=seat_actions,json=seatActions,proto3" json:"seat_actions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -344,6 +347,77 @@ func (x *TableFinished) GetFinishedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *TableFinished) GetSeatActions() []*SeatActions {
+	if x != nil {
+		return x.SeatActions
+	}
+	return nil
+}
+
+// SeatActions counts the moves applied for one seat in a game.
+type SeatActions struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Seat  uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Moves applied for the seat, by its player or by a stand-in.
+	Actions uint32 `protobuf:"varint,2,opt,name=actions,proto3" json:"actions,omitempty"`
+	// Of those, moves cardroom's bot played for the seat's absent player (the gateway plays for a
+	// player who has had no Watch stream for the absence grace).
+	StandIn       uint32 `protobuf:"varint,3,opt,name=stand_in,json=standIn,proto3" json:"stand_in,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatActions) Reset() {
+	*x = SeatActions{}
+	mi := &file_cardroom_events_v1_events_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatActions) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatActions) ProtoMessage() {}
+
+func (x *SeatActions) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_events_v1_events_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatActions.ProtoReflect.Descriptor instead.
+func (*SeatActions) Descriptor() ([]byte, []int) {
+	return file_cardroom_events_v1_events_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *SeatActions) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatActions) GetActions() uint32 {
+	if x != nil {
+		return x.Actions
+	}
+	return 0
+}
+
+func (x *SeatActions) GetStandIn() uint32 {
+	if x != nil {
+		return x.StandIn
+	}
+	return 0
+}
+
 var File_cardroom_events_v1_events_proto protoreflect.FileDescriptor
 
 const file_cardroom_events_v1_events_proto_rawDesc = "" +
@@ -367,7 +441,7 @@ const file_cardroom_events_v1_events_proto_rawDesc = "" +
 	"\apayload\x18\a \x01(\v2\x14.google.protobuf.AnyR\apayload\x12\x14\n" +
 	"\x05label\x18\b \x01(\tR\x05label\"E\n" +
 	"\fTableCreated\x125\n" +
-	"\x06config\x18\x01 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\"\x8d\x02\n" +
+	"\x06config\x18\x01 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\"\xd1\x02\n" +
 	"\rTableFinished\x125\n" +
 	"\x06config\x18\x01 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\x123\n" +
 	"\aoutcome\x18\x02 \x01(\v2\x19.cardroom.game.v1.OutcomeR\aoutcome\x12\x18\n" +
@@ -375,7 +449,12 @@ const file_cardroom_events_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"started_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
 	"\vfinished_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"finishedAtB\xc3\x01\n" +
+	"finishedAt\x12B\n" +
+	"\fseat_actions\x18\x06 \x03(\v2\x1f.cardroom.events.v1.SeatActionsR\vseatActions\"V\n" +
+	"\vSeatActions\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\rR\x04seat\x12\x18\n" +
+	"\aactions\x18\x02 \x01(\rR\aactions\x12\x19\n" +
+	"\bstand_in\x18\x03 \x01(\rR\astandInB\xc3\x01\n" +
 	"\x16com.cardroom.events.v1B\vEventsProtoP\x01Z2cardroom.dev/proto/gen/cardroom/events/v1;eventsv1\xa2\x02\x03CEX\xaa\x02\x12Cardroom.Events.V1\xca\x02\x12Cardroom\\Events\\V1\xe2\x02\x1eCardroom\\Events\\V1\\GPBMetadata\xea\x02\x14Cardroom::Events::V1b\x06proto3"
 
 var (
@@ -390,31 +469,33 @@ func file_cardroom_events_v1_events_proto_rawDescGZIP() []byte {
 	return file_cardroom_events_v1_events_proto_rawDescData
 }
 
-var file_cardroom_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_cardroom_events_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_cardroom_events_v1_events_proto_goTypes = []any{
 	(*Visibility)(nil),            // 0: cardroom.events.v1.Visibility
 	(*Event)(nil),                 // 1: cardroom.events.v1.Event
 	(*TableCreated)(nil),          // 2: cardroom.events.v1.TableCreated
 	(*TableFinished)(nil),         // 3: cardroom.events.v1.TableFinished
-	(*timestamppb.Timestamp)(nil), // 4: google.protobuf.Timestamp
-	(*anypb.Any)(nil),             // 5: google.protobuf.Any
-	(*v1.TableConfig)(nil),        // 6: cardroom.game.v1.TableConfig
-	(*v1.Outcome)(nil),            // 7: cardroom.game.v1.Outcome
+	(*SeatActions)(nil),           // 4: cardroom.events.v1.SeatActions
+	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
+	(*anypb.Any)(nil),             // 6: google.protobuf.Any
+	(*v1.TableConfig)(nil),        // 7: cardroom.game.v1.TableConfig
+	(*v1.Outcome)(nil),            // 8: cardroom.game.v1.Outcome
 }
 var file_cardroom_events_v1_events_proto_depIdxs = []int32{
 	0, // 0: cardroom.events.v1.Event.visibility:type_name -> cardroom.events.v1.Visibility
-	4, // 1: cardroom.events.v1.Event.time:type_name -> google.protobuf.Timestamp
-	5, // 2: cardroom.events.v1.Event.payload:type_name -> google.protobuf.Any
-	6, // 3: cardroom.events.v1.TableCreated.config:type_name -> cardroom.game.v1.TableConfig
-	6, // 4: cardroom.events.v1.TableFinished.config:type_name -> cardroom.game.v1.TableConfig
-	7, // 5: cardroom.events.v1.TableFinished.outcome:type_name -> cardroom.game.v1.Outcome
-	4, // 6: cardroom.events.v1.TableFinished.started_at:type_name -> google.protobuf.Timestamp
-	4, // 7: cardroom.events.v1.TableFinished.finished_at:type_name -> google.protobuf.Timestamp
-	8, // [8:8] is the sub-list for method output_type
-	8, // [8:8] is the sub-list for method input_type
-	8, // [8:8] is the sub-list for extension type_name
-	8, // [8:8] is the sub-list for extension extendee
-	0, // [0:8] is the sub-list for field type_name
+	5, // 1: cardroom.events.v1.Event.time:type_name -> google.protobuf.Timestamp
+	6, // 2: cardroom.events.v1.Event.payload:type_name -> google.protobuf.Any
+	7, // 3: cardroom.events.v1.TableCreated.config:type_name -> cardroom.game.v1.TableConfig
+	7, // 4: cardroom.events.v1.TableFinished.config:type_name -> cardroom.game.v1.TableConfig
+	8, // 5: cardroom.events.v1.TableFinished.outcome:type_name -> cardroom.game.v1.Outcome
+	5, // 6: cardroom.events.v1.TableFinished.started_at:type_name -> google.protobuf.Timestamp
+	5, // 7: cardroom.events.v1.TableFinished.finished_at:type_name -> google.protobuf.Timestamp
+	4, // 8: cardroom.events.v1.TableFinished.seat_actions:type_name -> cardroom.events.v1.SeatActions
+	9, // [9:9] is the sub-list for method output_type
+	9, // [9:9] is the sub-list for method input_type
+	9, // [9:9] is the sub-list for extension type_name
+	9, // [9:9] is the sub-list for extension extendee
+	0, // [0:9] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_events_v1_events_proto_init() }
@@ -432,7 +513,7 @@ func file_cardroom_events_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_events_v1_events_proto_rawDesc), len(file_cardroom_events_v1_events_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -262,8 +262,11 @@ type ActRequest struct {
 	ExpectedVersion *uint64 `protobuf:"varint,5,opt,name=expected_version,json=expectedVersion,proto3,oneof" json:"expected_version,omitempty"`
 	// When true, the answer carries the acting seat's legal actions after the action.
 	IncludeLegalActions bool `protobuf:"varint,6,opt,name=include_legal_actions,json=includeLegalActions,proto3" json:"include_legal_actions,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Set by the gateway when cardroom's bot plays this move for the seat's absent player (a stand-in):
+	// recorded in the log entry and counted in TableFinished.seat_actions.
+	StandIn       bool `protobuf:"varint,7,opt,name=stand_in,json=standIn,proto3" json:"stand_in,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ActRequest) Reset() {
@@ -334,6 +337,13 @@ func (x *ActRequest) GetExpectedVersion() uint64 {
 func (x *ActRequest) GetIncludeLegalActions() bool {
 	if x != nil {
 		return x.IncludeLegalActions
+	}
+	return false
+}
+
+func (x *ActRequest) GetStandIn() bool {
+	if x != nil {
+		return x.StandIn
 	}
 	return false
 }
@@ -821,11 +831,13 @@ type LogEntry struct {
 	//	*LogEntry_Seat
 	//	*LogEntry_Timeout
 	//	*LogEntry_Abort
-	By            isLogEntry_By          `protobuf_oneof:"by"`
-	Action        *anypb.Any             `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
-	ActionId      string                 `protobuf:"bytes,5,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
-	Time          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
-	Events        []*v11.Event           `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
+	By       isLogEntry_By          `protobuf_oneof:"by"`
+	Action   *anypb.Any             `protobuf:"bytes,4,opt,name=action,proto3" json:"action,omitempty"`
+	ActionId string                 `protobuf:"bytes,5,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
+	Time     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	Events   []*v11.Event           `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
+	// The seat's move was played by cardroom's bot for the seat's absent player (ActRequest.stand_in).
+	StandIn       bool `protobuf:"varint,9,opt,name=stand_in,json=standIn,proto3" json:"stand_in,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -927,6 +939,13 @@ func (x *LogEntry) GetEvents() []*v11.Event {
 		return x.Events
 	}
 	return nil
+}
+
+func (x *LogEntry) GetStandIn() bool {
+	if x != nil {
+		return x.StandIn
+	}
+	return false
 }
 
 type isLogEntry_By interface {
@@ -1378,7 +1397,7 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x125\n" +
 	"\x06config\x18\x02 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\"K\n" +
 	"\x13CreateTableResponse\x124\n" +
-	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\"\xff\x01\n" +
+	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\"\x9a\x02\n" +
 	"\n" +
 	"ActRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
@@ -1386,7 +1405,8 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\x06action\x18\x03 \x01(\v2\x14.google.protobuf.AnyR\x06action\x12\x1b\n" +
 	"\taction_id\x18\x04 \x01(\tR\bactionId\x12.\n" +
 	"\x10expected_version\x18\x05 \x01(\x04H\x00R\x0fexpectedVersion\x88\x01\x01\x122\n" +
-	"\x15include_legal_actions\x18\x06 \x01(\bR\x13includeLegalActionsB\x13\n" +
+	"\x15include_legal_actions\x18\x06 \x01(\bR\x13includeLegalActions\x12\x19\n" +
+	"\bstand_in\x18\a \x01(\bR\astandInB\x13\n" +
 	"\x11_expected_version\"\xf0\x01\n" +
 	"\vActResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x121\n" +
@@ -1417,7 +1437,7 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\x06labels\x18\x03 \x03(\tR\x06labels\"M\n" +
 	"\rGetLogRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12!\n" +
-	"\ffrom_version\x18\x02 \x01(\x04R\vfromVersion\"\xa2\x02\n" +
+	"\ffrom_version\x18\x02 \x01(\x04R\vfromVersion\"\xbd\x02\n" +
 	"\bLogEntry\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x14\n" +
 	"\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x12\x1a\n" +
@@ -1426,7 +1446,8 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\x06action\x18\x04 \x01(\v2\x14.google.protobuf.AnyR\x06action\x12\x1b\n" +
 	"\taction_id\x18\x05 \x01(\tR\bactionId\x12.\n" +
 	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x121\n" +
-	"\x06events\x18\a \x03(\v2\x19.cardroom.events.v1.EventR\x06eventsB\x04\n" +
+	"\x06events\x18\a \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x19\n" +
+	"\bstand_in\x18\t \x01(\bR\astandInB\x04\n" +
 	"\x02by\"\xbf\x01\n" +
 	"\x0eGetLogResponse\x124\n" +
 	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x125\n" +

@@ -223,9 +223,21 @@ type Options struct {
 	// How long the "four together" nose window stays open; unset or zero means 5 s, at most 60 s.
 	NoseDeadline *durationpb.Duration `protobuf:"bytes,4,opt,name=nose_deadline,json=noseDeadline,proto3" json:"nose_deadline,omitempty"`
 	// Time a seat has for each expected action; zero means the table's per-action limit.
-	TurnTime      *durationpb.Duration `protobuf:"bytes,5,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TurnTime *durationpb.Duration `protobuf:"bytes,5,opt,name=turn_time,json=turnTime,proto3" json:"turn_time,omitempty"`
+	// The reflex window (Ruling R1): after each discard the top stays open to throws at least this
+	// long; the turn player's next discard lands only once it has passed. Unset: 800 ms when at least
+	// one seat is a person (the table's seats say PLAYER_KIND_HUMAN), else 0. At most 10 s; 0 allowed.
+	ThrowWindow *durationpb.Duration `protobuf:"bytes,6,opt,name=throw_window,json=throwWindow,proto3" json:"throw_window,omitempty"`
+	// Bots' reactions (Ruling B1), for seats of PLAYER_KIND_BOT only: a bot's throw counts only once
+	// its reaction delay has passed since the discard it throws on, a delay drawn per discard and seat
+	// from the table's seed between bot_reaction_min and bot_reaction_max (unset: 400 ms and 900 ms);
+	// a bot's discard lands bot_think after its draw (unset: 300 ms). Each at most 10 s; 0 allowed:
+	// bot-only tables (load tests, simulations) set all three to 0 and play at full speed.
+	BotReactionMin *durationpb.Duration `protobuf:"bytes,7,opt,name=bot_reaction_min,json=botReactionMin,proto3" json:"bot_reaction_min,omitempty"`
+	BotReactionMax *durationpb.Duration `protobuf:"bytes,8,opt,name=bot_reaction_max,json=botReactionMax,proto3" json:"bot_reaction_max,omitempty"`
+	BotThink       *durationpb.Duration `protobuf:"bytes,9,opt,name=bot_think,json=botThink,proto3" json:"bot_think,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Options) Reset() {
@@ -289,6 +301,34 @@ func (x *Options) GetNoseDeadline() *durationpb.Duration {
 func (x *Options) GetTurnTime() *durationpb.Duration {
 	if x != nil {
 		return x.TurnTime
+	}
+	return nil
+}
+
+func (x *Options) GetThrowWindow() *durationpb.Duration {
+	if x != nil {
+		return x.ThrowWindow
+	}
+	return nil
+}
+
+func (x *Options) GetBotReactionMin() *durationpb.Duration {
+	if x != nil {
+		return x.BotReactionMin
+	}
+	return nil
+}
+
+func (x *Options) GetBotReactionMax() *durationpb.Duration {
+	if x != nil {
+		return x.BotReactionMax
+	}
+	return nil
+}
+
+func (x *Options) GetBotThink() *durationpb.Duration {
+	if x != nil {
+		return x.BotThink
 	}
 	return nil
 }
@@ -578,16 +618,24 @@ func (x *Keep) GetSlot() uint32 {
 }
 
 // Throw throws one or more cards of one row (owner) onto the discard pile, out of turn too. The
-// throw names what it was aimed at: expect_top (the top card's number) and expect_turn (the turn
-// number); when either changed the throw is refused as stale (STALE_THROW) and nothing happens.
+// throw names what it was aimed at (Ruling T1): expect_top (the top card's number), expect_turn
+// (the turn number) and, in expect_cards, the card the thrower believes lies in each slot. When the
+// top or the turn changed, or a slot named with a card now holds another card (it was thrown, or
+// refilled by a give or a give back, since the throw was aimed), the throw is refused as stale
+// (STALE_THROW): no penalty, nothing happens.
 type Throw struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The row thrown from: the thrower's own seat, or another seat (the sabai-sabai move).
 	Owner uint32 `protobuf:"varint,1,opt,name=owner,proto3" json:"owner,omitempty"`
 	// One to four distinct slots of that row, thrown in this order.
-	Slots         []uint32 `protobuf:"varint,2,rep,packed,name=slots,proto3" json:"slots,omitempty"`
-	ExpectTop     uint32   `protobuf:"varint,3,opt,name=expect_top,json=expectTop,proto3" json:"expect_top,omitempty"`
-	ExpectTurn    uint64   `protobuf:"varint,4,opt,name=expect_turn,json=expectTurn,proto3" json:"expect_turn,omitempty"`
+	Slots      []uint32 `protobuf:"varint,2,rep,packed,name=slots,proto3" json:"slots,omitempty"`
+	ExpectTop  uint32   `protobuf:"varint,3,opt,name=expect_top,json=expectTop,proto3" json:"expect_top,omitempty"`
+	ExpectTurn uint64   `protobuf:"varint,4,opt,name=expect_turn,json=expectTurn,proto3" json:"expect_turn,omitempty"`
+	// For each slot, in the order of slots, the card the thrower believes is there: its number when
+	// the thrower knows it, 0 for a card thrown blind (not known). Empty: no card named (every slot
+	// is thrown blind). When given it has one entry per slot. A slot named with a card is thrown only
+	// if the thrower still knows the card there and it is that card; else the throw is stale.
+	ExpectCards   []uint32 `protobuf:"varint,5,rep,packed,name=expect_cards,json=expectCards,proto3" json:"expect_cards,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -648,6 +696,13 @@ func (x *Throw) GetExpectTurn() uint64 {
 		return x.ExpectTurn
 	}
 	return 0
+}
+
+func (x *Throw) GetExpectCards() []uint32 {
+	if x != nil {
+		return x.ExpectCards
+	}
+	return nil
 }
 
 // Resolve carries out the first pending effect, by its executor. Which fields count depends on the
@@ -1034,9 +1089,15 @@ type View struct {
 	// Seat that entered the Hall of Fame, if any.
 	HallOfFame *uint32 `protobuf:"varint,22,opt,name=hall_of_fame,json=hallOfFame,proto3,oneof" json:"hall_of_fame,omitempty"`
 	// Turn deadline, when the turn timer is on.
-	TurnDeadline  *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=turn_deadline,json=turnDeadline,proto3" json:"turn_deadline,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	TurnDeadline *timestamppb.Timestamp `protobuf:"bytes,23,opt,name=turn_deadline,json=turnDeadline,proto3" json:"turn_deadline,omitempty"`
+	// The reflex window: throws aimed at the current top are judged against it at least until then
+	// (Ruling R1); unset when no window is open.
+	ThrowWindowEnds *timestamppb.Timestamp `protobuf:"bytes,24,opt,name=throw_window_ends,json=throwWindowEnds,proto3" json:"throw_window_ends,omitempty"`
+	// The turn player has played or kept; their discard lands at throw_window_ends (or after a bot's
+	// think). Unset when no discard waits.
+	DiscardLandsAt *timestamppb.Timestamp `protobuf:"bytes,25,opt,name=discard_lands_at,json=discardLandsAt,proto3" json:"discard_lands_at,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *View) Reset() {
@@ -1230,6 +1291,20 @@ func (x *View) GetTurnDeadline() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *View) GetThrowWindowEnds() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ThrowWindowEnds
+	}
+	return nil
+}
+
+func (x *View) GetDiscardLandsAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.DiscardLandsAt
+	}
+	return nil
+}
+
 // Event is something that happened; each is sent publicly or to one seat.
 type Event struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1262,6 +1337,7 @@ type Event struct {
 	//	*Event_SabaiSabaiCalled
 	//	*Event_RoundEnded
 	//	*Event_GameEnded
+	//	*Event_DiscardPending
 	Kind          isEvent_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1547,6 +1623,15 @@ func (x *Event) GetGameEnded() *GameEnded {
 	return nil
 }
 
+func (x *Event) GetDiscardPending() *DiscardPending {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_DiscardPending); ok {
+			return x.DiscardPending
+		}
+	}
+	return nil
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
@@ -1659,6 +1744,10 @@ type Event_GameEnded struct {
 	GameEnded *GameEnded `protobuf:"bytes,27,opt,name=game_ended,json=gameEnded,proto3,oneof"`
 }
 
+type Event_DiscardPending struct {
+	DiscardPending *DiscardPending `protobuf:"bytes,28,opt,name=discard_pending,json=discardPending,proto3,oneof"`
+}
+
 func (*Event_RoundStarted) isEvent_Kind() {}
 
 func (*Event_PeekAtStart) isEvent_Kind() {}
@@ -1713,6 +1802,62 @@ func (*Event_RoundEnded) isEvent_Kind() {}
 
 func (*Event_GameEnded) isEvent_Kind() {}
 
+func (*Event_DiscardPending) isEvent_Kind() {}
+
+// DiscardPending: seat played or kept inside the reflex window (or a bot seat within its think);
+// the discard lands at lands_at, then Played or Kept follows. Nothing about the card is told.
+type DiscardPending struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Seat          uint32                 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	LandsAt       *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=lands_at,json=landsAt,proto3" json:"lands_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DiscardPending) Reset() {
+	*x = DiscardPending{}
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DiscardPending) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DiscardPending) ProtoMessage() {}
+
+func (x *DiscardPending) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DiscardPending.ProtoReflect.Descriptor instead.
+func (*DiscardPending) Descriptor() ([]byte, []int) {
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *DiscardPending) GetSeat() uint32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *DiscardPending) GetLandsAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LandsAt
+	}
+	return nil
+}
+
 // RoundStarted: a round was dealt (four face-down cards each).
 type RoundStarted struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1727,7 +1872,7 @@ type RoundStarted struct {
 
 func (x *RoundStarted) Reset() {
 	*x = RoundStarted{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[14]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1739,7 +1884,7 @@ func (x *RoundStarted) String() string {
 func (*RoundStarted) ProtoMessage() {}
 
 func (x *RoundStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[14]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1752,7 +1897,7 @@ func (x *RoundStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RoundStarted.ProtoReflect.Descriptor instead.
 func (*RoundStarted) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RoundStarted) GetRound() uint32 {
@@ -1801,7 +1946,7 @@ type PeekAtStart struct {
 
 func (x *PeekAtStart) Reset() {
 	*x = PeekAtStart{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[15]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1813,7 +1958,7 @@ func (x *PeekAtStart) String() string {
 func (*PeekAtStart) ProtoMessage() {}
 
 func (x *PeekAtStart) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[15]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1826,7 +1971,7 @@ func (x *PeekAtStart) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PeekAtStart.ProtoReflect.Descriptor instead.
 func (*PeekAtStart) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *PeekAtStart) GetSlots() []uint32 {
@@ -1854,7 +1999,7 @@ type TurnStarted struct {
 
 func (x *TurnStarted) Reset() {
 	*x = TurnStarted{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[16]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +2011,7 @@ func (x *TurnStarted) String() string {
 func (*TurnStarted) ProtoMessage() {}
 
 func (x *TurnStarted) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[16]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +2024,7 @@ func (x *TurnStarted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TurnStarted.ProtoReflect.Descriptor instead.
 func (*TurnStarted) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *TurnStarted) GetSeat() uint32 {
@@ -1906,7 +2051,7 @@ type Drew struct {
 
 func (x *Drew) Reset() {
 	*x = Drew{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[17]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1918,7 +2063,7 @@ func (x *Drew) String() string {
 func (*Drew) ProtoMessage() {}
 
 func (x *Drew) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[17]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1931,7 +2076,7 @@ func (x *Drew) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Drew.ProtoReflect.Descriptor instead.
 func (*Drew) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Drew) GetSeat() uint32 {
@@ -1951,7 +2096,7 @@ type DrewCard struct {
 
 func (x *DrewCard) Reset() {
 	*x = DrewCard{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[18]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1963,7 +2108,7 @@ func (x *DrewCard) String() string {
 func (*DrewCard) ProtoMessage() {}
 
 func (x *DrewCard) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[18]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1976,7 +2121,7 @@ func (x *DrewCard) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DrewCard.ProtoReflect.Descriptor instead.
 func (*DrewCard) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DrewCard) GetCard() uint32 {
@@ -1998,7 +2143,7 @@ type AssJokerAdded struct {
 
 func (x *AssJokerAdded) Reset() {
 	*x = AssJokerAdded{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[19]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2010,7 +2155,7 @@ func (x *AssJokerAdded) String() string {
 func (*AssJokerAdded) ProtoMessage() {}
 
 func (x *AssJokerAdded) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[19]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2023,7 +2168,7 @@ func (x *AssJokerAdded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssJokerAdded.ProtoReflect.Descriptor instead.
 func (*AssJokerAdded) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *AssJokerAdded) GetSeat() uint32 {
@@ -2051,7 +2196,7 @@ type Played struct {
 
 func (x *Played) Reset() {
 	*x = Played{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[20]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2063,7 +2208,7 @@ func (x *Played) String() string {
 func (*Played) ProtoMessage() {}
 
 func (x *Played) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[20]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2076,7 +2221,7 @@ func (x *Played) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Played.ProtoReflect.Descriptor instead.
 func (*Played) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Played) GetSeat() uint32 {
@@ -2105,7 +2250,7 @@ type Kept struct {
 
 func (x *Kept) Reset() {
 	*x = Kept{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[21]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2117,7 +2262,7 @@ func (x *Kept) String() string {
 func (*Kept) ProtoMessage() {}
 
 func (x *Kept) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[21]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2130,7 +2275,7 @@ func (x *Kept) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Kept.ProtoReflect.Descriptor instead.
 func (*Kept) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Kept) GetSeat() uint32 {
@@ -2166,7 +2311,7 @@ type AssJokerRevealed struct {
 
 func (x *AssJokerRevealed) Reset() {
 	*x = AssJokerRevealed{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[22]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2178,7 +2323,7 @@ func (x *AssJokerRevealed) String() string {
 func (*AssJokerRevealed) ProtoMessage() {}
 
 func (x *AssJokerRevealed) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[22]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2191,7 +2336,7 @@ func (x *AssJokerRevealed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssJokerRevealed.ProtoReflect.Descriptor instead.
 func (*AssJokerRevealed) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AssJokerRevealed) GetSeat() uint32 {
@@ -2221,7 +2366,7 @@ type Thrown struct {
 
 func (x *Thrown) Reset() {
 	*x = Thrown{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[23]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2233,7 +2378,7 @@ func (x *Thrown) String() string {
 func (*Thrown) ProtoMessage() {}
 
 func (x *Thrown) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[23]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2246,7 +2391,7 @@ func (x *Thrown) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Thrown.ProtoReflect.Descriptor instead.
 func (*Thrown) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Thrown) GetThrower() uint32 {
@@ -2291,7 +2436,7 @@ type WrongThrow struct {
 
 func (x *WrongThrow) Reset() {
 	*x = WrongThrow{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[24]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2303,7 +2448,7 @@ func (x *WrongThrow) String() string {
 func (*WrongThrow) ProtoMessage() {}
 
 func (x *WrongThrow) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[24]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2316,7 +2461,7 @@ func (x *WrongThrow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WrongThrow.ProtoReflect.Descriptor instead.
 func (*WrongThrow) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *WrongThrow) GetThrower() uint32 {
@@ -2357,7 +2502,7 @@ type EffectQueued struct {
 
 func (x *EffectQueued) Reset() {
 	*x = EffectQueued{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[25]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2369,7 +2514,7 @@ func (x *EffectQueued) String() string {
 func (*EffectQueued) ProtoMessage() {}
 
 func (x *EffectQueued) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[25]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2382,7 +2527,7 @@ func (x *EffectQueued) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EffectQueued.ProtoReflect.Descriptor instead.
 func (*EffectQueued) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *EffectQueued) GetEffect() *PendingEffect {
@@ -2403,7 +2548,7 @@ type Peeked struct {
 
 func (x *Peeked) Reset() {
 	*x = Peeked{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[26]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2415,7 +2560,7 @@ func (x *Peeked) String() string {
 func (*Peeked) ProtoMessage() {}
 
 func (x *Peeked) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[26]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2428,7 +2573,7 @@ func (x *Peeked) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Peeked.ProtoReflect.Descriptor instead.
 func (*Peeked) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *Peeked) GetSeat() uint32 {
@@ -2456,7 +2601,7 @@ type PeekResult struct {
 
 func (x *PeekResult) Reset() {
 	*x = PeekResult{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[27]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2468,7 +2613,7 @@ func (x *PeekResult) String() string {
 func (*PeekResult) ProtoMessage() {}
 
 func (x *PeekResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[27]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2481,7 +2626,7 @@ func (x *PeekResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PeekResult.ProtoReflect.Descriptor instead.
 func (*PeekResult) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *PeekResult) GetSlot() uint32 {
@@ -2510,7 +2655,7 @@ type Spied struct {
 
 func (x *Spied) Reset() {
 	*x = Spied{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[28]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2522,7 +2667,7 @@ func (x *Spied) String() string {
 func (*Spied) ProtoMessage() {}
 
 func (x *Spied) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[28]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2535,7 +2680,7 @@ func (x *Spied) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Spied.ProtoReflect.Descriptor instead.
 func (*Spied) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Spied) GetSeat() uint32 {
@@ -2571,7 +2716,7 @@ type SpyResult struct {
 
 func (x *SpyResult) Reset() {
 	*x = SpyResult{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[29]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2583,7 +2728,7 @@ func (x *SpyResult) String() string {
 func (*SpyResult) ProtoMessage() {}
 
 func (x *SpyResult) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[29]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2596,7 +2741,7 @@ func (x *SpyResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SpyResult.ProtoReflect.Descriptor instead.
 func (*SpyResult) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SpyResult) GetTargetSeat() uint32 {
@@ -2635,7 +2780,7 @@ type Gave struct {
 
 func (x *Gave) Reset() {
 	*x = Gave{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[30]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2647,7 +2792,7 @@ func (x *Gave) String() string {
 func (*Gave) ProtoMessage() {}
 
 func (x *Gave) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[30]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2660,7 +2805,7 @@ func (x *Gave) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Gave.ProtoReflect.Descriptor instead.
 func (*Gave) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Gave) GetFrom() uint32 {
@@ -2711,7 +2856,7 @@ type Switched struct {
 
 func (x *Switched) Reset() {
 	*x = Switched{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[31]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2723,7 +2868,7 @@ func (x *Switched) String() string {
 func (*Switched) ProtoMessage() {}
 
 func (x *Switched) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[31]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2736,7 +2881,7 @@ func (x *Switched) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Switched.ProtoReflect.Descriptor instead.
 func (*Switched) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *Switched) GetSeat() uint32 {
@@ -2777,7 +2922,7 @@ type EffectSkipped struct {
 
 func (x *EffectSkipped) Reset() {
 	*x = EffectSkipped{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[32]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2789,7 +2934,7 @@ func (x *EffectSkipped) String() string {
 func (*EffectSkipped) ProtoMessage() {}
 
 func (x *EffectSkipped) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[32]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2802,7 +2947,7 @@ func (x *EffectSkipped) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EffectSkipped.ProtoReflect.Descriptor instead.
 func (*EffectSkipped) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *EffectSkipped) GetEffect() *PendingEffect {
@@ -2826,7 +2971,7 @@ type PenaltyCard struct {
 
 func (x *PenaltyCard) Reset() {
 	*x = PenaltyCard{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[33]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2838,7 +2983,7 @@ func (x *PenaltyCard) String() string {
 func (*PenaltyCard) ProtoMessage() {}
 
 func (x *PenaltyCard) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[33]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2851,7 +2996,7 @@ func (x *PenaltyCard) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PenaltyCard.ProtoReflect.Descriptor instead.
 func (*PenaltyCard) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PenaltyCard) GetSeat() uint32 {
@@ -2892,7 +3037,7 @@ type Reshuffled struct {
 
 func (x *Reshuffled) Reset() {
 	*x = Reshuffled{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[34]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2904,7 +3049,7 @@ func (x *Reshuffled) String() string {
 func (*Reshuffled) ProtoMessage() {}
 
 func (x *Reshuffled) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[34]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2917,7 +3062,7 @@ func (x *Reshuffled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Reshuffled.ProtoReflect.Descriptor instead.
 func (*Reshuffled) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Reshuffled) GetDrawSize() uint32 {
@@ -2938,7 +3083,7 @@ type NoseWindowOpened struct {
 
 func (x *NoseWindowOpened) Reset() {
 	*x = NoseWindowOpened{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[35]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2950,7 +3095,7 @@ func (x *NoseWindowOpened) String() string {
 func (*NoseWindowOpened) ProtoMessage() {}
 
 func (x *NoseWindowOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[35]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2963,7 +3108,7 @@ func (x *NoseWindowOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoseWindowOpened.ProtoReflect.Descriptor instead.
 func (*NoseWindowOpened) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *NoseWindowOpened) GetCard() uint32 {
@@ -2990,7 +3135,7 @@ type NoseTouched struct {
 
 func (x *NoseTouched) Reset() {
 	*x = NoseTouched{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[36]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3002,7 +3147,7 @@ func (x *NoseTouched) String() string {
 func (*NoseTouched) ProtoMessage() {}
 
 func (x *NoseTouched) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[36]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3015,7 +3160,7 @@ func (x *NoseTouched) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoseTouched.ProtoReflect.Descriptor instead.
 func (*NoseTouched) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *NoseTouched) GetSeat() uint32 {
@@ -3037,7 +3182,7 @@ type NoseWindowClosed struct {
 
 func (x *NoseWindowClosed) Reset() {
 	*x = NoseWindowClosed{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[37]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3049,7 +3194,7 @@ func (x *NoseWindowClosed) String() string {
 func (*NoseWindowClosed) ProtoMessage() {}
 
 func (x *NoseWindowClosed) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[37]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3062,7 +3207,7 @@ func (x *NoseWindowClosed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NoseWindowClosed.ProtoReflect.Descriptor instead.
 func (*NoseWindowClosed) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *NoseWindowClosed) GetPenalized() []uint32 {
@@ -3090,7 +3235,7 @@ type SabaiSabaiCalled struct {
 
 func (x *SabaiSabaiCalled) Reset() {
 	*x = SabaiSabaiCalled{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[38]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3102,7 +3247,7 @@ func (x *SabaiSabaiCalled) String() string {
 func (*SabaiSabaiCalled) ProtoMessage() {}
 
 func (x *SabaiSabaiCalled) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[38]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3115,7 +3260,7 @@ func (x *SabaiSabaiCalled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SabaiSabaiCalled.ProtoReflect.Descriptor instead.
 func (*SabaiSabaiCalled) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *SabaiSabaiCalled) GetSeat() uint32 {
@@ -3148,7 +3293,7 @@ type SeatRound struct {
 
 func (x *SeatRound) Reset() {
 	*x = SeatRound{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[39]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3160,7 +3305,7 @@ func (x *SeatRound) String() string {
 func (*SeatRound) ProtoMessage() {}
 
 func (x *SeatRound) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[39]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3173,7 +3318,7 @@ func (x *SeatRound) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatRound.ProtoReflect.Descriptor instead.
 func (*SeatRound) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *SeatRound) GetSeat() uint32 {
@@ -3230,7 +3375,7 @@ type RoundEnded struct {
 
 func (x *RoundEnded) Reset() {
 	*x = RoundEnded{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[40]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3242,7 +3387,7 @@ func (x *RoundEnded) String() string {
 func (*RoundEnded) ProtoMessage() {}
 
 func (x *RoundEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[40]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3255,7 +3400,7 @@ func (x *RoundEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RoundEnded.ProtoReflect.Descriptor instead.
 func (*RoundEnded) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *RoundEnded) GetRound() uint32 {
@@ -3290,7 +3435,7 @@ type GameEnded struct {
 
 func (x *GameEnded) Reset() {
 	*x = GameEnded{}
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[41]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3302,7 +3447,7 @@ func (x *GameEnded) String() string {
 func (*GameEnded) ProtoMessage() {}
 
 func (x *GameEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[41]
+	mi := &file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3315,7 +3460,7 @@ func (x *GameEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameEnded.ProtoReflect.Descriptor instead.
 func (*GameEnded) Descriptor() ([]byte, []int) {
-	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *GameEnded) GetWinners() []uint32 {
@@ -3336,13 +3481,17 @@ var File_cardroom_sabaisabai_v1_sabaisabai_proto protoreflect.FileDescriptor
 
 const file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDesc = "" +
 	"\n" +
-	"'cardroom/sabaisabai/v1/sabaisabai.proto\x12\x16cardroom.sabaisabai.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x02\n" +
+	"'cardroom/sabaisabai/v1/sabaisabai.proto\x12\x16cardroom.sabaisabai.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x81\x04\n" +
 	"\aOptions\x12\"\n" +
 	"\rpeek_at_start\x18\x01 \x01(\rR\vpeekAtStart\x12-\n" +
 	"\x10throw_for_others\x18\x02 \x01(\bH\x00R\x0ethrowForOthers\x88\x01\x01\x12\x16\n" +
 	"\x06rounds\x18\x03 \x01(\rR\x06rounds\x12>\n" +
 	"\rnose_deadline\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\fnoseDeadline\x126\n" +
-	"\tturn_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\bturnTimeB\x13\n" +
+	"\tturn_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\bturnTime\x12<\n" +
+	"\fthrow_window\x18\x06 \x01(\v2\x19.google.protobuf.DurationR\vthrowWindow\x12C\n" +
+	"\x10bot_reaction_min\x18\a \x01(\v2\x19.google.protobuf.DurationR\x0ebotReactionMin\x12C\n" +
+	"\x10bot_reaction_max\x18\b \x01(\v2\x19.google.protobuf.DurationR\x0ebotReactionMax\x126\n" +
+	"\tbot_think\x18\t \x01(\v2\x19.google.protobuf.DurationR\bbotThinkB\x13\n" +
 	"\x11_throw_for_others\"\xb8\x03\n" +
 	"\x06Action\x122\n" +
 	"\x04draw\x18\x01 \x01(\v2\x1c.cardroom.sabaisabai.v1.DrawH\x00R\x04draw\x122\n" +
@@ -3357,14 +3506,15 @@ const file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDesc = "" +
 	"\x04Draw\"\x06\n" +
 	"\x04Play\"\x1a\n" +
 	"\x04Keep\x12\x12\n" +
-	"\x04slot\x18\x01 \x01(\rR\x04slot\"s\n" +
+	"\x04slot\x18\x01 \x01(\rR\x04slot\"\x96\x01\n" +
 	"\x05Throw\x12\x14\n" +
 	"\x05owner\x18\x01 \x01(\rR\x05owner\x12\x14\n" +
 	"\x05slots\x18\x02 \x03(\rR\x05slots\x12\x1d\n" +
 	"\n" +
 	"expect_top\x18\x03 \x01(\rR\texpectTop\x12\x1f\n" +
 	"\vexpect_turn\x18\x04 \x01(\x04R\n" +
-	"expectTurn\"f\n" +
+	"expectTurn\x12!\n" +
+	"\fexpect_cards\x18\x05 \x03(\rR\vexpectCards\"f\n" +
 	"\aResolve\x12\x19\n" +
 	"\bown_slot\x18\x01 \x01(\rR\aownSlot\x12\x1f\n" +
 	"\vtarget_seat\x18\x02 \x01(\rR\n" +
@@ -3387,7 +3537,7 @@ const file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDesc = "" +
 	"\x05cards\x18\x03 \x01(\rR\x05cards\x12%\n" +
 	"\x0evictory_points\x18\x04 \x01(\x05R\rvictoryPoints\x12!\n" +
 	"\fthrow_locked\x18\x05 \x01(\bR\vthrowLocked\x12!\n" +
-	"\ftouched_nose\x18\x06 \x01(\bR\vtouchedNose\"\xe0\x06\n" +
+	"\ftouched_nose\x18\x06 \x01(\bR\vtouchedNose\"\xee\a\n" +
 	"\x04View\x12\x16\n" +
 	"\x06viewer\x18\x01 \x01(\x05R\x06viewer\x12\x14\n" +
 	"\x05seats\x18\x02 \x01(\rR\x05seats\x12\x14\n" +
@@ -3418,8 +3568,10 @@ const file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDesc = "" +
 	"\x10throw_for_others\x18\x15 \x01(\bR\x0ethrowForOthers\x12%\n" +
 	"\fhall_of_fame\x18\x16 \x01(\rH\x00R\n" +
 	"hallOfFame\x88\x01\x01\x12?\n" +
-	"\rturn_deadline\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadlineB\x0f\n" +
-	"\r_hall_of_fame\"\x80\x0f\n" +
+	"\rturn_deadline\x18\x17 \x01(\v2\x1a.google.protobuf.TimestampR\fturnDeadline\x12F\n" +
+	"\x11throw_window_ends\x18\x18 \x01(\v2\x1a.google.protobuf.TimestampR\x0fthrowWindowEnds\x12D\n" +
+	"\x10discard_lands_at\x18\x19 \x01(\v2\x1a.google.protobuf.TimestampR\x0ediscardLandsAtB\x0f\n" +
+	"\r_hall_of_fame\"\xd3\x0f\n" +
 	"\x05Event\x12K\n" +
 	"\rround_started\x18\x01 \x01(\v2$.cardroom.sabaisabai.v1.RoundStartedH\x00R\froundStarted\x12I\n" +
 	"\rpeek_at_start\x18\x02 \x01(\v2#.cardroom.sabaisabai.v1.PeekAtStartH\x00R\vpeekAtStart\x12H\n" +
@@ -3455,8 +3607,12 @@ const file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDesc = "" +
 	"\vround_ended\x18\x1a \x01(\v2\".cardroom.sabaisabai.v1.RoundEndedH\x00R\n" +
 	"roundEnded\x12B\n" +
 	"\n" +
-	"game_ended\x18\x1b \x01(\v2!.cardroom.sabaisabai.v1.GameEndedH\x00R\tgameEndedB\x06\n" +
-	"\x04kind\"\x94\x01\n" +
+	"game_ended\x18\x1b \x01(\v2!.cardroom.sabaisabai.v1.GameEndedH\x00R\tgameEnded\x12Q\n" +
+	"\x0fdiscard_pending\x18\x1c \x01(\v2&.cardroom.sabaisabai.v1.DiscardPendingH\x00R\x0ediscardPendingB\x06\n" +
+	"\x04kind\"[\n" +
+	"\x0eDiscardPending\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\rR\x04seat\x125\n" +
+	"\blands_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\alandsAt\"\x94\x01\n" +
 	"\fRoundStarted\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\rR\x05round\x12\x16\n" +
 	"\x06dealer\x18\x02 \x01(\rR\x06dealer\x12\x18\n" +
@@ -3608,7 +3764,7 @@ func file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_sabaisabai_v1_sabaisabai_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes = make([]protoimpl.MessageInfo, 43)
 var file_cardroom_sabaisabai_v1_sabaisabai_proto_goTypes = []any{
 	(Phase)(0),                    // 0: cardroom.sabaisabai.v1.Phase
 	(Effect)(0),                   // 1: cardroom.sabaisabai.v1.Effect
@@ -3627,91 +3783,100 @@ var file_cardroom_sabaisabai_v1_sabaisabai_proto_goTypes = []any{
 	(*Row)(nil),                   // 14: cardroom.sabaisabai.v1.Row
 	(*View)(nil),                  // 15: cardroom.sabaisabai.v1.View
 	(*Event)(nil),                 // 16: cardroom.sabaisabai.v1.Event
-	(*RoundStarted)(nil),          // 17: cardroom.sabaisabai.v1.RoundStarted
-	(*PeekAtStart)(nil),           // 18: cardroom.sabaisabai.v1.PeekAtStart
-	(*TurnStarted)(nil),           // 19: cardroom.sabaisabai.v1.TurnStarted
-	(*Drew)(nil),                  // 20: cardroom.sabaisabai.v1.Drew
-	(*DrewCard)(nil),              // 21: cardroom.sabaisabai.v1.DrewCard
-	(*AssJokerAdded)(nil),         // 22: cardroom.sabaisabai.v1.AssJokerAdded
-	(*Played)(nil),                // 23: cardroom.sabaisabai.v1.Played
-	(*Kept)(nil),                  // 24: cardroom.sabaisabai.v1.Kept
-	(*AssJokerRevealed)(nil),      // 25: cardroom.sabaisabai.v1.AssJokerRevealed
-	(*Thrown)(nil),                // 26: cardroom.sabaisabai.v1.Thrown
-	(*WrongThrow)(nil),            // 27: cardroom.sabaisabai.v1.WrongThrow
-	(*EffectQueued)(nil),          // 28: cardroom.sabaisabai.v1.EffectQueued
-	(*Peeked)(nil),                // 29: cardroom.sabaisabai.v1.Peeked
-	(*PeekResult)(nil),            // 30: cardroom.sabaisabai.v1.PeekResult
-	(*Spied)(nil),                 // 31: cardroom.sabaisabai.v1.Spied
-	(*SpyResult)(nil),             // 32: cardroom.sabaisabai.v1.SpyResult
-	(*Gave)(nil),                  // 33: cardroom.sabaisabai.v1.Gave
-	(*Switched)(nil),              // 34: cardroom.sabaisabai.v1.Switched
-	(*EffectSkipped)(nil),         // 35: cardroom.sabaisabai.v1.EffectSkipped
-	(*PenaltyCard)(nil),           // 36: cardroom.sabaisabai.v1.PenaltyCard
-	(*Reshuffled)(nil),            // 37: cardroom.sabaisabai.v1.Reshuffled
-	(*NoseWindowOpened)(nil),      // 38: cardroom.sabaisabai.v1.NoseWindowOpened
-	(*NoseTouched)(nil),           // 39: cardroom.sabaisabai.v1.NoseTouched
-	(*NoseWindowClosed)(nil),      // 40: cardroom.sabaisabai.v1.NoseWindowClosed
-	(*SabaiSabaiCalled)(nil),      // 41: cardroom.sabaisabai.v1.SabaiSabaiCalled
-	(*SeatRound)(nil),             // 42: cardroom.sabaisabai.v1.SeatRound
-	(*RoundEnded)(nil),            // 43: cardroom.sabaisabai.v1.RoundEnded
-	(*GameEnded)(nil),             // 44: cardroom.sabaisabai.v1.GameEnded
-	(*durationpb.Duration)(nil),   // 45: google.protobuf.Duration
-	(*timestamppb.Timestamp)(nil), // 46: google.protobuf.Timestamp
+	(*DiscardPending)(nil),        // 17: cardroom.sabaisabai.v1.DiscardPending
+	(*RoundStarted)(nil),          // 18: cardroom.sabaisabai.v1.RoundStarted
+	(*PeekAtStart)(nil),           // 19: cardroom.sabaisabai.v1.PeekAtStart
+	(*TurnStarted)(nil),           // 20: cardroom.sabaisabai.v1.TurnStarted
+	(*Drew)(nil),                  // 21: cardroom.sabaisabai.v1.Drew
+	(*DrewCard)(nil),              // 22: cardroom.sabaisabai.v1.DrewCard
+	(*AssJokerAdded)(nil),         // 23: cardroom.sabaisabai.v1.AssJokerAdded
+	(*Played)(nil),                // 24: cardroom.sabaisabai.v1.Played
+	(*Kept)(nil),                  // 25: cardroom.sabaisabai.v1.Kept
+	(*AssJokerRevealed)(nil),      // 26: cardroom.sabaisabai.v1.AssJokerRevealed
+	(*Thrown)(nil),                // 27: cardroom.sabaisabai.v1.Thrown
+	(*WrongThrow)(nil),            // 28: cardroom.sabaisabai.v1.WrongThrow
+	(*EffectQueued)(nil),          // 29: cardroom.sabaisabai.v1.EffectQueued
+	(*Peeked)(nil),                // 30: cardroom.sabaisabai.v1.Peeked
+	(*PeekResult)(nil),            // 31: cardroom.sabaisabai.v1.PeekResult
+	(*Spied)(nil),                 // 32: cardroom.sabaisabai.v1.Spied
+	(*SpyResult)(nil),             // 33: cardroom.sabaisabai.v1.SpyResult
+	(*Gave)(nil),                  // 34: cardroom.sabaisabai.v1.Gave
+	(*Switched)(nil),              // 35: cardroom.sabaisabai.v1.Switched
+	(*EffectSkipped)(nil),         // 36: cardroom.sabaisabai.v1.EffectSkipped
+	(*PenaltyCard)(nil),           // 37: cardroom.sabaisabai.v1.PenaltyCard
+	(*Reshuffled)(nil),            // 38: cardroom.sabaisabai.v1.Reshuffled
+	(*NoseWindowOpened)(nil),      // 39: cardroom.sabaisabai.v1.NoseWindowOpened
+	(*NoseTouched)(nil),           // 40: cardroom.sabaisabai.v1.NoseTouched
+	(*NoseWindowClosed)(nil),      // 41: cardroom.sabaisabai.v1.NoseWindowClosed
+	(*SabaiSabaiCalled)(nil),      // 42: cardroom.sabaisabai.v1.SabaiSabaiCalled
+	(*SeatRound)(nil),             // 43: cardroom.sabaisabai.v1.SeatRound
+	(*RoundEnded)(nil),            // 44: cardroom.sabaisabai.v1.RoundEnded
+	(*GameEnded)(nil),             // 45: cardroom.sabaisabai.v1.GameEnded
+	(*durationpb.Duration)(nil),   // 46: google.protobuf.Duration
+	(*timestamppb.Timestamp)(nil), // 47: google.protobuf.Timestamp
 }
 var file_cardroom_sabaisabai_v1_sabaisabai_proto_depIdxs = []int32{
-	45, // 0: cardroom.sabaisabai.v1.Options.nose_deadline:type_name -> google.protobuf.Duration
-	45, // 1: cardroom.sabaisabai.v1.Options.turn_time:type_name -> google.protobuf.Duration
-	5,  // 2: cardroom.sabaisabai.v1.Action.draw:type_name -> cardroom.sabaisabai.v1.Draw
-	6,  // 3: cardroom.sabaisabai.v1.Action.play:type_name -> cardroom.sabaisabai.v1.Play
-	7,  // 4: cardroom.sabaisabai.v1.Action.keep:type_name -> cardroom.sabaisabai.v1.Keep
-	8,  // 5: cardroom.sabaisabai.v1.Action.throw:type_name -> cardroom.sabaisabai.v1.Throw
-	9,  // 6: cardroom.sabaisabai.v1.Action.resolve:type_name -> cardroom.sabaisabai.v1.Resolve
-	10, // 7: cardroom.sabaisabai.v1.Action.touch_nose:type_name -> cardroom.sabaisabai.v1.TouchNose
-	11, // 8: cardroom.sabaisabai.v1.Action.call_sabai_sabai:type_name -> cardroom.sabaisabai.v1.CallSabaiSabai
-	1,  // 9: cardroom.sabaisabai.v1.PendingEffect.effect:type_name -> cardroom.sabaisabai.v1.Effect
-	13, // 10: cardroom.sabaisabai.v1.Row.slots:type_name -> cardroom.sabaisabai.v1.Slot
-	0,  // 11: cardroom.sabaisabai.v1.View.phase:type_name -> cardroom.sabaisabai.v1.Phase
-	14, // 12: cardroom.sabaisabai.v1.View.rows:type_name -> cardroom.sabaisabai.v1.Row
-	12, // 13: cardroom.sabaisabai.v1.View.effects:type_name -> cardroom.sabaisabai.v1.PendingEffect
-	46, // 14: cardroom.sabaisabai.v1.View.nose_deadline:type_name -> google.protobuf.Timestamp
-	46, // 15: cardroom.sabaisabai.v1.View.turn_deadline:type_name -> google.protobuf.Timestamp
-	17, // 16: cardroom.sabaisabai.v1.Event.round_started:type_name -> cardroom.sabaisabai.v1.RoundStarted
-	18, // 17: cardroom.sabaisabai.v1.Event.peek_at_start:type_name -> cardroom.sabaisabai.v1.PeekAtStart
-	19, // 18: cardroom.sabaisabai.v1.Event.turn_started:type_name -> cardroom.sabaisabai.v1.TurnStarted
-	20, // 19: cardroom.sabaisabai.v1.Event.drew:type_name -> cardroom.sabaisabai.v1.Drew
-	21, // 20: cardroom.sabaisabai.v1.Event.drew_card:type_name -> cardroom.sabaisabai.v1.DrewCard
-	22, // 21: cardroom.sabaisabai.v1.Event.ass_joker_added:type_name -> cardroom.sabaisabai.v1.AssJokerAdded
-	23, // 22: cardroom.sabaisabai.v1.Event.played:type_name -> cardroom.sabaisabai.v1.Played
-	24, // 23: cardroom.sabaisabai.v1.Event.kept:type_name -> cardroom.sabaisabai.v1.Kept
-	25, // 24: cardroom.sabaisabai.v1.Event.ass_joker_revealed:type_name -> cardroom.sabaisabai.v1.AssJokerRevealed
-	26, // 25: cardroom.sabaisabai.v1.Event.thrown:type_name -> cardroom.sabaisabai.v1.Thrown
-	27, // 26: cardroom.sabaisabai.v1.Event.wrong_throw:type_name -> cardroom.sabaisabai.v1.WrongThrow
-	28, // 27: cardroom.sabaisabai.v1.Event.effect_queued:type_name -> cardroom.sabaisabai.v1.EffectQueued
-	29, // 28: cardroom.sabaisabai.v1.Event.peeked:type_name -> cardroom.sabaisabai.v1.Peeked
-	30, // 29: cardroom.sabaisabai.v1.Event.peek_result:type_name -> cardroom.sabaisabai.v1.PeekResult
-	31, // 30: cardroom.sabaisabai.v1.Event.spied:type_name -> cardroom.sabaisabai.v1.Spied
-	32, // 31: cardroom.sabaisabai.v1.Event.spy_result:type_name -> cardroom.sabaisabai.v1.SpyResult
-	33, // 32: cardroom.sabaisabai.v1.Event.gave:type_name -> cardroom.sabaisabai.v1.Gave
-	34, // 33: cardroom.sabaisabai.v1.Event.switched:type_name -> cardroom.sabaisabai.v1.Switched
-	35, // 34: cardroom.sabaisabai.v1.Event.effect_skipped:type_name -> cardroom.sabaisabai.v1.EffectSkipped
-	36, // 35: cardroom.sabaisabai.v1.Event.penalty_card:type_name -> cardroom.sabaisabai.v1.PenaltyCard
-	37, // 36: cardroom.sabaisabai.v1.Event.reshuffled:type_name -> cardroom.sabaisabai.v1.Reshuffled
-	38, // 37: cardroom.sabaisabai.v1.Event.nose_window_opened:type_name -> cardroom.sabaisabai.v1.NoseWindowOpened
-	39, // 38: cardroom.sabaisabai.v1.Event.nose_touched:type_name -> cardroom.sabaisabai.v1.NoseTouched
-	40, // 39: cardroom.sabaisabai.v1.Event.nose_window_closed:type_name -> cardroom.sabaisabai.v1.NoseWindowClosed
-	41, // 40: cardroom.sabaisabai.v1.Event.sabai_sabai_called:type_name -> cardroom.sabaisabai.v1.SabaiSabaiCalled
-	43, // 41: cardroom.sabaisabai.v1.Event.round_ended:type_name -> cardroom.sabaisabai.v1.RoundEnded
-	44, // 42: cardroom.sabaisabai.v1.Event.game_ended:type_name -> cardroom.sabaisabai.v1.GameEnded
-	12, // 43: cardroom.sabaisabai.v1.EffectQueued.effect:type_name -> cardroom.sabaisabai.v1.PendingEffect
-	12, // 44: cardroom.sabaisabai.v1.EffectSkipped.effect:type_name -> cardroom.sabaisabai.v1.PendingEffect
-	2,  // 45: cardroom.sabaisabai.v1.PenaltyCard.reason:type_name -> cardroom.sabaisabai.v1.PenaltyReason
-	46, // 46: cardroom.sabaisabai.v1.NoseWindowOpened.deadline:type_name -> google.protobuf.Timestamp
-	42, // 47: cardroom.sabaisabai.v1.RoundEnded.results:type_name -> cardroom.sabaisabai.v1.SeatRound
-	48, // [48:48] is the sub-list for method output_type
-	48, // [48:48] is the sub-list for method input_type
-	48, // [48:48] is the sub-list for extension type_name
-	48, // [48:48] is the sub-list for extension extendee
-	0,  // [0:48] is the sub-list for field type_name
+	46, // 0: cardroom.sabaisabai.v1.Options.nose_deadline:type_name -> google.protobuf.Duration
+	46, // 1: cardroom.sabaisabai.v1.Options.turn_time:type_name -> google.protobuf.Duration
+	46, // 2: cardroom.sabaisabai.v1.Options.throw_window:type_name -> google.protobuf.Duration
+	46, // 3: cardroom.sabaisabai.v1.Options.bot_reaction_min:type_name -> google.protobuf.Duration
+	46, // 4: cardroom.sabaisabai.v1.Options.bot_reaction_max:type_name -> google.protobuf.Duration
+	46, // 5: cardroom.sabaisabai.v1.Options.bot_think:type_name -> google.protobuf.Duration
+	5,  // 6: cardroom.sabaisabai.v1.Action.draw:type_name -> cardroom.sabaisabai.v1.Draw
+	6,  // 7: cardroom.sabaisabai.v1.Action.play:type_name -> cardroom.sabaisabai.v1.Play
+	7,  // 8: cardroom.sabaisabai.v1.Action.keep:type_name -> cardroom.sabaisabai.v1.Keep
+	8,  // 9: cardroom.sabaisabai.v1.Action.throw:type_name -> cardroom.sabaisabai.v1.Throw
+	9,  // 10: cardroom.sabaisabai.v1.Action.resolve:type_name -> cardroom.sabaisabai.v1.Resolve
+	10, // 11: cardroom.sabaisabai.v1.Action.touch_nose:type_name -> cardroom.sabaisabai.v1.TouchNose
+	11, // 12: cardroom.sabaisabai.v1.Action.call_sabai_sabai:type_name -> cardroom.sabaisabai.v1.CallSabaiSabai
+	1,  // 13: cardroom.sabaisabai.v1.PendingEffect.effect:type_name -> cardroom.sabaisabai.v1.Effect
+	13, // 14: cardroom.sabaisabai.v1.Row.slots:type_name -> cardroom.sabaisabai.v1.Slot
+	0,  // 15: cardroom.sabaisabai.v1.View.phase:type_name -> cardroom.sabaisabai.v1.Phase
+	14, // 16: cardroom.sabaisabai.v1.View.rows:type_name -> cardroom.sabaisabai.v1.Row
+	12, // 17: cardroom.sabaisabai.v1.View.effects:type_name -> cardroom.sabaisabai.v1.PendingEffect
+	47, // 18: cardroom.sabaisabai.v1.View.nose_deadline:type_name -> google.protobuf.Timestamp
+	47, // 19: cardroom.sabaisabai.v1.View.turn_deadline:type_name -> google.protobuf.Timestamp
+	47, // 20: cardroom.sabaisabai.v1.View.throw_window_ends:type_name -> google.protobuf.Timestamp
+	47, // 21: cardroom.sabaisabai.v1.View.discard_lands_at:type_name -> google.protobuf.Timestamp
+	18, // 22: cardroom.sabaisabai.v1.Event.round_started:type_name -> cardroom.sabaisabai.v1.RoundStarted
+	19, // 23: cardroom.sabaisabai.v1.Event.peek_at_start:type_name -> cardroom.sabaisabai.v1.PeekAtStart
+	20, // 24: cardroom.sabaisabai.v1.Event.turn_started:type_name -> cardroom.sabaisabai.v1.TurnStarted
+	21, // 25: cardroom.sabaisabai.v1.Event.drew:type_name -> cardroom.sabaisabai.v1.Drew
+	22, // 26: cardroom.sabaisabai.v1.Event.drew_card:type_name -> cardroom.sabaisabai.v1.DrewCard
+	23, // 27: cardroom.sabaisabai.v1.Event.ass_joker_added:type_name -> cardroom.sabaisabai.v1.AssJokerAdded
+	24, // 28: cardroom.sabaisabai.v1.Event.played:type_name -> cardroom.sabaisabai.v1.Played
+	25, // 29: cardroom.sabaisabai.v1.Event.kept:type_name -> cardroom.sabaisabai.v1.Kept
+	26, // 30: cardroom.sabaisabai.v1.Event.ass_joker_revealed:type_name -> cardroom.sabaisabai.v1.AssJokerRevealed
+	27, // 31: cardroom.sabaisabai.v1.Event.thrown:type_name -> cardroom.sabaisabai.v1.Thrown
+	28, // 32: cardroom.sabaisabai.v1.Event.wrong_throw:type_name -> cardroom.sabaisabai.v1.WrongThrow
+	29, // 33: cardroom.sabaisabai.v1.Event.effect_queued:type_name -> cardroom.sabaisabai.v1.EffectQueued
+	30, // 34: cardroom.sabaisabai.v1.Event.peeked:type_name -> cardroom.sabaisabai.v1.Peeked
+	31, // 35: cardroom.sabaisabai.v1.Event.peek_result:type_name -> cardroom.sabaisabai.v1.PeekResult
+	32, // 36: cardroom.sabaisabai.v1.Event.spied:type_name -> cardroom.sabaisabai.v1.Spied
+	33, // 37: cardroom.sabaisabai.v1.Event.spy_result:type_name -> cardroom.sabaisabai.v1.SpyResult
+	34, // 38: cardroom.sabaisabai.v1.Event.gave:type_name -> cardroom.sabaisabai.v1.Gave
+	35, // 39: cardroom.sabaisabai.v1.Event.switched:type_name -> cardroom.sabaisabai.v1.Switched
+	36, // 40: cardroom.sabaisabai.v1.Event.effect_skipped:type_name -> cardroom.sabaisabai.v1.EffectSkipped
+	37, // 41: cardroom.sabaisabai.v1.Event.penalty_card:type_name -> cardroom.sabaisabai.v1.PenaltyCard
+	38, // 42: cardroom.sabaisabai.v1.Event.reshuffled:type_name -> cardroom.sabaisabai.v1.Reshuffled
+	39, // 43: cardroom.sabaisabai.v1.Event.nose_window_opened:type_name -> cardroom.sabaisabai.v1.NoseWindowOpened
+	40, // 44: cardroom.sabaisabai.v1.Event.nose_touched:type_name -> cardroom.sabaisabai.v1.NoseTouched
+	41, // 45: cardroom.sabaisabai.v1.Event.nose_window_closed:type_name -> cardroom.sabaisabai.v1.NoseWindowClosed
+	42, // 46: cardroom.sabaisabai.v1.Event.sabai_sabai_called:type_name -> cardroom.sabaisabai.v1.SabaiSabaiCalled
+	44, // 47: cardroom.sabaisabai.v1.Event.round_ended:type_name -> cardroom.sabaisabai.v1.RoundEnded
+	45, // 48: cardroom.sabaisabai.v1.Event.game_ended:type_name -> cardroom.sabaisabai.v1.GameEnded
+	17, // 49: cardroom.sabaisabai.v1.Event.discard_pending:type_name -> cardroom.sabaisabai.v1.DiscardPending
+	47, // 50: cardroom.sabaisabai.v1.DiscardPending.lands_at:type_name -> google.protobuf.Timestamp
+	12, // 51: cardroom.sabaisabai.v1.EffectQueued.effect:type_name -> cardroom.sabaisabai.v1.PendingEffect
+	12, // 52: cardroom.sabaisabai.v1.EffectSkipped.effect:type_name -> cardroom.sabaisabai.v1.PendingEffect
+	2,  // 53: cardroom.sabaisabai.v1.PenaltyCard.reason:type_name -> cardroom.sabaisabai.v1.PenaltyReason
+	47, // 54: cardroom.sabaisabai.v1.NoseWindowOpened.deadline:type_name -> google.protobuf.Timestamp
+	43, // 55: cardroom.sabaisabai.v1.RoundEnded.results:type_name -> cardroom.sabaisabai.v1.SeatRound
+	56, // [56:56] is the sub-list for method output_type
+	56, // [56:56] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_sabaisabai_v1_sabaisabai_proto_init() }
@@ -3758,16 +3923,17 @@ func file_cardroom_sabaisabai_v1_sabaisabai_proto_init() {
 		(*Event_SabaiSabaiCalled)(nil),
 		(*Event_RoundEnded)(nil),
 		(*Event_GameEnded)(nil),
+		(*Event_DiscardPending)(nil),
 	}
-	file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[40].OneofWrappers = []any{}
 	file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[41].OneofWrappers = []any{}
+	file_cardroom_sabaisabai_v1_sabaisabai_proto_msgTypes[42].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDesc), len(file_cardroom_sabaisabai_v1_sabaisabai_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   42,
+			NumMessages:   43,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -778,8 +778,11 @@ type PlayerGameRecord struct {
 	LastTableId    string                 `protobuf:"bytes,8,opt,name=last_table_id,json=lastTableId,proto3" json:"last_table_id,omitempty"`
 	LastFinishedAt *timestamppb.Timestamp `protobuf:"bytes,9,opt,name=last_finished_at,json=lastFinishedAt,proto3" json:"last_finished_at,omitempty"`
 	// As last seen at a table.
-	DisplayName   string        `protobuf:"bytes,10,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	Kind          v1.PlayerKind `protobuf:"varint,11,opt,name=kind,proto3,enum=cardroom.game.v1.PlayerKind" json:"kind,omitempty"`
+	DisplayName string        `protobuf:"bytes,10,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Kind        v1.PlayerKind `protobuf:"varint,11,opt,name=kind,proto3,enum=cardroom.game.v1.PlayerKind" json:"kind,omitempty"`
+	// Games played to their end in which cardroom's bot made more than half of the player's moves
+	// while they were absent: not counted in games, wins, score and rank sums, and not rated.
+	Abandoned     uint64 `protobuf:"varint,12,opt,name=abandoned,proto3" json:"abandoned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -891,6 +894,13 @@ func (x *PlayerGameRecord) GetKind() v1.PlayerKind {
 	return v1.PlayerKind(0)
 }
 
+func (x *PlayerGameRecord) GetAbandoned() uint64 {
+	if x != nil {
+		return x.Abandoned
+	}
+	return 0
+}
+
 // RecentGame is one finished or aborted table a player sat at; table_id replays it through the
 // rules service's GetLog while the table is retained.
 type RecentGame struct {
@@ -905,7 +915,10 @@ type RecentGame struct {
 	Rank        uint32                 `protobuf:"varint,8,opt,name=rank,proto3" json:"rank,omitempty"`
 	Winner      bool                   `protobuf:"varint,9,opt,name=winner,proto3" json:"winner,omitempty"`
 	// The displayed rating after this game (0 when the game was not rated).
-	RatingAfter   float64 `protobuf:"fixed64,10,opt,name=rating_after,json=ratingAfter,proto3" json:"rating_after,omitempty"`
+	RatingAfter float64 `protobuf:"fixed64,10,opt,name=rating_after,json=ratingAfter,proto3" json:"rating_after,omitempty"`
+	// Cardroom's bot made more than half of the player's moves while they were absent: the game is
+	// not the player's own (not rated, not in their games and wins).
+	Abandoned     bool `protobuf:"varint,11,opt,name=abandoned,proto3" json:"abandoned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1010,6 +1023,13 @@ func (x *RecentGame) GetRatingAfter() float64 {
 	return 0
 }
 
+func (x *RecentGame) GetAbandoned() bool {
+	if x != nil {
+		return x.Abandoned
+	}
+	return false
+}
+
 type GetPlayerStatsRequest struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	PlayerId string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
@@ -1075,7 +1095,9 @@ type GetPlayerStatsResponse struct {
 	// One record per game the player sat at, sorted by game id.
 	Records []*PlayerGameRecord `protobuf:"bytes,7,rep,name=records,proto3" json:"records,omitempty"`
 	// Most recent first.
-	Recent        []*RecentGame `protobuf:"bytes,8,rep,name=recent,proto3" json:"recent,omitempty"`
+	Recent []*RecentGame `protobuf:"bytes,8,rep,name=recent,proto3" json:"recent,omitempty"`
+	// Over every game: games left mostly to cardroom's bot (PlayerGameRecord.abandoned).
+	Abandoned     uint64 `protobuf:"varint,9,opt,name=abandoned,proto3" json:"abandoned,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1164,6 +1186,13 @@ func (x *GetPlayerStatsResponse) GetRecent() []*RecentGame {
 		return x.Recent
 	}
 	return nil
+}
+
+func (x *GetPlayerStatsResponse) GetAbandoned() uint64 {
+	if x != nil {
+		return x.Abandoned
+	}
+	return 0
 }
 
 // LeaderboardEntry is one row of a leaderboard.
@@ -1781,7 +1810,7 @@ const file_cardroom_stats_v1_stats_proto_rawDesc = "" +
 	"\x05sigma\x18\x02 \x01(\x01R\x05sigma\x12\x18\n" +
 	"\adisplay\x18\x03 \x01(\x01R\adisplay\x12\x1f\n" +
 	"\vrated_games\x18\x04 \x01(\x04R\n" +
-	"ratedGames\"\x94\x03\n" +
+	"ratedGames\"\xb2\x03\n" +
 	"\x10PlayerGameRecord\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
 	"\x05games\x18\x02 \x01(\x04R\x05games\x12\x12\n" +
@@ -1794,7 +1823,8 @@ const file_cardroom_stats_v1_stats_proto_rawDesc = "" +
 	"\x10last_finished_at\x18\t \x01(\v2\x1a.google.protobuf.TimestampR\x0elastFinishedAt\x12!\n" +
 	"\fdisplay_name\x18\n" +
 	" \x01(\tR\vdisplayName\x120\n" +
-	"\x04kind\x18\v \x01(\x0e2\x1c.cardroom.game.v1.PlayerKindR\x04kind\"\xae\x02\n" +
+	"\x04kind\x18\v \x01(\x0e2\x1c.cardroom.game.v1.PlayerKindR\x04kind\x12\x1c\n" +
+	"\tabandoned\x18\f \x01(\x04R\tabandoned\"\xcc\x02\n" +
 	"\n" +
 	"RecentGame\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
@@ -1808,10 +1838,11 @@ const file_cardroom_stats_v1_stats_proto_rawDesc = "" +
 	"\x04rank\x18\b \x01(\rR\x04rank\x12\x16\n" +
 	"\x06winner\x18\t \x01(\bR\x06winner\x12!\n" +
 	"\frating_after\x18\n" +
-	" \x01(\x01R\vratingAfter\"W\n" +
+	" \x01(\x01R\vratingAfter\x12\x1c\n" +
+	"\tabandoned\x18\v \x01(\bR\tabandoned\"W\n" +
 	"\x15GetPlayerStatsRequest\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
-	"\frecent_limit\x18\x02 \x01(\rR\vrecentLimit\"\xc4\x02\n" +
+	"\frecent_limit\x18\x02 \x01(\rR\vrecentLimit\"\xe2\x02\n" +
 	"\x16GetPlayerStatsResponse\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x120\n" +
@@ -1820,7 +1851,8 @@ const file_cardroom_stats_v1_stats_proto_rawDesc = "" +
 	"\x04wins\x18\x05 \x01(\x04R\x04wins\x12\x18\n" +
 	"\aaborted\x18\x06 \x01(\x04R\aaborted\x12=\n" +
 	"\arecords\x18\a \x03(\v2#.cardroom.stats.v1.PlayerGameRecordR\arecords\x125\n" +
-	"\x06recent\x18\b \x03(\v2\x1d.cardroom.stats.v1.RecentGameR\x06recent\"\xc3\x01\n" +
+	"\x06recent\x18\b \x03(\v2\x1d.cardroom.stats.v1.RecentGameR\x06recent\x12\x1c\n" +
+	"\tabandoned\x18\t \x01(\x04R\tabandoned\"\xc3\x01\n" +
 	"\x10LeaderboardEntry\x12\x12\n" +
 	"\x04rank\x18\x01 \x01(\x04R\x04rank\x12\x1b\n" +
 	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12!\n" +

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserFigures measures what docs/performance.md reports for the web client: the lobby's
+// first paint, and how long an event takes to reach the DOM of every seated browser after the
+// acting seat's Act returns, at a private 4-seat table of four browser players (Sapotagem). It runs
+// only with CARDROOM_WEB_MEASURE=1 (it is a measurement, not a check).
+func TestBrowserFigures(t *testing.T) {
+	if os.Getenv("CARDROOM_WEB_MEASURE") != "1" {
+		t.Skip("a measurement: set CARDROOM_WEB_MEASURE=1 to run it")
+	}
+	newTab := newBrowser(t)
+	front := serveForBrowsers(t)
+	url := "http://" + front + "/"
+
+	// Lobby: first contentful paint of a fresh page, signed in (the games listed).
+	var paints []float64
+	for i := range 5 {
+		tab := newBrowser(t)()
+		signIn(t, tab, url, fmt.Sprint("P", i))
+		runB(t, tab, 30*time.Second, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid=queue-sapotagem]`)))
+		paints = append(paints, evalJS[float64](t, tab, `performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? -1`))
+	}
+	slices.Sort(paints)
+	t.Logf("lobby first contentful paint: median %.0f ms, max %.0f ms (5 fresh browsers)", paints[2], paints[4])
+
+	// Four players, each in a browser of its own, at one private table.
+	owner := newTab()
+	signIn(t, owner, url, "Ann")
+	runB(t, owner, 30*time.Second,
+		chromedp.Click(chromedp.CSS(`[data-game=sapotagem] button:nth-of-type(2)`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=invite]`)),
+	)
+	code := evalJS[string](t, owner, `document.querySelector("[data-testid=invite]").textContent`)
+	tabs := []context.Context{owner}
+	for _, name := range []string{"Bob", "Cid", "Dee"} {
+		tab := newBrowser(t)()
+		signIn(t, tab, url, name)
+		runB(t, tab, 30*time.Second,
+			chromedp.SendKeys(chromedp.CSS(`form input:not([name])`), code),
+			chromedp.Click(chromedp.CSS(`form:nth-of-type(1) button[type=submit]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid=invite]`)),
+		)
+		tabs = append(tabs, tab)
+	}
+	runB(t, owner, 30*time.Second, chromedp.Poll[chromedp.Void](`document.querySelectorAll("main ol li").length === 4`))
+	evalJS[bool](t, owner, `[...document.querySelectorAll("button")].find(b => b.textContent === "Start").click(), true`)
+	for _, tab := range tabs {
+		runB(t, tab, 60*time.Second, chromedp.WaitVisible(chromedp.CSS(`.seats li .you`)))
+	}
+	// Play: whichever page offers moves clicks its first, until the result shows everywhere.
+	deadline := time.Now().Add(5 * time.Minute)
+	for time.Now().Before(deadline) {
+		done := 0
+		for _, tab := range tabs {
+			switch evalJS[string](t, tab, `document.querySelector("[data-testid=result]") ? "over" : (() => { const b = document.querySelector("[data-testid=act]"); if (b) b.click(); return b ? "played" : "" })()`) {
+			case "over":
+				done++
+			}
+		}
+		if done == len(tabs) {
+			break
+		}
+	}
+	// Latency per event and page: DOM time minus the time the actor's Act returned.
+	acts := map[string]float64{}
+	for _, tab := range tabs {
+		for v, at := range evalJS[map[string]float64](t, tab, `window.__cardroomActs || {}`) {
+			acts[v] = at
+		}
+	}
+	var lat []float64
+	for _, tab := range tabs {
+		arrivals := evalJS[map[string]float64](t, tab, `window.__cardroomArrivals || {}`)
+		versions := evalJS[map[string]float64](t, tab, `window.__cardroomVersions || {}`)
+		for seq, at := range arrivals {
+			v, ok := versions[seq]
+			if !ok {
+				continue
+			}
+			if actAt, ok := acts[fmt.Sprint(int(v))]; ok {
+				lat = append(lat, at-actAt)
+			}
+		}
+	}
+	if len(lat) == 0 {
+		t.Fatal("no event measured")
+	}
+	slices.Sort(lat)
+	q := func(p float64) float64 { return lat[int(p*float64(len(lat)-1))] }
+	t.Logf("event to DOM after Act returns, 4 browsers at one table: %d events×pages, p50 %.1f ms, p95 %.1f ms, max %.1f ms", len(lat), q(.5), q(.95), q(1))
+}

@@ -1,0 +1,3 @@
+module cardroom.dev/web
+
+go 1.26.7
