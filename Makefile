@@ -16,7 +16,10 @@ HASPKG = $(GO) list ./... 2>/dev/null | grep -q .
 
 # Statistical play-strength tests named *WinRate skip themselves under the race detector (it slows
 # the bots tenfold); they run in a second pass without it.
+# TestAPIDoc (cmd/cardroom) runs docs/api.md with the pinned grpcurl: it is built first, outside any
+# test's time limit.
 test: lint vet ## every module's tests with the race detector, then the play-strength tests
+	@tools/gotool -path grpcurl >/dev/null
 	@set -e; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; echo "== $$m"; (cd $$m && $(GO) test -race -count=1 -timeout 20m ./...); done
 	@set -eo pipefail; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; (cd $$m && $(GO) test -count=1 -run 'WinRate$$' ./... | { grep -v -e 'no test files' -e 'no tests to run' || true; }); done
 
