@@ -8,7 +8,6 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // raceEnabled reports a test binary built with the race detector, which slows the engine about
@@ -153,40 +152,14 @@ func TestEventLabels(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%T: %q, want %q", c.ev, got, c.want)
 		}
-		if wrapped := (Game{}).DescribeEvent(wrap(t, c.ev)); wrapped != got {
+		if wrapped := (Game{}).DescribeEvent(enginetest.WrapEvent(t, &pb.Event{}, c.ev)); wrapped != got {
 			t.Errorf("%T in an Event: %q, want %q", c.ev, wrapped, got)
 		}
 	}
 }
 
-// wrap puts m in the Event oneof field of its type.
-func wrap(t *testing.T, m proto.Message) *pb.Event {
-	t.Helper()
-	e := &pb.Event{}
-	fields := e.ProtoReflect().Descriptor().Oneofs().ByName("kind").Fields()
-	for i := range fields.Len() {
-		if f := fields.Get(i); f.Message().FullName() == m.ProtoReflect().Descriptor().FullName() {
-			e.ProtoReflect().Set(f, protoreflect.ValueOfMessage(m.ProtoReflect()))
-			return e
-		}
-	}
-	t.Fatalf("%T is no event", m)
-	return nil
-}
-
 // TestEveryEventKindHasALabel labels each kind of Event, even empty, so a kind added to the proto
 // without words fails here.
 func TestEveryEventKindHasALabel(t *testing.T) {
-	fields := (&pb.Event{}).ProtoReflect().Descriptor().Oneofs().ByName("kind").Fields()
-	for i := range fields.Len() {
-		f := fields.Get(i)
-		e := &pb.Event{}
-		e.ProtoReflect().Set(f, protoreflect.ValueOfMessage(e.ProtoReflect().NewField(f).Message()))
-		if (Game{}).DescribeEvent(e) == "" {
-			t.Errorf("event %s has no label", f.Name())
-		}
-	}
-	if (Game{}).DescribeEvent(&pb.Event{}) != "" || (Game{}).DescribeEvent(&pb.Action{}) != "" {
-		t.Error("a payload that is no event has a label")
-	}
+	enginetest.CheckEveryKindLabelled(t, Game{}.DescribeEvent, &pb.Event{}, &pb.Action{})
 }

@@ -9,7 +9,6 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // TestLabelsRandomGames labels every legal action of every state of random games (with random
@@ -179,40 +178,14 @@ func TestEventLabels(t *testing.T) {
 		if got != c.want {
 			t.Errorf("%T: %q, want %q", c.ev, got, c.want)
 		}
-		if wrapped := (Game{}).DescribeEvent(wrap(t, c.ev)); wrapped != got {
+		if wrapped := (Game{}).DescribeEvent(enginetest.WrapEvent(t, &sponsiov1.Event{}, c.ev)); wrapped != got {
 			t.Errorf("%T in an Event: %q, want %q", c.ev, wrapped, got)
 		}
 	}
 }
 
-// wrap puts m in the Event oneof field of its type.
-func wrap(t *testing.T, m proto.Message) *sponsiov1.Event {
-	t.Helper()
-	e := &sponsiov1.Event{}
-	fields := e.ProtoReflect().Descriptor().Oneofs().ByName("kind").Fields()
-	for i := range fields.Len() {
-		if f := fields.Get(i); f.Message().FullName() == m.ProtoReflect().Descriptor().FullName() {
-			e.ProtoReflect().Set(f, protoreflect.ValueOfMessage(m.ProtoReflect()))
-			return e
-		}
-	}
-	t.Fatalf("%T is no event", m)
-	return nil
-}
-
 // TestEveryEventKindHasALabel labels each kind of Event, even empty, so a kind added to the proto
 // without words fails here.
 func TestEveryEventKindHasALabel(t *testing.T) {
-	fields := (&sponsiov1.Event{}).ProtoReflect().Descriptor().Oneofs().ByName("kind").Fields()
-	for i := range fields.Len() {
-		f := fields.Get(i)
-		e := &sponsiov1.Event{}
-		e.ProtoReflect().Set(f, protoreflect.ValueOfMessage(e.ProtoReflect().NewField(f).Message()))
-		if (Game{}).DescribeEvent(e) == "" {
-			t.Errorf("event %s has no label", f.Name())
-		}
-	}
-	if (Game{}).DescribeEvent(&sponsiov1.Event{}) != "" || (Game{}).DescribeEvent(&sponsiov1.Action{}) != "" {
-		t.Error("a payload that is no event has a label")
-	}
+	enginetest.CheckEveryKindLabelled(t, Game{}.DescribeEvent, &sponsiov1.Event{}, &sponsiov1.Action{})
 }

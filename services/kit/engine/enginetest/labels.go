@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"cardroom.dev/services/kit/engine"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // CheckLabels plays n seeded games from the configs cfgs(i) returns and requires, at every state
@@ -63,4 +65,42 @@ func CheckLabels[S, A any](t testing.TB, p Playout[S, A], d engine.Describer[S, 
 			t.Fatalf("game %d: %v", i, err)
 		}
 	}
+}
+
+// CheckEveryKindLabelled labels an empty message of every field of the oneof kind in event (the
+// game's Event message, e.g. &pb.Event{}), so that a kind added to the proto without words fails;
+// and requires no label for the empty event and for notEvent (a message that is no event).
+func CheckEveryKindLabelled(t testing.TB, describe func(proto.Message) string, event, notEvent proto.Message) {
+	t.Helper()
+	fields := event.ProtoReflect().Descriptor().Oneofs().ByName("kind").Fields()
+	for i := range fields.Len() {
+		f := fields.Get(i)
+		e := event.ProtoReflect().New()
+		e.Set(f, protoreflect.ValueOfMessage(e.NewField(f).Message()))
+		if describe(e.Interface()) == "" {
+			t.Errorf("event %s has no label", f.Name())
+		}
+	}
+	if l := describe(event.ProtoReflect().New().Interface()); l != "" {
+		t.Errorf("an empty event is labelled %q", l)
+	}
+	if l := describe(notEvent); l != "" {
+		t.Errorf("%T, no event, is labelled %q", notEvent, l)
+	}
+}
+
+// WrapEvent returns a new message of event's type (the game's Event) with m in the field of its
+// oneof kind that has m's type.
+func WrapEvent[E proto.Message](t testing.TB, event E, m proto.Message) E {
+	t.Helper()
+	e := event.ProtoReflect().New()
+	fields := e.Descriptor().Oneofs().ByName("kind").Fields()
+	for i := range fields.Len() {
+		if f := fields.Get(i); f.Message() != nil && f.Message().FullName() == m.ProtoReflect().Descriptor().FullName() {
+			e.Set(f, protoreflect.ValueOfMessage(m.ProtoReflect()))
+			return e.Interface().(E)
+		}
+	}
+	t.Fatalf("%T is no kind of %T", m, event)
+	return event
 }
