@@ -32,11 +32,14 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 func main() {
@@ -309,7 +312,7 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+in.GetSessionToken())
 	var t *gatewayv1.CreateTableResponse
 	err = g.call(ctx, "CreateTable", func(c gatewayv1.GatewayServiceClient) (err error) {
-		t, err = c.CreateTable(ctx, &gatewayv1.CreateTableRequest{Game: game, Seats: seats})
+		t, err = c.CreateTable(ctx, &gatewayv1.CreateTableRequest{Game: game, Seats: seats, Options: untimed(game)})
 		return err
 	})
 	if err != nil {
@@ -455,4 +458,19 @@ func actionID() string {
 	b := make([]byte, 12)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// untimed are the options of the driven tables of game: sabai-sabai's reflex window and bots' delays
+// (Rulings R1 and B1) pace a table for people, 800 ms a turn at least; the fault tests judge
+// recovery, not pacing, so their tables play as fast as the players answer (as cardroom bench's do).
+func untimed(game string) *anypb.Any {
+	if game != "sabaisabai" {
+		return nil
+	}
+	zero := durationpb.New(0)
+	a, err := anypb.New(&sabaisabaiv1.Options{ThrowWindow: zero, BotReactionMin: zero, BotReactionMax: zero, BotThink: zero})
+	if err != nil {
+		panic(err) // a fixed message always marshals
+	}
+	return a
 }
