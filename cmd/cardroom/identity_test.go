@@ -33,7 +33,8 @@ func TestStatsFollowThePlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tables, err := a.Store(ctx)
+	const game = "highcard"
+	tables, err := a.Store(ctx, game)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,6 @@ func TestStatsFollowThePlayer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const game = "highcard"
 	rs, err := a.AddRules(highcard.Engine(game), tables, b, "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -44,10 +44,6 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 		return err
 	}
 	a.Log.Info("starting", slog.Any("config", cfg))
-	st, err := a.Store(ctx)
-	if err != nil {
-		return err
-	}
 	b, err := a.Bus(ctx)
 	if err != nil {
 		return err
@@ -61,6 +57,10 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	conns := map[string]grpc.ClientConnInterface{}
 	for i, eng := range engines() {
 		addr, err := nextAddr(cfg.Listen, i+1)
+		if err != nil {
+			return err
+		}
+		st, err := a.Store(ctx, eng.Info().Name)
 		if err != nil {
 			return err
 		}

@@ -50,17 +50,20 @@ func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
 	return rdb, nil
 }
 
-// Store opens the table store the configuration names: Redis when a URL is set, else memory.
-func (a *App) Store(ctx context.Context) (store.Store, error) {
+// Store opens game's table store as the configuration names it: Redis when a URL is set, else
+// memory. Each game has a store of its own (in Redis, its keys under "<prefix><game>:"), so that the
+// deadlines a replica claims are always of its own game's tables: a replica of another game could
+// not load them, and holding their claim would delay their timeouts.
+func (a *App) Store(ctx context.Context, game string) (store.Store, error) {
 	if a.Config.RedisURL == "" {
-		a.Log.Info("table store: in memory (set CARDROOM_REDIS_URL for Redis)")
+		a.Log.Info("table store: in memory (set CARDROOM_REDIS_URL for Redis)", slog.String("game", game))
 		return store.NewMemory(), nil
 	}
 	rdb, err := a.Redis(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return store.NewRedis(ctx, rdb, a.Config.RedisPrefix)
+	return store.NewRedis(ctx, rdb, a.Config.RedisPrefix+game+":")
 }
 
 // Bus connects to the configured NATS, or starts an embedded one with JetStream.

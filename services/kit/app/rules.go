@@ -73,7 +73,7 @@ func runRules(ctx context.Context, name string, cfg config.Config, eng engine.En
 		return err
 	}
 	a.Log.Info("starting", slog.Any("config", cfg))
-	st, err := a.Store(ctx)
+	st, err := a.Store(ctx, eng.Info().Name)
 	if err != nil {
 		return err
 	}
