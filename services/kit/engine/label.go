@@ -78,3 +78,23 @@ func seatWords(seat int, names SeatName) string {
 	}
 	return s
 }
+
+// AndList joins phrases as a label says them: "a", "a and b", "a, b and c" ("" for none).
+func AndList(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// SeatList names seats as a label does: "{seat:0}, {seat:2} and {seat:3}".
+func SeatList(seats []uint32) string {
+	refs := make([]string, len(seats))
+	for i, p := range seats {
+		refs[i] = SeatRef(int(p))
+	}
+	return AndList(refs)
+}

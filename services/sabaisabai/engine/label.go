@@ -77,7 +77,7 @@ func slotsWords(slots []uint32) string {
 	for i, sl := range slots {
 		parts[i] = strconv.Itoa(int(sl) + 1)
 	}
-	return "slots " + andList(parts)
+	return "slots " + engine.AndList(parts)
 }
 
 // DescribeAction implements engine.Describer.
@@ -276,7 +276,7 @@ func (Game) DescribeEvent(payload proto.Message) string {
 		case 1:
 			l += ": " + engine.SeatRef(int(p[0])) + " draws a penalty card"
 		default:
-			l += ": " + seatList(p) + " draw a penalty card each"
+			l += ": " + engine.SeatList(p) + " draw a penalty card each"
 		}
 		return l
 	case *pb.SabaiSabaiCalled:
@@ -294,7 +294,7 @@ func (Game) DescribeEvent(payload proto.Message) string {
 		case 1:
 			l += ": " + engine.SeatRef(int(w[0])) + " wins"
 		default:
-			l += ": " + seatList(w) + " share the win"
+			l += ": " + engine.SeatList(w) + " share the win"
 		}
 		return l
 	}
@@ -308,7 +308,7 @@ func thrownWords(thrower, owner uint32, slots, cards []uint32) string {
 	for i, c := range cards {
 		names[i] = cardWords(c)
 	}
-	what := andList(names)
+	what := engine.AndList(names)
 	if len(names) == 0 {
 		what = "nothing"
 	}
@@ -468,24 +468,6 @@ func nthCard(cs []uint32, i int) uint32 {
 		return cs[i]
 	}
 	return 0
-}
-
-func seatList(seats []uint32) string {
-	refs := make([]string, len(seats))
-	for i, p := range seats {
-		refs[i] = engine.SeatRef(int(p))
-	}
-	return andList(refs)
-}
-
-func andList(xs []string) string {
-	switch len(xs) {
-	case 0:
-		return ""
-	case 1:
-		return xs[0]
-	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 func plural(n int, noun string) string {

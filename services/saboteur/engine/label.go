@@ -309,7 +309,7 @@ func roundEndedWords(r *pb.RoundResult) string {
 	case 1:
 		b.WriteString("; " + engine.SeatRef(int(w[0])) + " wins")
 	default:
-		b.WriteString("; " + seatList(w) + " win")
+		b.WriteString("; " + engine.SeatList(w) + " win")
 	}
 	var paid []string
 	for p, n := range r.GetPayouts() {
@@ -351,7 +351,7 @@ func gameEndedWords(ns []uint32) string {
 	case 1:
 		l += ": " + engine.SeatRef(int(winners[0])) + " wins"
 	default:
-		l += ": " + seatList(winners) + " share the win"
+		l += ": " + engine.SeatList(winners) + " share the win"
 	}
 	if len(parts) > 0 {
 		l += "; " + strings.Join(parts, ", ")
@@ -423,22 +423,12 @@ func protoCardList(cs []pb.Card) string {
 	return strings.Join(names, ", ")
 }
 
-func seatList(seats []uint32) string {
-	refs := make([]string, len(seats))
-	for i, p := range seats {
-		refs[i] = engine.SeatRef(int(p))
-	}
-	return andList(refs)
-}
-
+// andList is engine.AndList, "nothing" for no phrase.
 func andList(xs []string) string {
-	switch len(xs) {
-	case 0:
+	if len(xs) == 0 {
 		return "nothing"
-	case 1:
-		return xs[0]
 	}
-	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+	return engine.AndList(xs)
 }
 
 func nuggets(n int) string { return plural(n, "nugget") }
