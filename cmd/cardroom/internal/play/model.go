@@ -165,9 +165,12 @@ func (m *model) fromSession(msg tea.Msg) tea.Cmd {
 		m.status = ""
 	case tableMsg:
 		m.table, m.resumed, m.gameName, m.game = msg.table, msg.resumed, msg.game, games[msg.game]
-		if msg.resumed {
+		switch {
+		case msg.resumed:
 			m.status = "back at table " + msg.table
-		} else if m.stage != stageLobby {
+		case msg.joined:
+			m.status = "joined table " + msg.table + "; waiting for its owner to start"
+		case m.stage != stageLobby:
 			m.status = "matched: table " + msg.table
 		}
 	case watchMsg:

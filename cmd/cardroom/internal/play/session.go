@@ -43,7 +43,8 @@ type (
 	// tableMsg: the player holds a seat at table (resumed: from an earlier run).
 	tableMsg struct {
 		game, table string
-		resumed     bool
+		// resumed: a seat held before; joined: a place at a private table taken by its code.
+		resumed, joined bool
 	}
 	watchMsg struct{ r *gatewayv1.WatchResponse }
 	// lostMsg: the stream broke; the session reconnects.
@@ -106,7 +107,7 @@ func (s *session) run(ctx context.Context) {
 	if err := s.store.saveSeat(seatRecord{Addr: s.opt.Addr, Game: game, Table: table}); err != nil {
 		s.send(ctx, statusMsg(fmt.Sprintf("could not remember the seat: %v", err)))
 	}
-	s.send(ctx, tableMsg{game: game, table: table, resumed: resumed})
+	s.send(ctx, tableMsg{game: game, table: table, resumed: resumed, joined: s.opt.Join != ""})
 	s.follow(ctx, table)
 }
 
@@ -170,7 +171,6 @@ func (s *session) newTable(ctx context.Context, game string) (string, string, bo
 			return "", "", false, err
 		}
 		table, game = r.GetTable().GetTableId(), r.GetTable().GetGame()
-		s.send(ctx, statusMsg(fmt.Sprintf("joined table %s; waiting for its owner to start", table)))
 	default:
 		table, err = s.queue(ctx, game)
 	}
