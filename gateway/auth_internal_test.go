@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"cardroom.dev/services/kit/testenv"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 )
@@ -66,12 +67,12 @@ func TestClientAddr(t *testing.T) {
 		{"10.1.1.1:4000", []string{"198.51.100.1"}, trusted, "198.51.100.1"},
 		{"10.1.1.1:4000", []string{"6.6.6.6, 198.51.100.1, 10.2.2.2"}, trusted, "198.51.100.1"},
 		{"10.1.1.1:4000", []string{"6.6.6.6", "198.51.100.1", "10.2.2.2"}, trusted, "198.51.100.1"},
-		{"10.1.1.1:4000", []string{"10.3.3.3, 10.2.2.2"}, trusted, "10.3.3.3"},                  // only proxies
-		{"10.1.1.1:4000", []string{"garbage, 198.51.100.1"}, trusted, "198.51.100.1"},           // garbage left of the client
-		{"10.1.1.1:4000", []string{"198.51.100.1, garbage"}, trusted, "10.1.1.1"},               // a proxy passed garbage
-		{"10.1.1.1:4000", []string{"198.51.100.1:5555"}, trusted, "198.51.100.1"},               // with a port
-		{"[fd00::1]:4000", []string{"[2001:db8::7]:443"}, trusted, "2001:db8::7"},               // IPv6
-		{"[::ffff:10.1.1.1]:4000", []string{"::ffff:198.51.100.1"}, trusted, "198.51.100.1"},    // mapped
+		{"10.1.1.1:4000", []string{"10.3.3.3, 10.2.2.2"}, trusted, "10.3.3.3"},               // only proxies
+		{"10.1.1.1:4000", []string{"garbage, 198.51.100.1"}, trusted, "198.51.100.1"},        // garbage left of the client
+		{"10.1.1.1:4000", []string{"198.51.100.1, garbage"}, trusted, "10.1.1.1"},            // a proxy passed garbage
+		{"10.1.1.1:4000", []string{"198.51.100.1:5555"}, trusted, "198.51.100.1"},            // with a port
+		{"[fd00::1]:4000", []string{"[2001:db8::7]:443"}, trusted, "2001:db8::7"},            // IPv6
+		{"[::ffff:10.1.1.1]:4000", []string{"::ffff:198.51.100.1"}, trusted, "198.51.100.1"}, // mapped
 	} {
 		ctx := peer.NewContext(context.Background(), &peer.Peer{Addr: tcpAddr(t, tc.peer)})
 		if tc.xff != nil {
@@ -113,5 +114,20 @@ func TestParseTrustedProxies(t *testing.T) {
 	}
 	if got, err := ParseTrustedProxies(""); err != nil || got != nil {
 		t.Fatalf("empty: %v %v", got, err)
+	}
+}
+
+// BenchmarkSharedLimit is the cost of one call's rate limit in the distributed mode: the local
+// bucket, then redis_rate's script on the test Redis (one round trip).
+func BenchmarkSharedLimit(b *testing.B) {
+	rdb := testenv.Redis(b)
+	l := newLimiter(1e9, 1e9, time.Now)
+	l.share(rdb, testenv.Prefix(b, rdb), slog.Default(), func(context.Context) {})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if !l.allow(ctx, "p-bench") {
+			b.Fatal("refused")
+		}
 	}
 }
