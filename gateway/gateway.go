@@ -56,6 +56,10 @@ type Options struct {
 	Redis             redis.UniversalClient
 	RedisPrefix       string
 	RevocationRecheck time.Duration
+	// SoleReplica says this gateway is the only one (the all-in-one `cardroom serve`): without a
+	// session key it signs with a random key of the process even when it uses Redis. A gateway
+	// that is not alone refuses to start without a key, since its tokens must verify on the others.
+	SoleReplica bool
 	// TrustedProxies are the proxies whose X-Forwarded-For names the client's address (for the
 	// sign-in limit); a call from any other peer is limited by the peer's address. Default none.
 	TrustedProxies []netip.Prefix
@@ -157,14 +161,15 @@ func (o *Options) defaults() {
 	}
 }
 
-// sessionKeys are the keys of o: SessionKeys, else SessionKey, else (not with Redis) a random one.
+// sessionKeys are the keys of o: SessionKeys, else SessionKey, else (alone, or without Redis) a
+// random one.
 func sessionKeys(o Options) ([]SessionKey, error) {
 	keys := o.SessionKeys
 	if len(keys) == 0 && len(o.SessionKey) > 0 {
 		keys = []SessionKey{{ID: LegacyKeyID, Secret: o.SessionKey}}
 	}
 	if len(keys) == 0 {
-		if o.Redis != nil {
+		if o.Redis != nil && !o.SoleReplica {
 			return nil, fmt.Errorf("gateway: no session key: a gateway sharing Redis with other replicas needs the same key as they: set %s (at least %d bytes)", keyEnv, MinSessionKeyBytes)
 		}
 		secret := make([]byte, MinSessionKeyBytes)

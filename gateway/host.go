@@ -19,7 +19,7 @@ import (
 // Host serves a gateway on gs (reporting it in hs) and runs its background work on a, with the
 // lobby and accounts stores a's configuration names and conns (game → its rules service). `cardroom serve`
 // calls it with in-process connections (InProcess), the gateway's own main with Dial's.
-func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b *bus.Bus, conns map[string]grpc.ClientConnInterface) (*Server, error) {
+func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b *bus.Bus, conns map[string]grpc.ClientConnInterface, opts ...HostOption) (*Server, error) {
 	st, err := OpenLobby(ctx, a)
 	if err != nil {
 		return nil, err
@@ -35,14 +35,18 @@ func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b
 	if opt.TrustedProxies, err = ParseTrustedProxies(a.Config.TrustedProxies); err != nil {
 		return nil, err
 	}
+	for _, o := range opts {
+		o(&opt)
+	}
 	if a.Config.RedisURL != "" {
 		// Shared with the other replicas: rate limits and sign-outs (and New refuses to start
-		// without a session key).
+		// without a session key, unless this gateway is alone).
 		if opt.Redis, err = a.Redis(ctx); err != nil {
 			return nil, err
 		}
 		opt.RedisPrefix = a.Config.RedisPrefix
-	} else if len(opt.SessionKeys) == 0 {
+	}
+	if len(opt.SessionKeys) == 0 && (opt.Redis == nil || opt.SoleReplica) {
 		a.Log.Warn("no session key set (CARDROOM_SESSION_KEY): sessions are signed with a random key of this process")
 	}
 	srv, err := New(opt, st, b, conns)
@@ -90,6 +94,12 @@ func OpenAccounts(ctx context.Context, a *app.App) (Accounts, error) {
 	a.Log.Info("accounts store: redis", slog.String("prefix", a.Config.RedisPrefix))
 	return st, nil
 }
+
+// A HostOption adjusts the Options that Host takes from the configuration.
+type HostOption func(*Options)
+
+// SoleReplica marks the gateway as the only one (see Options.SoleReplica): `cardroom serve`.
+func SoleReplica() HostOption { return func(o *Options) { o.SoleReplica = true } }
 
 // Main is the whole main of the distributed gateway: configuration from flags and CARDROOM_*
 // variables, the bus, the rules services of CARDROOM_RULES_TARGETS, and an orderly stop.

@@ -75,7 +75,7 @@ func signInTo(t *testing.T, c gatewayv1.GatewayServiceClient, name string) *gate
 }
 
 // TestSessionKeyRequired: a gateway sharing Redis does not start without a session key, nor with
-// a short one; alone (memory stores) it makes one.
+// a short one; alone (memory stores, or `cardroom serve`'s SoleReplica) it makes one.
 func TestSessionKeyRequired(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	conns := map[string]grpc.ClientConnInterface{game: nil}
@@ -94,6 +94,7 @@ func TestSessionKeyRequired(t *testing.T) {
 		{"memory, short key", gateway.Options{SessionKey: []byte("short")}, "at least 32"},
 		{"redis, key", gateway.Options{Redis: rdb, SessionKeys: []gateway.SessionKey{oldKey}}, ""},
 		{"memory, no key", gateway.Options{}, ""},
+		{"redis, no key, the only gateway", gateway.Options{Redis: rdb, SoleReplica: true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := gateway.New(tc.opt, lobby.NewMemory(), e.natsConn, conns)

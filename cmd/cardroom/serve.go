@@ -73,7 +73,7 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 		addrs[name] = a.Addr(i + 1)
 		fmt.Fprintf(stdout, "  %-12s rules service on %s\n", name, a.Addr(i+1))
 	}
-	if _, err := gateway.Host(ctx, a, gs, hs, b, conns); err != nil {
+	if _, err := gateway.Host(ctx, a, gs, hs, b, conns, gateway.SoleReplica()); err != nil {
 		return err
 	}
 	if err := gateway.ServeBrowsers(a, gs, web.Handler()); err != nil {
