@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"fmt"
-	"strings"
-
 	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+	"fmt"
+	"google.golang.org/protobuf/proto"
+	"strings"
 )
 
 // view is what viewer (a seat, or -1 for a spectator) may see.
@@ -169,3 +169,6 @@ func Render(v *pb.View) string {
 	}
 	return sb.String()
 }
+
+// View implements engine.Game.
+func (Game) View(s *State, viewer int) proto.Message { return s.view(viewer) }
