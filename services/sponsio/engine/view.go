@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // view is what viewer (a seat, or -1 for a spectator) may see: everything but other seats' hands.
@@ -204,3 +205,6 @@ func Render(v *sponsiov1.View) string {
 	}
 	return b.String()
 }
+
+// View implements engine.Game.
+func (Game) View(s *State, viewer int) proto.Message { return s.view(viewer) }
