@@ -1,231 +1,151 @@
 package engine
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"cardroom.dev/services/kit/engine/codec"
 )
 
 // The state encoding is a compact hand-written binary: a version byte, then every field in a fixed
 // order (slices with a length prefix). The board's grid and reachability are rebuilt on decoding.
 const stateVersion = 1
 
-type writer struct{ b []byte }
-
-func (w *writer) u8(v uint8)  { w.b = append(w.b, v) }
-func (w *writer) bool(v bool) { w.u8(uint8(b2i(v))) }
-func (w *writer) uv(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *writer) iv(v int64)  { w.b = binary.AppendVarint(w.b, v) }
-func (w *writer) bytes(v []uint8) {
-	w.uv(uint64(len(v)))
-	w.b = append(w.b, v...)
-}
-func (w *writer) ints(v []int) {
-	w.uv(uint64(len(v)))
-	for _, x := range v {
-		w.iv(int64(x))
-	}
-}
-
-type reader struct {
-	b   []byte
-	err error
-}
-
-var errShort = errors.New("state encoding is truncated")
-
-func (r *reader) u8() uint8 {
-	if r.err != nil || len(r.b) == 0 {
-		r.err = errShort
-		return 0
-	}
-	v := r.b[0]
-	r.b = r.b[1:]
-	return v
-}
-func (r *reader) bool() bool { return r.u8() != 0 }
-func (r *reader) uv() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errShort
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-func (r *reader) iv() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errShort
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-func (r *reader) bytes() []uint8 {
-	n := r.uv()
-	if r.err != nil || n > uint64(len(r.b)) {
-		r.err = errShort
-		return nil
-	}
-	v := append([]uint8(nil), r.b[:n]...)
-	r.b = r.b[n:]
-	return v
-}
-func (r *reader) ints() []int {
-	n := r.uv()
-	if r.err != nil || n > uint64(len(r.b)) {
-		r.err = errShort
-		return nil
-	}
-	v := make([]int, n)
-	for i := range v {
-		v[i] = int(r.iv())
-	}
-	return v
-}
-
 // EncodeState implements engine.Game.
 func (Game) EncodeState(s *State) ([]byte, error) {
-	w := &writer{b: make([]byte, 0, 1024)}
-	w.u8(stateVersion)
-	w.bool(s.classic)
-	w.bool(s.discard2)
-	w.uv(uint64(s.n))
-	w.iv(s.turnTime)
-	w.iv(s.lastAt)
+	w := &codec.Writer{B: make([]byte, 0, 1024)}
+	w.Byte(stateVersion)
+	w.Bool(s.classic)
+	w.Bool(s.discard2)
+	w.Uvarint(uint64(s.n))
+	w.Varint(s.turnTime)
+	w.Varint(s.lastAt)
 	rng, err := s.rng.MarshalBinary()
 	if err != nil {
 		return nil, err
 	}
-	w.bytes(rng)
-	w.uv(uint64(s.round))
-	w.u8(s.phase)
-	w.uv(uint64(s.cur))
-	w.uv(uint64(s.lastPlayer))
-	w.ints(s.nuggets)
-	w.bytes(s.roles)
-	w.bytes(s.aside)
-	w.bytes(s.roleOut)
+	w.Bytes(rng)
+	w.Uvarint(uint64(s.round))
+	w.Byte(s.phase)
+	w.Uvarint(uint64(s.cur))
+	w.Uvarint(uint64(s.lastPlayer))
+	w.Ints(s.nuggets)
+	w.Bytes(s.roles)
+	w.Bytes(s.aside)
+	w.Bytes(s.roleOut)
 	for _, h := range s.hands {
-		w.bytes(h)
+		w.Bytes(h)
 	}
-	w.bytes(s.front)
+	w.Bytes(s.front)
 	for _, t := range s.theftAt {
-		w.uv(uint64(t))
+		w.Uvarint(uint64(t))
 	}
-	w.uv(uint64(s.seq))
-	w.bytes(s.pile)
-	w.bytes(s.removed)
-	w.bytes(s.spent)
-	w.uv(uint64(len(s.b.slots)))
+	w.Uvarint(uint64(s.seq))
+	w.Bytes(s.pile)
+	w.Bytes(s.removed)
+	w.Bytes(s.spent)
+	w.Uvarint(uint64(len(s.b.slots)))
 	for _, sl := range s.b.slots {
-		w.iv(int64(sl.x))
-		w.iv(int64(sl.y))
-		w.u8(sl.card)
-		w.bool(sl.rot)
-		w.bool(sl.faceDown)
+		w.Varint(int64(sl.x))
+		w.Varint(int64(sl.y))
+		w.Byte(sl.card)
+		w.Bool(sl.rot)
+		w.Bool(sl.faceDown)
 	}
-	w.u8(s.b.touched)
-	w.bytes(s.goals[:])
-	w.bytes(s.mapped)
-	w.bytes(s.seen)
-	w.bytes(s.goldDeck)
-	w.bytes(s.offer)
-	w.ints(s.thieves)
+	w.Byte(s.b.touched)
+	w.Bytes(s.goals[:])
+	w.Bytes(s.mapped)
+	w.Bytes(s.seen)
+	w.Bytes(s.goldDeck)
+	w.Bytes(s.offer)
+	w.Ints(s.thieves)
 	l := &s.last
-	w.uv(uint64(l.round))
-	w.bool(l.goldReached)
-	w.uv(uint64(l.connector))
-	w.bytes(l.roles)
-	w.ints(l.winners)
-	w.ints(l.payouts)
-	w.bool(l.blueOpen)
-	w.bool(l.greenOpen)
-	w.uv(uint64(l.crystals))
-	w.bool(s.over)
-	return w.b, nil
+	w.Uvarint(uint64(l.round))
+	w.Bool(l.goldReached)
+	w.Uvarint(uint64(l.connector))
+	w.Bytes(l.roles)
+	w.Ints(l.winners)
+	w.Ints(l.payouts)
+	w.Bool(l.blueOpen)
+	w.Bool(l.greenOpen)
+	w.Uvarint(uint64(l.crystals))
+	w.Bool(s.over)
+	return w.B, nil
 }
 
 // DecodeState implements engine.Game.
 func (Game) DecodeState(b []byte) (*State, error) {
-	r := &reader{b: b}
-	if v := r.u8(); v != stateVersion {
+	r := codec.NewReader(b)
+	if v := r.Byte(); v != stateVersion {
 		return nil, fmt.Errorf("state version %d, want %d", v, stateVersion)
 	}
 	s := &State{}
-	s.classic = r.bool()
-	s.discard2 = r.bool()
-	s.n = int(r.uv())
-	if r.err == nil && (s.n < 2 || s.n > MaxSeats) {
+	s.classic = r.Bool()
+	s.discard2 = r.Bool()
+	s.n = int(r.Uvarint())
+	if r.Err() == nil && (s.n < 2 || s.n > MaxSeats) {
 		return nil, fmt.Errorf("bad seat count %d", s.n)
 	}
-	s.turnTime = r.iv()
-	s.lastAt = r.iv()
-	if err := s.rng.UnmarshalBinary(r.bytes()); err != nil && r.err == nil {
+	s.turnTime = r.Varint()
+	s.lastAt = r.Varint()
+	if err := s.rng.UnmarshalBinary(r.Bytes()); err != nil && r.Err() == nil {
 		return nil, fmt.Errorf("rng: %w", err)
 	}
-	s.round = int(r.uv())
-	s.phase = r.u8()
-	s.cur = int(r.uv())
-	s.lastPlayer = int(r.uv())
-	s.nuggets = r.ints()
-	s.roles = r.bytes()
-	s.aside = r.bytes()
-	s.roleOut = r.bytes()
+	s.round = int(r.Uvarint())
+	s.phase = r.Byte()
+	s.cur = int(r.Uvarint())
+	s.lastPlayer = int(r.Uvarint())
+	s.nuggets = r.Ints()
+	s.roles = r.Bytes()
+	s.aside = r.Bytes()
+	s.roleOut = r.Bytes()
 	s.hands = make([][]uint8, s.n)
 	for i := range s.hands {
-		s.hands[i] = r.bytes()
+		s.hands[i] = r.Bytes()
 	}
-	s.front = r.bytes()
+	s.front = r.Bytes()
 	s.theftAt = make([]uint16, s.n)
 	for i := range s.theftAt {
-		s.theftAt[i] = uint16(r.uv())
+		s.theftAt[i] = uint16(r.Uvarint())
 	}
-	s.seq = uint16(r.uv())
-	s.pile = r.bytes()
-	s.removed = r.bytes()
-	s.spent = r.bytes()
-	ns := r.uv()
+	s.seq = uint16(r.Uvarint())
+	s.pile = r.Bytes()
+	s.removed = r.Bytes()
+	s.spent = r.Bytes()
+	ns := r.Uvarint()
 	if ns < 4 || ns > 200 {
-		r.err = errors.New("bad board")
+		r.Fail(errors.New("bad board"))
 	}
-	for i := uint64(0); i < ns && r.err == nil; i++ {
-		sl := slot{x: int8(r.iv()), y: int8(r.iv()), card: r.u8(), rot: r.bool(), faceDown: r.bool()}
+	for i := uint64(0); i < ns && r.Err() == nil; i++ {
+		sl := slot{x: int8(r.Varint()), y: int8(r.Varint()), card: r.Byte(), rot: r.Bool(), faceDown: r.Bool()}
 		if sl.card >= numCards || !inGrid(int(sl.x), int(sl.y)) || s.b.at(int(sl.x), int(sl.y)) >= 0 {
-			r.err = errors.New("bad board card")
+			r.Fail(errors.New("bad board card"))
 			break
 		}
 		s.b.add(sl)
 	}
-	s.b.touched = r.u8()
-	copy(s.goals[:], r.bytes())
-	s.mapped = r.bytes()
-	s.seen = r.bytes()
-	s.goldDeck = r.bytes()
-	s.offer = r.bytes()
-	s.thieves = r.ints()
+	s.b.touched = r.Byte()
+	copy(s.goals[:], r.Bytes())
+	s.mapped = r.Bytes()
+	s.seen = r.Bytes()
+	s.goldDeck = r.Bytes()
+	s.offer = r.Bytes()
+	s.thieves = r.Ints()
 	l := &s.last
-	l.round = int(r.uv())
-	l.goldReached = r.bool()
-	l.connector = int(r.uv())
-	l.roles = r.bytes()
-	l.winners = r.ints()
-	l.payouts = r.ints()
-	l.blueOpen = r.bool()
-	l.greenOpen = r.bool()
-	l.crystals = int(r.uv())
-	s.over = r.bool()
-	if r.err != nil {
-		return nil, r.err
+	l.round = int(r.Uvarint())
+	l.goldReached = r.Bool()
+	l.connector = int(r.Uvarint())
+	l.roles = r.Bytes()
+	l.winners = r.Ints()
+	l.payouts = r.Ints()
+	l.blueOpen = r.Bool()
+	l.greenOpen = r.Bool()
+	l.crystals = int(r.Uvarint())
+	s.over = r.Bool()
+	if r.Err() != nil {
+		return nil, r.Err()
 	}
-	if len(r.b) != 0 {
+	if r.Len() != 0 {
 		return nil, errors.New("trailing bytes after the state")
 	}
 	if len(s.nuggets) != s.n || len(s.roles) != s.n || len(s.front) != s.n || len(s.mapped) != s.n ||
