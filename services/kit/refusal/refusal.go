@@ -52,6 +52,8 @@ const (
 // Codes of who is asking, at the gateway.
 const (
 	Unauthenticated = "UNAUTHENTICATED"
+	// SessionRevoked: the session was signed out (UNAUTHENTICATED).
+	SessionRevoked = "SESSION_REVOKED"
 	// BadCredential: the device's secret or the user's password is wrong, or the user name is
 	// unknown (UNAUTHENTICATED).
 	BadCredential = "BAD_CREDENTIAL"
