@@ -15,6 +15,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 )
@@ -108,11 +109,11 @@ func mac(key []byte, signed string) []byte {
 }
 
 func unauthenticated(msg string) error {
-	return refusal(codes.Unauthenticated, CodeUnauthenticated, "%s", msg)
+	return refusal.New(codes.Unauthenticated, refusal.Unauthenticated, "%s", msg)
 }
 
 func sessionRevoked() error {
-	return refusal(codes.Unauthenticated, CodeSessionRevoked, "session signed out; sign in again")
+	return refusal.New(codes.Unauthenticated, refusal.SessionRevoked, "session signed out; sign in again")
 }
 
 func (ss *sessions) check(ctx context.Context, token string) (Session, error) {
@@ -231,18 +232,18 @@ func newCode() string {
 // checkDisplayName returns a display name trimmed of surrounding space, or why it is refused.
 func checkDisplayName(name string) (string, error) {
 	if !utf8.ValidString(name) {
-		return "", invalid("display_name", CodeInvalidField, "display_name must be valid UTF-8")
+		return "", refusal.Invalid("display_name", refusal.InvalidField, "display_name must be valid UTF-8")
 	}
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return "", invalid("display_name", CodeInvalidField, "display_name is blank: give 1 to 32 characters")
+		return "", refusal.Invalid("display_name", refusal.InvalidField, "display_name is blank: give 1 to 32 characters")
 	}
 	if utf8.RuneCountInString(name) > 32 {
-		return "", invalid("display_name", CodeInvalidField, "display_name must be 1 to 32 characters")
+		return "", refusal.Invalid("display_name", refusal.InvalidField, "display_name must be 1 to 32 characters")
 	}
 	for _, r := range name {
 		if !unicode.IsPrint(r) {
-			return "", invalid("display_name", CodeInvalidField, "display_name must be printable")
+			return "", refusal.Invalid("display_name", refusal.InvalidField, "display_name must be printable")
 		}
 	}
 	return name, nil

@@ -9,6 +9,7 @@ import (
 	"cardroom.dev/gateway"
 	"cardroom.dev/gateway/lobby"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -59,17 +60,17 @@ func TestBadInput(t *testing.T) {
 		code      codes.Code
 		violation string
 	}{
-		{"no token", t.Context(), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
-		{"garbage token", withToken(t.Context(), "nonsense"), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
-		{"tampered token", withToken(t.Context(), tampered), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
-		{"another key", withToken(t.Context(), forged.GetSessionToken()), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
-		{"expired token", withToken(t.Context(), expired.GetSessionToken()), onTurn, act(id, action("reveal")), codes.Unauthenticated, gateway.CodeUnauthenticated},
-		{"not seated", nil, eve, act(id, action("reveal")), codes.PermissionDenied, gateway.CodeNotYourSeat},
-		{"unknown table", nil, onTurn, act("t-nosuchtable", action("reveal")), codes.NotFound, gateway.CodeTableNotFound},
+		{"no token", t.Context(), onTurn, act(id, action("reveal")), codes.Unauthenticated, refusal.Unauthenticated},
+		{"garbage token", withToken(t.Context(), "nonsense"), onTurn, act(id, action("reveal")), codes.Unauthenticated, refusal.Unauthenticated},
+		{"tampered token", withToken(t.Context(), tampered), onTurn, act(id, action("reveal")), codes.Unauthenticated, refusal.Unauthenticated},
+		{"another key", withToken(t.Context(), forged.GetSessionToken()), onTurn, act(id, action("reveal")), codes.Unauthenticated, refusal.Unauthenticated},
+		{"expired token", withToken(t.Context(), expired.GetSessionToken()), onTurn, act(id, action("reveal")), codes.Unauthenticated, refusal.Unauthenticated},
+		{"not seated", nil, eve, act(id, action("reveal")), codes.PermissionDenied, refusal.NotYourSeat},
+		{"unknown table", nil, onTurn, act("t-nosuchtable", action("reveal")), codes.NotFound, refusal.TableNotFound},
 		{"wrong game's action", nil, onTurn, act(id, wrongGame), codes.InvalidArgument, "WRONG_GAME"},
 		{"unknown action", nil, onTurn, act(id, action("fold")), codes.InvalidArgument, "UNKNOWN_ACTION"},
-		{"oversized", nil, onTurn, act(id, huge), codes.InvalidArgument, gateway.CodeTooLarge},
-		{"no action id", nil, onTurn, &gatewayv1.ActRequest{TableId: id, Action: action("reveal")}, codes.InvalidArgument, gateway.CodeInvalidField},
+		{"oversized", nil, onTurn, act(id, huge), codes.InvalidArgument, refusal.TooLarge},
+		{"no action id", nil, onTurn, &gatewayv1.ActRequest{TableId: id, Action: action("reveal")}, codes.InvalidArgument, refusal.InvalidField},
 		{"stale version", nil, onTurn, &gatewayv1.ActRequest{TableId: id, Action: action("reveal"), ActionId: "stale", ExpectedVersion: new(uint64(7))}, codes.Aborted, "STALE_VERSION"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,15 +94,15 @@ func TestBadInput(t *testing.T) {
 	}
 	// Other calls refuse the same way.
 	_, err = eve.c.ListLegalActions(eve.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
-	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotYourSeat)
+	wantCode(t, err, codes.PermissionDenied, refusal.NotYourSeat)
 	_, err = eve.c.GetReplay(eve.ctx(), &gatewayv1.GetReplayRequest{TableId: id})
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableInPlay)
+	wantCode(t, err, codes.FailedPrecondition, refusal.TableInPlay)
 	_, err = eve.c.CreateTable(eve.ctx(), &gatewayv1.CreateTableRequest{Game: "chess"})
-	wantCode(t, err, codes.InvalidArgument, gateway.CodeUnknownGame)
+	wantCode(t, err, codes.InvalidArgument, refusal.UnknownGame)
 	_, err = eve.c.EnqueueTicket(eve.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 1})
-	wantCode(t, err, codes.InvalidArgument, gateway.CodeInvalidField)
+	wantCode(t, err, codes.InvalidArgument, refusal.InvalidField)
 	_, err = eve.c.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: ""})
-	wantCode(t, err, codes.InvalidArgument, gateway.CodeInvalidField)
+	wantCode(t, err, codes.InvalidArgument, refusal.InvalidField)
 	// A spectator watches public events only (checked over a whole game in TestMatchmadeGame's
 	// clients; here the view is a spectator's).
 	v, err := eve.c.GetView(eve.ctx(), &gatewayv1.GetViewRequest{TableId: id})
@@ -127,7 +128,7 @@ func TestSessionRefresh(t *testing.T) {
 		t.Fatalf("refreshed token refused: %v", err)
 	}
 	_, err = ann.c.RefreshSession(t.Context(), &gatewayv1.RefreshSessionRequest{})
-	wantCode(t, err, codes.Unauthenticated, gateway.CodeUnauthenticated)
+	wantCode(t, err, codes.Unauthenticated, refusal.Unauthenticated)
 	g, err := ann.c.ListGames(t.Context(), &gatewayv1.ListGamesRequest{})
 	if err != nil || len(g.GetGames()) != 1 || g.GetGames()[0].GetActionType() != "google.protobuf.StringValue" {
 		t.Fatalf("games %v %v", g, err)
@@ -143,16 +144,16 @@ func TestRateLimit(t *testing.T) {
 		}
 	}
 	_, err := ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: "t-x"})
-	wantCode(t, err, codes.ResourceExhausted, gateway.CodeRateLimited)
+	wantCode(t, err, codes.ResourceExhausted, refusal.RateLimited)
 	// Sign-ins are limited per address: Ann and Bob used two of this address's three.
 	if _, err := ann.c.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: "Cid"}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = ann.c.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: "Dan"})
-	wantCode(t, err, codes.ResourceExhausted, gateway.CodeRateLimited)
+	wantCode(t, err, codes.ResourceExhausted, refusal.RateLimited)
 	// Others are not affected.
 	_, err = bob.c.GetTable(bob.ctx(), &gatewayv1.GetTableRequest{TableId: "t-x"})
-	wantCode(t, err, codes.NotFound, gateway.CodeTableNotFound)
+	wantCode(t, err, codes.NotFound, refusal.TableNotFound)
 }
 
 // TestTicketParty: a party of two queues together, a stranger joins the pool, bots fill after the
@@ -166,7 +167,7 @@ func TestTicketParty(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = cid.c.JoinTicket(cid.ctx(), &gatewayv1.JoinTicketRequest{TicketId: "k-nosuch"})
-	wantCode(t, err, codes.NotFound, gateway.CodeTicketNotFound)
+	wantCode(t, err, codes.NotFound, refusal.TicketNotFound)
 	if _, err := bob.c.JoinTicket(bob.ctx(), &gatewayv1.JoinTicketRequest{TicketId: r.GetTicketId()}); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestTicketParty(t *testing.T) {
 		t.Fatalf("joining again: %v", err)
 	}
 	_, err = cid.c.JoinTicket(cid.ctx(), &gatewayv1.JoinTicketRequest{TicketId: r.GetTicketId()})
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTicketClosed)
+	wantCode(t, err, codes.FailedPrecondition, refusal.TicketClosed)
 	ma, mb := ann.waitMatched(r.GetTicketId()), bob.waitMatched(r.GetTicketId())
 	if ma.GetTableId() != mb.GetTableId() || ma.GetSeat() == mb.GetSeat() {
 		t.Fatalf("party split: %v %v", ma, mb)
@@ -224,7 +225,7 @@ func TestTicketParty(t *testing.T) {
 		st, _ := ann.c.WatchTicket(ann.ctx(), &gatewayv1.WatchTicketRequest{TicketId: r2.GetTicketId()})
 		_, err = st.Recv()
 	}
-	wantCode(t, err, codes.NotFound, gateway.CodeTicketNotFound)
+	wantCode(t, err, codes.NotFound, refusal.TicketNotFound)
 }
 
 // TestOrphanedMatch: tickets claimed by a matcher that died before dealing the table go back to

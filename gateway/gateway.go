@@ -27,6 +27,7 @@ import (
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
+	"cardroom.dev/services/kit/refusal"
 	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
@@ -276,11 +277,11 @@ func (s *Server) begin(ctx context.Context, req proto.Message) (Session, error) 
 	}
 	if !s.limits.allow(ctx, sess.Player) {
 		s.metrics.refusals.Add(ctx, 1, reasonRateLimited)
-		return Session{}, refusal(codes.ResourceExhausted, CodeRateLimited, "too many requests; slow down")
+		return Session{}, refusal.New(codes.ResourceExhausted, refusal.RateLimited, "too many requests; slow down")
 	}
 	if req != nil && proto.Size(req) > s.opt.MaxRequestBytes {
 		s.metrics.refusals.Add(ctx, 1, reasonTooLarge)
-		return Session{}, invalid("", CodeTooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
+		return Session{}, refusal.Invalid("", refusal.TooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
 	}
 	return sess, nil
 }
@@ -290,7 +291,7 @@ func (s *Server) now() time.Time { return s.opt.Now() }
 func (s *Server) rulesOf(game string) (rulesv1.RulesServiceClient, error) {
 	c, ok := s.rules[game]
 	if !ok {
-		return nil, invalid("game", CodeUnknownGame, "this cardroom does not offer %q", game)
+		return nil, refusal.Invalid("game", refusal.UnknownGame, "this cardroom does not offer %q", game)
 	}
 	return c, nil
 }
@@ -299,7 +300,7 @@ func (s *Server) rulesOf(game string) (rulesv1.RulesServiceClient, error) {
 // INVALID_ARGUMENT naming the field.
 func (s *Server) describe(ctx context.Context, game string) (*rulesv1.DescribeGameResponse, error) {
 	if game == "" {
-		return nil, invalid("game", CodeMissingField, "game is required")
+		return nil, refusal.Invalid("game", refusal.MissingField, "game is required")
 	}
 	s.gamesMu.Lock()
 	d, ok := s.games[game]

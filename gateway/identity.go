@@ -14,6 +14,7 @@ import (
 
 	"cardroom.dev/gateway/accounts"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/refusal"
 	"golang.org/x/crypto/argon2"
 	"google.golang.org/grpc/codes"
 )
@@ -60,17 +61,8 @@ const (
 	minPassword, maxPassword = 8, 256
 )
 
-// Codes of sign-in refusals.
-const (
-	// CodeBadCredential: the device's secret or the user's password is wrong, or the user name is
-	// unknown (UNAUTHENTICATED).
-	CodeBadCredential = "BAD_CREDENTIAL"
-	// CodeNameTaken: a registration's user name belongs to another player (ALREADY_EXISTS).
-	CodeNameTaken = "NAME_TAKEN"
-)
-
 func badCredential(what string) error {
-	return refusal(codes.Unauthenticated, CodeBadCredential, "%s", what)
+	return refusal.New(codes.Unauthenticated, refusal.BadCredential, "%s", what)
 }
 
 // identity signs players in with their credentials.
@@ -120,7 +112,7 @@ func (s *Server) signInWith(ctx context.Context, req *gatewayv1.SignInRequest, n
 			func() (string, error) { return id.hashPassword(ctx, pw) },
 			func(h string) (bool, error) { return id.checkPassword(ctx, h, pw) })
 	}
-	return signedIn{}, invalid("credential", CodeInvalidField, "unknown credential")
+	return signedIn{}, refusal.Invalid("credential", refusal.InvalidField, "unknown credential")
 }
 
 // signIn finds the player of credential (kind, cred), checking its secret with verify; when there
@@ -141,7 +133,7 @@ func (id *identity) signIn(ctx context.Context, kind accounts.Kind, cred, name s
 			return signedIn{}, badCredential("unknown user name or wrong password")
 		case errors.Is(err, accounts.ErrNotFound):
 			if name == "" {
-				return signedIn{}, invalid("display_name", CodeInvalidField, "display_name is required for a new player")
+				return signedIn{}, refusal.Invalid("display_name", refusal.InvalidField, "display_name is required for a new player")
 			}
 			h, err := hash()
 			if err != nil {
@@ -169,7 +161,7 @@ func (id *identity) signIn(ctx context.Context, kind accounts.Kind, cred, name s
 		if !ok {
 			switch {
 			case register:
-				return signedIn{}, refusal(codes.AlreadyExists, CodeNameTaken, "the user name %q is taken", cred)
+				return signedIn{}, refusal.New(codes.AlreadyExists, refusal.NameTaken, "the user name %q is taken", cred)
 			case kind == accounts.Device:
 				return signedIn{}, badCredential("wrong secret for this device")
 			default:
@@ -194,15 +186,15 @@ func (id *identity) signIn(ctx context.Context, kind accounts.Kind, cred, name s
 func checkDevice(dev, secret string) error {
 	switch {
 	case dev == "":
-		return invalid("device.device_id", CodeMissingField, "device.device_id is required")
+		return refusal.Invalid("device.device_id", refusal.MissingField, "device.device_id is required")
 	case len(dev) < minDeviceID || len(dev) > maxDeviceID:
-		return invalid("device.device_id", CodeInvalidField, "device.device_id must be %d to %d characters", minDeviceID, maxDeviceID)
+		return refusal.Invalid("device.device_id", refusal.InvalidField, "device.device_id must be %d to %d characters", minDeviceID, maxDeviceID)
 	case strings.IndexFunc(dev, func(r rune) bool { return r <= ' ' || r > '~' }) >= 0:
-		return invalid("device.device_id", CodeInvalidField, "device.device_id must be printable ASCII without space")
+		return refusal.Invalid("device.device_id", refusal.InvalidField, "device.device_id must be printable ASCII without space")
 	case secret == "":
-		return invalid("device.secret", CodeMissingField, "device.secret is required")
+		return refusal.Invalid("device.secret", refusal.MissingField, "device.secret is required")
 	case len(secret) < minSecret || len(secret) > maxSecret:
-		return invalid("device.secret", CodeInvalidField, "device.secret must be %d to %d bytes of random data", minSecret, maxSecret)
+		return refusal.Invalid("device.secret", refusal.InvalidField, "device.secret must be %d to %d bytes of random data", minSecret, maxSecret)
 	}
 	return nil
 }
@@ -211,25 +203,25 @@ func checkDevice(dev, secret string) error {
 func checkPassword(user, pw string, register bool) (string, error) {
 	switch {
 	case user == "":
-		return "", invalid("password.user_name", CodeMissingField, "password.user_name is required")
+		return "", refusal.Invalid("password.user_name", refusal.MissingField, "password.user_name is required")
 	case len(user) < minUserName || len(user) > maxUserName:
-		return "", invalid("password.user_name", CodeInvalidField, "password.user_name must be %d to %d characters", minUserName, maxUserName)
+		return "", refusal.Invalid("password.user_name", refusal.InvalidField, "password.user_name must be %d to %d characters", minUserName, maxUserName)
 	}
 	user = strings.ToLower(user)
 	for i, r := range user {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || i > 0 && (r == '.' || r == '_' || r == '-')) {
-			return "", invalid("password.user_name", CodeInvalidField,
+			return "", refusal.Invalid("password.user_name", refusal.InvalidField,
 				"password.user_name takes letters, digits, '.', '_' and '-', and starts with a letter or a digit")
 		}
 	}
 	switch {
 	case pw == "":
-		return "", invalid("password.password", CodeMissingField, "password.password is required")
+		return "", refusal.Invalid("password.password", refusal.MissingField, "password.password is required")
 	case len(pw) > maxPassword:
-		return "", invalid("password.password", CodeInvalidField, "password.password must be at most %d bytes", maxPassword)
+		return "", refusal.Invalid("password.password", refusal.InvalidField, "password.password must be at most %d bytes", maxPassword)
 	case register && len(pw) < minPassword:
 		// Checked when registering only: a later change of the minimum locks nobody out.
-		return "", invalid("password.password", CodeInvalidField, "password.password must be at least %d bytes", minPassword)
+		return "", refusal.Invalid("password.password", refusal.InvalidField, "password.password must be at least %d bytes", minPassword)
 	}
 	return user, nil
 }

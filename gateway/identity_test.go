@@ -9,6 +9,7 @@ import (
 	"cardroom.dev/gateway"
 	"cardroom.dev/gateway/accounts"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/refusal"
 	"golang.org/x/crypto/argon2"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -68,7 +69,7 @@ func TestSignInDevice(t *testing.T) {
 		t.Fatalf("table %v, want owner %s named Ann B.", tb.GetTable(), first.GetPlayerId())
 	}
 	_, err = gw1.SignIn(t.Context(), device(deviceID, secret[:len(secret)-1]+"X", "Mallory"))
-	wantCode(t, err, codes.Unauthenticated, gateway.CodeBadCredential)
+	wantCode(t, err, codes.Unauthenticated, refusal.BadCredential)
 	// The refused sign-in renamed nobody.
 	signInAs(t, gw0, device(deviceID, secret, ""), false, "Ann B.")
 	other := signInAs(t, gw0, device("another-device-1", secret, "Bob"), true, "Bob")
@@ -120,7 +121,7 @@ func TestSignInPassword(t *testing.T) {
 	gw := e.dial(0)
 	const pw = "correct horse battery"
 	_, err := gw.SignIn(t.Context(), password("ann.lee", pw, "Ann", false))
-	wantCode(t, err, codes.Unauthenticated, gateway.CodeBadCredential) // not registered yet
+	wantCode(t, err, codes.Unauthenticated, refusal.BadCredential) // not registered yet
 	first := signInAs(t, gw, password("Ann.Lee", pw, "", true), true, "Ann.Lee")
 	retry := signInAs(t, gw, password("Ann.Lee", pw, "", true), false, "Ann.Lee")
 	later := signInAs(t, gw, password("ANN.LEE", pw, "Ann", false), false, "Ann")
@@ -128,11 +129,11 @@ func TestSignInPassword(t *testing.T) {
 		t.Fatalf("player ids %s %s %s", first.GetPlayerId(), retry.GetPlayerId(), later.GetPlayerId())
 	}
 	_, err = gw.SignIn(t.Context(), password("ann.lee", "another password", "Eve", true))
-	wantCode(t, err, codes.AlreadyExists, gateway.CodeNameTaken)
+	wantCode(t, err, codes.AlreadyExists, refusal.NameTaken)
 	_, err = gw.SignIn(t.Context(), password("ann.lee", "another password", "", false))
-	wantCode(t, err, codes.Unauthenticated, gateway.CodeBadCredential)
+	wantCode(t, err, codes.Unauthenticated, refusal.BadCredential)
 	_, err = gw.SignIn(t.Context(), password("nobody", pw, "", false))
-	wantCode(t, err, codes.Unauthenticated, gateway.CodeBadCredential)
+	wantCode(t, err, codes.Unauthenticated, refusal.BadCredential)
 	signInAs(t, gw, password("ann.lee", pw, "", false), false, "Ann")
 	c, err := e.accounts.Credential(t.Context(), accounts.Password, "ann.lee")
 	if err != nil {
@@ -153,27 +154,27 @@ func TestSignInRefusals(t *testing.T) {
 		req       *gatewayv1.SignInRequest
 		violation string
 	}{
-		{"guest without a name", &gatewayv1.SignInRequest{}, gateway.CodeInvalidField},
-		{"blank name", &gatewayv1.SignInRequest{DisplayName: "   "}, gateway.CodeInvalidField},
-		{"blank name with a tab", &gatewayv1.SignInRequest{DisplayName: " \t "}, gateway.CodeInvalidField},
-		{"long name", &gatewayv1.SignInRequest{DisplayName: strings.Repeat("n", 33)}, gateway.CodeInvalidField},
-		{"new device without a name", device("fresh-device-1", secret, ""), gateway.CodeInvalidField},
-		{"device with a blank name", device("fresh-device-2", secret, "   "), gateway.CodeInvalidField},
-		{"no device id", device("", secret, "Ann"), gateway.CodeMissingField},
-		{"short device id", device("short", secret, "Ann"), gateway.CodeInvalidField},
-		{"long device id", device(long, secret, "Ann"), gateway.CodeInvalidField},
-		{"device id with a space", device("my device 1", secret, "Ann"), gateway.CodeInvalidField},
-		{"no secret", device("fresh-device-3", "", "Ann"), gateway.CodeMissingField},
-		{"short secret", device("fresh-device-4", "0123456789", "Ann"), gateway.CodeInvalidField},
-		{"long secret", device("fresh-device-5", long, "Ann"), gateway.CodeInvalidField},
-		{"no user name", password("", "password1", "Ann", true), gateway.CodeMissingField},
-		{"short user name", password("an", "password1", "Ann", true), gateway.CodeInvalidField},
-		{"user name with a space", password("ann lee", "password1", "Ann", true), gateway.CodeInvalidField},
-		{"user name starting with a dot", password(".ann", "password1", "Ann", true), gateway.CodeInvalidField},
-		{"no password", password("ann", "", "Ann", true), gateway.CodeMissingField},
-		{"short password to register", password("ann", "short", "Ann", true), gateway.CodeInvalidField},
-		{"long password", password("ann", long, "Ann", false), gateway.CodeInvalidField},
-		{"empty device message", &gatewayv1.SignInRequest{DisplayName: "Ann", Credential: &gatewayv1.SignInRequest_Device{}}, gateway.CodeMissingField},
+		{"guest without a name", &gatewayv1.SignInRequest{}, refusal.InvalidField},
+		{"blank name", &gatewayv1.SignInRequest{DisplayName: "   "}, refusal.InvalidField},
+		{"blank name with a tab", &gatewayv1.SignInRequest{DisplayName: " \t "}, refusal.InvalidField},
+		{"long name", &gatewayv1.SignInRequest{DisplayName: strings.Repeat("n", 33)}, refusal.InvalidField},
+		{"new device without a name", device("fresh-device-1", secret, ""), refusal.InvalidField},
+		{"device with a blank name", device("fresh-device-2", secret, "   "), refusal.InvalidField},
+		{"no device id", device("", secret, "Ann"), refusal.MissingField},
+		{"short device id", device("short", secret, "Ann"), refusal.InvalidField},
+		{"long device id", device(long, secret, "Ann"), refusal.InvalidField},
+		{"device id with a space", device("my device 1", secret, "Ann"), refusal.InvalidField},
+		{"no secret", device("fresh-device-3", "", "Ann"), refusal.MissingField},
+		{"short secret", device("fresh-device-4", "0123456789", "Ann"), refusal.InvalidField},
+		{"long secret", device("fresh-device-5", long, "Ann"), refusal.InvalidField},
+		{"no user name", password("", "password1", "Ann", true), refusal.MissingField},
+		{"short user name", password("an", "password1", "Ann", true), refusal.InvalidField},
+		{"user name with a space", password("ann lee", "password1", "Ann", true), refusal.InvalidField},
+		{"user name starting with a dot", password(".ann", "password1", "Ann", true), refusal.InvalidField},
+		{"no password", password("ann", "", "Ann", true), refusal.MissingField},
+		{"short password to register", password("ann", "short", "Ann", true), refusal.InvalidField},
+		{"long password", password("ann", long, "Ann", false), refusal.InvalidField},
+		{"empty device message", &gatewayv1.SignInRequest{DisplayName: "Ann", Credential: &gatewayv1.SignInRequest_Device{}}, refusal.MissingField},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := gw.SignIn(t.Context(), tc.req)
@@ -218,7 +219,7 @@ func TestBearerCaseInsensitive(t *testing.T) {
 	for _, value := range []string{"Basic " + ann.token, "Bearer", "Bearer" + ann.token, ann.token} {
 		ctx := metadata.AppendToOutgoingContext(context.WithoutCancel(t.Context()), "authorization", value)
 		_, err := ann.c.RefreshSession(ctx, &gatewayv1.RefreshSessionRequest{})
-		wantCode(t, err, codes.Unauthenticated, gateway.CodeUnauthenticated)
+		wantCode(t, err, codes.Unauthenticated, refusal.Unauthenticated)
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"cardroom.dev/gateway"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -28,7 +28,7 @@ func TestActionIDs(t *testing.T) {
 	}
 	longest := strings.Repeat("x", 128)
 	_, err := onTurn.c.Act(onTurn.ctx(), &gatewayv1.ActRequest{TableId: id, Action: action("reveal"), ActionId: longest + "y"})
-	wantCode(t, err, codes.InvalidArgument, gateway.CodeInvalidField)
+	wantCode(t, err, codes.InvalidArgument, refusal.InvalidField)
 	first, err := onTurn.c.Act(onTurn.ctx(), &gatewayv1.ActRequest{TableId: id, Action: action("reveal"), ActionId: longest})
 	if err != nil {
 		t.Fatalf("an action id of 128 bytes: %v", err)
@@ -63,9 +63,9 @@ func TestRequestTooLarge(t *testing.T) {
 	ann := e.signIn(0, "Ann")
 	huge, _ := anypb.New(wrapperspb.String(strings.Repeat("x", 2<<20)))
 	_, err := ann.c.Act(ann.ctx(), &gatewayv1.ActRequest{TableId: "t-any", Action: huge, ActionId: "a1"})
-	wantCode(t, err, codes.InvalidArgument, gateway.CodeTooLarge)
+	wantCode(t, err, codes.InvalidArgument, refusal.TooLarge)
 	_, err = ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: huge})
-	wantCode(t, err, codes.InvalidArgument, gateway.CodeTooLarge)
+	wantCode(t, err, codes.InvalidArgument, refusal.TooLarge)
 	s, err := ann.c.Watch(ann.ctx(), &gatewayv1.WatchRequest{TableId: strings.Repeat("t", 2<<20)})
 	if err == nil {
 		var m *gatewayv1.WatchResponse
@@ -74,5 +74,5 @@ func TestRequestTooLarge(t *testing.T) {
 			t.Fatalf("the stream ended without an error (%v)", m)
 		}
 	}
-	wantCode(t, err, codes.InvalidArgument, gateway.CodeTooLarge)
+	wantCode(t, err, codes.InvalidArgument, refusal.TooLarge)
 }

@@ -10,6 +10,7 @@ import (
 
 	"cardroom.dev/gateway/lobby"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -45,11 +46,11 @@ func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.Enque
 		hi = int(d.GetMaxSeats())
 	}
 	if lo > hi || lo < int(d.GetMinSeats()) || hi > int(d.GetMaxSeats()) {
-		return nil, invalid("min_seats", CodeInvalidField, "%s is played by %d to %d players", d.GetGame(), d.GetMinSeats(), d.GetMaxSeats())
+		return nil, refusal.Invalid("min_seats", refusal.InvalidField, "%s is played by %d to %d players", d.GetGame(), d.GetMinSeats(), d.GetMaxSeats())
 	}
 	party := max(int(req.GetPartySize()), 1)
 	if party > hi {
-		return nil, invalid("party_size", CodeInvalidField, "a party of %d does not fit at %d seats", party, hi)
+		return nil, refusal.Invalid("party_size", refusal.InvalidField, "a party of %d does not fit at %d seats", party, hi)
 	}
 	opts, err := checkOptions(d, req.GetOptions())
 	if err != nil {
@@ -60,11 +61,11 @@ func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.Enque
 		wait = s.opt.TicketMaxWait
 	}
 	if wait < 0 || wait > maxTicketWait {
-		return nil, invalid("max_wait", CodeInvalidField, "max_wait must be between 0 and %s", maxTicketWait)
+		return nil, refusal.Invalid("max_wait", refusal.InvalidField, "max_wait must be between 0 and %s", maxTicketWait)
 	}
 	perAction := req.GetTimeLimits().GetPerAction().AsDuration()
 	if perAction < 0 {
-		return nil, invalid("time_limits.per_action", CodeInvalidField, "the time per action cannot be negative")
+		return nil, refusal.Invalid("time_limits.per_action", refusal.InvalidField, "the time per action cannot be negative")
 	}
 	h := sha256.New()
 	h.Write([]byte(req.GetGame() + "\x00" + perAction.String() + "\x00"))
@@ -98,7 +99,7 @@ func (s *Server) updateTicket(ctx context.Context, id string, fn func(t *lobby.T
 	for range 32 {
 		t, err := s.lobby.LoadTicket(ctx, id)
 		if errors.Is(err, lobby.ErrNotFound) {
-			return nil, refusal(codes.NotFound, CodeTicketNotFound, "no such ticket")
+			return nil, refusal.New(codes.NotFound, refusal.TicketNotFound, "no such ticket")
 		}
 		if err != nil {
 			return nil, err
@@ -131,14 +132,14 @@ func (s *Server) JoinTicket(ctx context.Context, req *gatewayv1.JoinTicketReques
 		return nil, err
 	}
 	if req.GetTicketId() == "" {
-		return nil, invalid("ticket_id", CodeMissingField, "ticket_id is required")
+		return nil, refusal.Invalid("ticket_id", refusal.MissingField, "ticket_id is required")
 	}
 	_, err = s.updateTicket(ctx, req.GetTicketId(), func(t *lobby.Ticket) (time.Duration, error) {
 		if onTicket(t, sess.Player) {
 			return 0, errAlready // a retry whose answer was lost: joined already
 		}
 		if t.State != lobby.TicketForming || len(t.Players) >= t.PartySize {
-			return 0, refusal(codes.FailedPrecondition, CodeTicketClosed, "this ticket's party is complete")
+			return 0, refusal.New(codes.FailedPrecondition, refusal.TicketClosed, "this ticket's party is complete")
 		}
 		t.Players = append(t.Players, lobby.Player{ID: sess.Player, Name: sess.Name})
 		if len(t.Players) == t.PartySize {
@@ -162,14 +163,14 @@ func (s *Server) CancelTicket(ctx context.Context, req *gatewayv1.CancelTicketRe
 		return nil, err
 	}
 	if req.GetTicketId() == "" {
-		return nil, invalid("ticket_id", CodeMissingField, "ticket_id is required")
+		return nil, refusal.Invalid("ticket_id", refusal.MissingField, "ticket_id is required")
 	}
 	_, err = s.updateTicket(ctx, req.GetTicketId(), func(t *lobby.Ticket) (time.Duration, error) {
 		if !onTicket(t, sess.Player) {
-			return 0, refusal(codes.NotFound, CodeTicketNotFound, "no such ticket")
+			return 0, refusal.New(codes.NotFound, refusal.TicketNotFound, "no such ticket")
 		}
 		if t.State != lobby.TicketForming && t.State != lobby.TicketQueued {
-			return 0, refusal(codes.FailedPrecondition, CodeTicketClosed, "the ticket is already matched or cancelled")
+			return 0, refusal.New(codes.FailedPrecondition, refusal.TicketClosed, "the ticket is already matched or cancelled")
 		}
 		t.State = lobby.TicketCancelled
 		return ticketRetention, nil
@@ -191,7 +192,7 @@ func (s *Server) WatchTicket(req *gatewayv1.WatchTicketRequest, stream grpc.Serv
 
 func (s *Server) watchTicket(ctx context.Context, sess Session, id string, stream grpc.ServerStreamingServer[gatewayv1.WatchTicketResponse]) error {
 	if id == "" {
-		return invalid("ticket_id", CodeMissingField, "ticket_id is required")
+		return refusal.Invalid("ticket_id", refusal.MissingField, "ticket_id is required")
 	}
 	wake, stop, err := s.subscribe(s.bus.Subjects().Ticket(id))
 	if err != nil {
@@ -205,7 +206,7 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 	for {
 		t, err := s.lobby.LoadTicket(ctx, id)
 		if errors.Is(err, lobby.ErrNotFound) || err == nil && !onTicket(&t, sess.Player) {
-			return refusal(codes.NotFound, CodeTicketNotFound, "no such ticket")
+			return refusal.New(codes.NotFound, refusal.TicketNotFound, "no such ticket")
 		}
 		if err != nil {
 			return err
@@ -228,7 +229,7 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 			msg.State, final = gatewayv1.TicketState_TICKET_STATE_CANCELLED, true
 			if t.Refused != "" {
 				// Cancelled because the game refused the table: the stream ends with the reason.
-				end = refusal(codes.InvalidArgument, CodeTicketRefused, "the game refused the matched table: %s", t.Refused)
+				end = refusal.New(codes.InvalidArgument, refusal.TicketRefused, "the game refused the matched table: %s", t.Refused)
 			}
 		case lobby.TicketMatched:
 			tb, err := s.lobby.LoadTable(ctx, t.TableID)

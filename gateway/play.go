@@ -6,6 +6,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/protobuf/proto"
 )
@@ -26,7 +27,7 @@ func (s *Server) seated(ctx context.Context, sess Session, id string) (rulesv1.R
 	}
 	seat := t.SeatOf(sess.Player)
 	if seat < 0 {
-		return nil, 0, nil, refusal(codes.PermissionDenied, CodeNotYourSeat, "you have no seat at this table")
+		return nil, 0, nil, refusal.New(codes.PermissionDenied, refusal.NotYourSeat, "you have no seat at this table")
 	}
 	c, err := s.rulesOf(t.Game)
 	return c, seat, seatNames(t, seat), err
@@ -43,10 +44,10 @@ func (s *Server) Act(ctx context.Context, req *gatewayv1.ActRequest) (*gatewayv1
 
 func (s *Server) act(ctx context.Context, sess Session, req *gatewayv1.ActRequest) (*gatewayv1.ActResponse, error) {
 	if n := len(req.GetActionId()); n == 0 || n > maxActionIDBytes {
-		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to %d bytes", maxActionIDBytes)
+		return nil, refusal.Invalid("action_id", refusal.InvalidField, "action_id must be 1 to %d bytes", maxActionIDBytes)
 	}
 	if req.GetAction() == nil {
-		return nil, invalid("action", CodeMissingField, "action is required")
+		return nil, refusal.Invalid("action", refusal.MissingField, "action is required")
 	}
 	c, seat, names, err := s.seated(ctx, sess, req.GetTableId())
 	if err != nil {
@@ -144,7 +145,7 @@ func (s *Server) getReplay(ctx context.Context, sess Session, req *gatewayv1.Get
 		return nil, err
 	}
 	if !l.GetTable().GetFinished() {
-		return nil, refusal(codes.FailedPrecondition, CodeTableInPlay, "the replay is available once the table is finished")
+		return nil, refusal.New(codes.FailedPrecondition, refusal.TableInPlay, "the replay is available once the table is finished")
 	}
 	resp := &gatewayv1.GetReplayResponse{Table: l.GetTable(), CreatedEvents: labelledAll(l.GetCreatedEvents(), names)}
 	for _, e := range l.GetEntries() {

@@ -13,6 +13,7 @@ import (
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -62,11 +63,11 @@ func TestAddBotsRequestID(t *testing.T) {
 				t.Fatalf("retry answered %v, want the first answer %v", again, first)
 			}
 			_, err = add(ann, 1, "r1")
-			wantCode(t, err, codes.InvalidArgument, gateway.CodeRequestIDReused)
+			wantCode(t, err, codes.InvalidArgument, refusal.RequestIDReused)
 			_, err = add(bob, 2, "r1")
-			wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
+			wantCode(t, err, codes.PermissionDenied, refusal.NotOwner)
 			_, err = add(ann, 1, strings.Repeat("x", 129))
-			wantCode(t, err, codes.InvalidArgument, gateway.CodeInvalidField)
+			wantCode(t, err, codes.InvalidArgument, refusal.InvalidField)
 			full, err := add(ann, 1, "r2")
 			if err != nil {
 				t.Fatal(err)
@@ -88,9 +89,9 @@ func TestAddBotsRequestID(t *testing.T) {
 				}
 			}
 			_, err = add(ann, 1, "r3")
-			wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableFull)
+			wantCode(t, err, codes.FailedPrecondition, refusal.TableFull)
 			_, err = add(ann, 1, "")
-			wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableFull)
+			wantCode(t, err, codes.FailedPrecondition, refusal.TableFull)
 			// After the start, a late retry is answered with the table as it is now.
 			if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
 				t.Fatal(err)
@@ -103,7 +104,7 @@ func TestAddBotsRequestID(t *testing.T) {
 				t.Fatalf("retry after the start answered %v", late)
 			}
 			_, err = add(ann, 1, "r4")
-			wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+			wantCode(t, err, codes.FailedPrecondition, refusal.TableStarted)
 		})
 	}
 }
@@ -204,7 +205,7 @@ func TestJoinTableRetry(t *testing.T) {
 	}
 	// Someone who has no seat still cannot join a started table.
 	_, err = join(cid)
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+	wantCode(t, err, codes.FailedPrecondition, refusal.TableStarted)
 }
 
 // TestStartTableRetry: the owner starting a dealt table again is answered the table as it is (the
@@ -223,7 +224,7 @@ func TestStartTableRetry(t *testing.T) {
 		t.Fatalf("start again answered %v, want %v", again.GetTable(), tb)
 	}
 	_, err = bob.c.StartTable(bob.ctx(), &gatewayv1.StartTableRequest{TableId: id})
-	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
+	wantCode(t, err, codes.PermissionDenied, refusal.NotOwner)
 
 	// Recorded as started, never dealt (a gateway that died between the two): dealt now, with the
 	// seats recorded (the bot first), and only once however many retries race.
@@ -264,7 +265,7 @@ func TestStartTableRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+	wantCode(t, err, codes.FailedPrecondition, refusal.TableStarted)
 }
 
 // startedUndealt records a new two-seat table of owner's, with a bot, as started and not dealt (a
@@ -339,7 +340,7 @@ func TestWatchDealsUndealtTable(t *testing.T) {
 		if ok {
 			t.Fatalf("a closed table's stream brought %v", ev)
 		}
-		wantCode(t, <-w2.done, codes.FailedPrecondition, gateway.CodeTableStarted)
+		wantCode(t, <-w2.done, codes.FailedPrecondition, refusal.TableStarted)
 	case <-time.After(20 * time.Second):
 		t.Fatal("the stream of a closed table did not end")
 	}
@@ -412,7 +413,7 @@ func TestTicketRefusedByGame(t *testing.T) {
 	for {
 		m, err := s.Recv()
 		if err != nil {
-			wantCode(t, err, codes.InvalidArgument, gateway.CodeTicketRefused)
+			wantCode(t, err, codes.InvalidArgument, refusal.TicketRefused)
 			if !strings.Contains(status.Convert(err).Message(), "1000 rounds") {
 				t.Fatalf("the refusal does not give the game's reason: %v", err)
 			}

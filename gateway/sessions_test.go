@@ -15,6 +15,7 @@ import (
 	"cardroom.dev/gateway"
 	"cardroom.dev/gateway/lobby"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/refusal"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -170,7 +171,7 @@ func TestKeyRotation(t *testing.T) {
 	}
 	// The replica without the new key refuses its tokens, with a sentence that says why.
 	err = probe(t, gw0, r.GetSessionToken())
-	wantCode(t, err, codes.Unauthenticated, gateway.CodeUnauthenticated)
+	wantCode(t, err, codes.Unauthenticated, refusal.Unauthenticated)
 	if !strings.Contains(status.Convert(err).Message(), "key") {
 		t.Fatalf("message %q", status.Convert(err).Message())
 	}
@@ -184,7 +185,7 @@ func TestKeyRotation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, probe(t, gw1, forged.GetSessionToken()), codes.Unauthenticated, gateway.CodeUnauthenticated)
+	wantCode(t, probe(t, gw1, forged.GetSessionToken()), codes.Unauthenticated, refusal.Unauthenticated)
 }
 
 // TestLegacyTokens: a token of the form before key ids ("v1.") is accepted while it lasts when
@@ -202,9 +203,9 @@ func TestLegacyTokens(t *testing.T) {
 		t.Fatalf("refresh %v %v", r, err)
 	}
 	wantCode(t, probe(t, c, legacyToken(t, []byte(strings.Repeat("z", 32)), "p-legacy", "Old", time.Now().Add(time.Hour))),
-		codes.Unauthenticated, gateway.CodeUnauthenticated)
+		codes.Unauthenticated, refusal.Unauthenticated)
 	wantCode(t, probe(t, c, legacyToken(t, []byte(legacy), "p-legacy", "Old", time.Now().Add(-time.Second))),
-		codes.Unauthenticated, gateway.CodeUnauthenticated)
+		codes.Unauthenticated, refusal.Unauthenticated)
 }
 
 // TestSessionMaxAge: refreshing keeps a session alive only up to its maximum age from sign-in.
@@ -222,7 +223,7 @@ func TestSessionMaxAge(t *testing.T) {
 			if i < 3 {
 				t.Fatalf("refresh %d refused: %v", i, err)
 			}
-			wantCode(t, err, codes.Unauthenticated, gateway.CodeUnauthenticated)
+			wantCode(t, err, codes.Unauthenticated, refusal.Unauthenticated)
 			break
 		}
 		if r.GetExpiresAt().AsTime().After(end) {
@@ -253,17 +254,17 @@ func TestSignOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tok := range []string{in.GetSessionToken(), r.GetSessionToken()} {
-		wantCode(t, probe(t, c, tok), codes.Unauthenticated, gateway.CodeSessionRevoked)
+		wantCode(t, probe(t, c, tok), codes.Unauthenticated, refusal.SessionRevoked)
 		_, err := c.RefreshSession(withToken(t.Context(), tok), &gatewayv1.RefreshSessionRequest{})
-		wantCode(t, err, codes.Unauthenticated, gateway.CodeSessionRevoked)
+		wantCode(t, err, codes.Unauthenticated, refusal.SessionRevoked)
 		_, err = c.SignOut(withToken(t.Context(), tok), &gatewayv1.SignOutRequest{})
-		wantCode(t, err, codes.Unauthenticated, gateway.CodeSessionRevoked)
+		wantCode(t, err, codes.Unauthenticated, refusal.SessionRevoked)
 	}
 	if err := probe(t, c, other.GetSessionToken()); err != nil {
 		t.Fatalf("another session is refused: %v", err)
 	}
 	_, err = c.SignOut(t.Context(), &gatewayv1.SignOutRequest{})
-	wantCode(t, err, codes.Unauthenticated, gateway.CodeUnauthenticated)
+	wantCode(t, err, codes.Unauthenticated, refusal.Unauthenticated)
 }
 
 // TestSharedSessions: two replicas sharing Redis: a token of one works on the other, and a
@@ -280,10 +281,10 @@ func TestSharedSessions(t *testing.T) {
 	if _, err := gw0.SignOut(withToken(t.Context(), tok), &gatewayv1.SignOutRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, probe(t, gw0, tok), codes.Unauthenticated, gateway.CodeSessionRevoked)
+	wantCode(t, probe(t, gw0, tok), codes.Unauthenticated, refusal.SessionRevoked)
 	// Replica 1 checked the session a moment ago; it asks Redis again once the interval passed.
 	clock.Add(5 * time.Second)
-	wantCode(t, probe(t, gw1, tok), codes.Unauthenticated, gateway.CodeSessionRevoked)
+	wantCode(t, probe(t, gw1, tok), codes.Unauthenticated, refusal.SessionRevoked)
 	// The revocation is stored until the session could not be valid anyway.
 	ttl, err := e.rdb.TTL(t.Context(), e.prefix+"gw:revoked:"+sessionID(t, tok)).Result()
 	if err != nil || ttl <= 0 || ttl > 12*time.Hour {
@@ -294,7 +295,7 @@ func TestSharedSessions(t *testing.T) {
 	if _, err := gw1.SignOut(withToken(t.Context(), in2.GetSessionToken()), &gatewayv1.SignOutRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	wantCode(t, probe(t, gw0, in2.GetSessionToken()), codes.Unauthenticated, gateway.CodeSessionRevoked)
+	wantCode(t, probe(t, gw0, in2.GetSessionToken()), codes.Unauthenticated, refusal.SessionRevoked)
 }
 
 // TestSharedRateLimit: two replicas sharing Redis share each player's limit.
@@ -309,7 +310,7 @@ func TestSharedRateLimit(t *testing.T) {
 	}
 	// Each replica alone saw two of the four: the shared limit refuses the fifth on both.
 	for i := range 2 {
-		wantCode(t, probe(t, gw[i], tok), codes.ResourceExhausted, gateway.CodeRateLimited)
+		wantCode(t, probe(t, gw[i], tok), codes.ResourceExhausted, refusal.RateLimited)
 	}
 	// Another player has a limit of its own.
 	if err := probe(t, gw[1], signInTo(t, gw[1], "Bob").GetSessionToken()); err != nil {
@@ -330,7 +331,7 @@ func TestRateLimitWithoutRedis(t *testing.T) {
 				t.Fatalf("call %d: %v", i, err)
 			}
 		}
-		wantCode(t, probe(t, c, tok), codes.ResourceExhausted, gateway.CodeRateLimited)
+		wantCode(t, probe(t, c, tok), codes.ResourceExhausted, refusal.RateLimited)
 	}
 }
 
@@ -358,8 +359,8 @@ func TestTrustedProxies(t *testing.T) {
 			t.Fatalf("sign-in %d: %v", i, err)
 		}
 	}
-	wantCode(t, signIn(trusting, "10.9.9.9, 203.0.113.5"), codes.ResourceExhausted, gateway.CodeRateLimited)
-	wantCode(t, signIn(trusting, "203.0.113.5:5555"), codes.ResourceExhausted, gateway.CodeRateLimited)
+	wantCode(t, signIn(trusting, "10.9.9.9, 203.0.113.5"), codes.ResourceExhausted, refusal.RateLimited)
+	wantCode(t, signIn(trusting, "203.0.113.5:5555"), codes.ResourceExhausted, refusal.RateLimited)
 	if err := signIn(trusting, "203.0.113.6", "127.0.0.1"); err != nil {
 		t.Fatalf("another client behind the proxy: %v", err)
 	}
@@ -369,7 +370,7 @@ func TestTrustedProxies(t *testing.T) {
 			t.Fatalf("sign-in %d: %v", i, err)
 		}
 	}
-	wantCode(t, signIn(other, "203.0.113.2"), codes.ResourceExhausted, gateway.CodeRateLimited)
+	wantCode(t, signIn(other, "203.0.113.2"), codes.ResourceExhausted, refusal.RateLimited)
 }
 
 // legacyToken makes a token of the form before key ids, as the gateway signed it then.

@@ -13,6 +13,7 @@ import (
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -24,13 +25,13 @@ import (
 // SignIn opens a session as a guest or with a credential (see identity.go).
 func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gatewayv1.SignInResponse, error) {
 	if proto.Size(req) > s.opt.MaxRequestBytes {
-		return nil, invalid("", CodeTooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
+		return nil, refusal.Invalid("", refusal.TooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
 	}
 	// Before a session there is no player: sign-ins are limited per client address.
 	if host := clientAddr(ctx, s.opt.TrustedProxies); host != "" {
 		if !s.limits.allow(ctx, "addr:"+host) {
 			s.metrics.refusals.Add(ctx, 1, reasonRateLimited)
-			return nil, refusal(codes.ResourceExhausted, CodeRateLimited, "too many sign-ins; slow down")
+			return nil, refusal.New(codes.ResourceExhausted, refusal.RateLimited, "too many sign-ins; slow down")
 		}
 	}
 	// An empty name is "not given" (a returning player keeps theirs); a given one must not be blank.
@@ -115,17 +116,17 @@ func checkOptions(d *rulesv1.DescribeGameResponse, opts *anypb.Any) ([]byte, err
 		return nil, nil
 	}
 	if string(opts.MessageName()) != d.GetOptionsType() {
-		return nil, invalid("options", "WRONG_GAME", "options must be a %s", d.GetOptionsType())
+		return nil, refusal.Invalid("options", refusal.WrongGame, "options must be a %s", d.GetOptionsType())
 	}
 	return proto.MarshalOptions{Deterministic: true}.Marshal(opts)
 }
 
 func checkTableID(id string) error {
 	if id == "" {
-		return invalid("table_id", CodeMissingField, "table_id is required")
+		return refusal.Invalid("table_id", refusal.MissingField, "table_id is required")
 	}
 	if len(id) > 64 {
-		return invalid("table_id", CodeInvalidField, "table_id is too long")
+		return refusal.Invalid("table_id", refusal.InvalidField, "table_id is too long")
 	}
 	return nil
 }
@@ -149,7 +150,7 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 		capacity = int(d.GetMaxSeats())
 	}
 	if capacity < int(d.GetMinSeats()) || capacity > int(d.GetMaxSeats()) {
-		return nil, invalid("seats", CodeInvalidField, "%s is played by %d to %d players", d.GetGame(), d.GetMinSeats(), d.GetMaxSeats())
+		return nil, refusal.Invalid("seats", refusal.InvalidField, "%s is played by %d to %d players", d.GetGame(), d.GetMinSeats(), d.GetMaxSeats())
 	}
 	opts, err := checkOptions(d, req.GetOptions())
 	if err != nil {
@@ -157,7 +158,7 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 	}
 	perAction := req.GetTimeLimits().GetPerAction().AsDuration()
 	if perAction < 0 {
-		return nil, invalid("time_limits.per_action", CodeInvalidField, "the time per action cannot be negative")
+		return nil, refusal.Invalid("time_limits.per_action", refusal.InvalidField, "the time per action cannot be negative")
 	}
 	for range 8 {
 		t := lobby.Table{
@@ -259,7 +260,7 @@ func (s *Server) updateTable(ctx context.Context, id string, fn func(t *lobby.Ta
 
 func mustBeOpen(t *lobby.Table) error {
 	if t.State != lobby.TableOpen {
-		return refusal(codes.FailedPrecondition, CodeTableStarted, "the table has started or closed")
+		return refusal.New(codes.FailedPrecondition, refusal.TableStarted, "the table has started or closed")
 	}
 	return nil
 }
@@ -270,11 +271,11 @@ func (s *Server) JoinTable(ctx context.Context, req *gatewayv1.JoinTableRequest)
 		return nil, err
 	}
 	if req.GetInviteCode() == "" {
-		return nil, invalid("invite_code", CodeMissingField, "invite_code is required")
+		return nil, refusal.Invalid("invite_code", refusal.MissingField, "invite_code is required")
 	}
 	id, err := s.lobby.TableByCode(ctx, req.GetInviteCode())
 	if errors.Is(err, lobby.ErrNotFound) {
-		return nil, refusal(codes.NotFound, CodeTableNotFound, "no table has this invite code")
+		return nil, refusal.New(codes.NotFound, refusal.TableNotFound, "no table has this invite code")
 	}
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
@@ -289,7 +290,7 @@ func (s *Server) JoinTable(ctx context.Context, req *gatewayv1.JoinTableRequest)
 			return 0, err
 		}
 		if len(t.Players) >= t.Capacity {
-			return 0, refusal(codes.FailedPrecondition, CodeTableFull, "the table is full")
+			return 0, refusal.New(codes.FailedPrecondition, refusal.TableFull, "the table is full")
 		}
 		t.Players = append(t.Players, lobby.Player{ID: sess.Player, Name: sess.Name})
 		return 0, nil
@@ -314,7 +315,7 @@ func (s *Server) LeaveTable(ctx context.Context, req *gatewayv1.LeaveTableReques
 		}
 		i := slices.IndexFunc(t.Players, func(p lobby.Player) bool { return p.ID == sess.Player })
 		if i < 0 {
-			return 0, refusal(codes.FailedPrecondition, CodeNotThere, "you are not at this table")
+			return 0, refusal.New(codes.FailedPrecondition, refusal.NotThere, "you are not at this table")
 		}
 		t.Players = slices.Delete(t.Players, i, i+1)
 		if sess.Player == t.Owner {
@@ -338,21 +339,21 @@ func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*g
 		return nil, err
 	}
 	if req.GetCount() == 0 {
-		return nil, invalid("count", CodeInvalidField, "count must be at least 1")
+		return nil, refusal.Invalid("count", refusal.InvalidField, "count must be at least 1")
 	}
 	if len(req.GetRequestId()) > maxRequestID {
-		return nil, invalid("request_id", CodeInvalidField, "request_id must be at most %d bytes", maxRequestID)
+		return nil, refusal.Invalid("request_id", refusal.InvalidField, "request_id must be at most %d bytes", maxRequestID)
 	}
 	call := fmt.Sprintf("AddBots:%d", req.GetCount())
 	t, err := s.updateTable(ctx, req.GetTableId(), func(t *lobby.Table) (time.Duration, error) {
 		if t.Owner != sess.Player {
-			return 0, refusal(codes.PermissionDenied, CodeNotOwner, "only the table's owner may add bots")
+			return 0, refusal.New(codes.PermissionDenied, refusal.NotOwner, "only the table's owner may add bots")
 		}
 		if id := req.GetRequestId(); id != "" {
 			// The bots and the request id are written together: finding the id means the bots are there.
 			if r, ok := t.Request(id); ok {
 				if r.Call != call {
-					return 0, invalid("request_id", CodeRequestIDReused, "request_id was already used at this table for another request")
+					return 0, refusal.Invalid("request_id", refusal.RequestIDReused, "request_id was already used at this table for another request")
 				}
 				return 0, errUnchanged
 			}
@@ -361,7 +362,7 @@ func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*g
 			return 0, err
 		}
 		if len(t.Players)+int(req.GetCount()) > t.Capacity {
-			return 0, refusal(codes.FailedPrecondition, CodeTableFull, "the table has %d free places", t.Capacity-len(t.Players))
+			return 0, refusal.New(codes.FailedPrecondition, refusal.TableFull, "the table has %d free places", t.Capacity-len(t.Players))
 		}
 		t.Players = append(t.Players, bots(int(req.GetCount()), len(t.Players))...)
 		if id := req.GetRequestId(); id != "" {
@@ -417,7 +418,7 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 	t, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
 		started = false
 		if t.Owner != sess.Player {
-			return 0, refusal(codes.PermissionDenied, CodeNotOwner, "only the table's owner may start it")
+			return 0, refusal.New(codes.PermissionDenied, refusal.NotOwner, "only the table's owner may start it")
 		}
 		if t.State == lobby.TablePlaying || t.State == lobby.TableFinished {
 			started = true
@@ -431,7 +432,7 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 			return 0, err
 		}
 		if len(t.Players) < int(d.GetMinSeats()) {
-			return 0, refusal(codes.FailedPrecondition, CodeTooFewPlayers, "%s needs at least %d players", t.Game, d.GetMinSeats())
+			return 0, refusal.New(codes.FailedPrecondition, refusal.TooFewPlayers, "%s needs at least %d players", t.Game, d.GetMinSeats())
 		}
 		t.Seats = shuffled(t.Players)
 		t.State = lobby.TablePlaying
@@ -613,7 +614,7 @@ func (s *Server) table(ctx context.Context, id string) (*lobby.Table, error) {
 		return nil, err
 	}
 	if t.State != lobby.TablePlaying && t.State != lobby.TableFinished {
-		return nil, refusal(codes.FailedPrecondition, CodeTableNotStarted, "the table has not started")
+		return nil, refusal.New(codes.FailedPrecondition, refusal.TableNotStarted, "the table has not started")
 	}
 	s.remember(&t)
 	return &t, nil

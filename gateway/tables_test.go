@@ -12,6 +12,7 @@ import (
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -77,14 +78,14 @@ func TestPrivateTableLobby(t *testing.T) {
 	}
 	id := cr.GetTableId()
 	_, err = bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: "NOSUCHCD"})
-	wantCode(t, err, codes.NotFound, gateway.CodeTableNotFound)
+	wantCode(t, err, codes.NotFound, refusal.TableNotFound)
 	if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = bob.c.AddBots(bob.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: 1})
-	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
+	wantCode(t, err, codes.PermissionDenied, refusal.NotOwner)
 	_, err = bob.c.StartTable(bob.ctx(), &gatewayv1.StartTableRequest{TableId: id})
-	wantCode(t, err, codes.PermissionDenied, gateway.CodeNotOwner)
+	wantCode(t, err, codes.PermissionDenied, refusal.NotOwner)
 	if _, err := cid.c.JoinTable(cid.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +93,12 @@ func TestPrivateTableLobby(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: 2})
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableFull)
+	wantCode(t, err, codes.FailedPrecondition, refusal.TableFull)
 	if _, err := ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 	_, err = bob.c.Act(bob.ctx(), &gatewayv1.ActRequest{TableId: id, Action: action("pass"), ActionId: "x"})
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableNotStarted)
+	wantCode(t, err, codes.FailedPrecondition, refusal.TableNotStarted)
 	// Bob watches before the start: the stream waits for the deal. A stranger may not wait so.
 	early := bob.watch(id, 0)
 	defer early.cancel()
@@ -105,7 +106,7 @@ func TestPrivateTableLobby(t *testing.T) {
 	if _, ok := <-stranger.ch; ok {
 		t.Fatal("a stranger received an event of an open table")
 	}
-	wantCode(t, <-stranger.done, codes.FailedPrecondition, gateway.CodeTableNotStarted)
+	wantCode(t, <-stranger.done, codes.FailedPrecondition, refusal.TableNotStarted)
 	sr, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestPrivateTableLobby(t *testing.T) {
 		t.Fatalf("started table %v", tb)
 	}
 	_, err = bob.c.LeaveTable(bob.ctx(), &gatewayv1.LeaveTableRequest{TableId: id})
-	wantCode(t, err, codes.FailedPrecondition, gateway.CodeTableStarted)
+	wantCode(t, err, codes.FailedPrecondition, refusal.TableStarted)
 	gr, err := bob.c.GetTable(bob.ctx(), &gatewayv1.GetTableRequest{TableId: id})
 	if err != nil || gr.GetTable().YourSeat == nil || gr.GetTable().GetInviteCode() != "" {
 		t.Fatalf("bob's table %v %v", gr, err)

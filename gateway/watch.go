@@ -13,6 +13,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/refusal"
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -568,11 +569,11 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 				return err
 			}
 			if cur.State != lobby.TablePlaying {
-				return refusal(codes.FailedPrecondition, CodeTableStarted, "the table was closed before the start")
+				return refusal.New(codes.FailedPrecondition, refusal.TableStarted, "the table was closed before the start")
 			}
 			if err := s.dealRecorded(ctx, &cur); err != nil {
 				if undealable(err) {
-					return refusal(codes.FailedPrecondition, CodeTableNotStarted, "the game refused to deal the table, which is open again")
+					return refusal.New(codes.FailedPrecondition, refusal.TableNotStarted, "the game refused to deal the table, which is open again")
 				}
 				s.log.WarnContext(ctx, "dealing a table recorded as started failed", "table", t.ID, "error", err)
 				undealt = time.After(s.opt.DealGrace)
@@ -651,10 +652,10 @@ func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobb
 				return s.table(ctx, id)
 			}
 		case lobby.TableClosed:
-			return nil, refusal(codes.FailedPrecondition, CodeTableStarted, "the table was closed before the start")
+			return nil, refusal.New(codes.FailedPrecondition, refusal.TableStarted, "the table was closed before the start")
 		}
 		if !slices.ContainsFunc(t.Players, func(p lobby.Player) bool { return p.ID == sess.Player }) {
-			return nil, refusal(codes.FailedPrecondition, CodeTableNotStarted, "the table has not started")
+			return nil, refusal.New(codes.FailedPrecondition, refusal.TableNotStarted, "the table has not started")
 		}
 		select {
 		case <-ctx.Done():

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"cardroom.dev/gateway"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/refusal"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -81,7 +81,7 @@ func TestServe(t *testing.T) {
 			huge, _ := anypb.New(wrapperspb.String(strings.Repeat("x", 2<<20)))
 			_, err = gw.Act(authed, &gatewayv1.ActRequest{TableId: "t-any", Action: huge, ActionId: "a1"})
 			st := status.Convert(err)
-			if v, _ := firstDetail(st).(*gamev1.RuleViolation); st.Code() != codes.InvalidArgument || v.GetCode() != gateway.CodeTooLarge {
+			if v, _ := firstDetail(st).(*gamev1.RuleViolation); st.Code() != codes.InvalidArgument || v.GetCode() != refusal.TooLarge {
 				t.Fatalf("an oversized Act: %v %v", err, st.Details())
 			}
 			continue

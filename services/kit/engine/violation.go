@@ -1,33 +1,39 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
 
-// Kind says how a refused action or table was wrong; the gRPC edge maps it to a status code.
-type Kind uint8
+	"cardroom.dev/services/kit/refusal"
+)
+
+// Kind says how a refused action or table was wrong; the gRPC edge maps it to a status code
+// (refusal.Kind.Status).
+type Kind = refusal.Kind
 
 const (
 	// Illegal: well-formed, but the rules do not allow it now (FAILED_PRECONDITION).
-	Illegal Kind = iota
+	Illegal = refusal.Illegal
 	// Malformed: it can never be valid, e.g. an unknown card or a refused option (INVALID_ARGUMENT).
-	Malformed
+	Malformed = refusal.Malformed
 	// Stale: aimed at a state that has already moved on, e.g. a throw at a top card that changed
 	// (ABORTED). Nothing happens and nobody is penalised.
-	Stale
+	Stale = refusal.Stale
 )
 
-// Codes every game shares. Games add their own (e.g. "MUST_FOLLOW_COLOUR"); codes are stable API.
+// Codes every game shares, defined with the other stable codes in kit/refusal. Games add their own
+// (e.g. "MUST_FOLLOW_COLOUR"); codes are stable API.
 const (
-	CodeNotYourTurn   = "NOT_YOUR_TURN"
-	CodeGameOver      = "GAME_OVER"
-	CodeBadSeat       = "BAD_SEAT"
-	CodeBadAction     = "BAD_ACTION"
-	CodeBadOptions    = "BAD_OPTIONS"
-	CodeBadSeatCount  = "BAD_SEAT_COUNT"
-	CodeNoDeadline    = "NO_DEADLINE"
-	CodeTooEarly      = "DEADLINE_NOT_REACHED"
-	CodeNothingToDo   = "NOTHING_TO_DO"
-	CodeTableAborted  = "TABLE_ABORTED"
-	CodeUnknownAction = "UNKNOWN_ACTION"
+	CodeNotYourTurn   = refusal.NotYourTurn
+	CodeGameOver      = refusal.GameOver
+	CodeBadSeat       = refusal.BadSeat
+	CodeBadAction     = refusal.BadAction
+	CodeBadOptions    = refusal.BadOptions
+	CodeBadSeatCount  = refusal.BadSeatCount
+	CodeNoDeadline    = refusal.NoDeadline
+	CodeTooEarly      = refusal.TooEarly
+	CodeNothingToDo   = refusal.NothingToDo
+	CodeTableAborted  = refusal.TableAborted
+	CodeUnknownAction = refusal.UnknownAction
 )
 
 // Violation is a refusal by the rules: a stable code, a sentence for people, and for malformed input

@@ -25,6 +25,7 @@ import (
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/refusal"
 	"cardroom.dev/services/kit/store"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -173,7 +174,7 @@ func (s *Server) now() time.Time { return time.UnixMilli(s.opt.Now().UnixMilli()
 // checkTableID accepts 1 to 64 letters, digits, '-' or '_': safe in NATS subjects and Redis keys.
 func checkTableID(id string) error {
 	if id == "" {
-		return invalid("table_id", CodeMissingField, "table_id is required")
+		return refusal.Invalid("table_id", refusal.MissingField, "table_id is required")
 	}
 	ok := len(id) <= 64
 	for i := 0; ok && i < len(id); i++ {
@@ -181,7 +182,7 @@ func checkTableID(id string) error {
 		ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
 	}
 	if !ok {
-		return invalid("table_id", CodeInvalidField, "table_id must be 1 to 64 letters, digits, '-' or '_'")
+		return refusal.Invalid("table_id", refusal.InvalidField, "table_id must be 1 to 64 letters, digits, '-' or '_'")
 	}
 	return nil
 }
@@ -219,16 +220,16 @@ func decodeAny(field string, a *anypb.Any, prototype proto.Message, wantURL stri
 	if a.GetTypeUrl() == wantURL {
 		// The usual type URL names the right type: decode without parsing it again.
 		if err := proto.Unmarshal(a.GetValue(), m); err != nil {
-			return nil, invalid(field, CodeInvalidField, "%s is not a valid %s", field, typeNameOf(prototype))
+			return nil, refusal.Invalid(field, refusal.InvalidField, "%s is not a valid %s", field, typeNameOf(prototype))
 		}
 		return m, nil
 	}
 	want := string(prototype.ProtoReflect().Descriptor().FullName())
 	if a.MessageName() != "" && string(a.MessageName()) != want {
-		return nil, invalid(field, CodeWrongGame, "%s must be a %s, not a %s", field, want, a.MessageName())
+		return nil, refusal.Invalid(field, refusal.WrongGame, "%s must be a %s, not a %s", field, want, a.MessageName())
 	}
 	if err := a.UnmarshalTo(m); err != nil {
-		return nil, invalid(field, CodeInvalidField, "%s is not a valid %s", field, want)
+		return nil, refusal.Invalid(field, refusal.InvalidField, "%s is not a valid %s", field, want)
 	}
 	return m, nil
 }
@@ -247,18 +248,18 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	}
 	cfg := proto.CloneOf(req.GetConfig())
 	if cfg == nil {
-		return nil, invalid("config", CodeMissingField, "config is required")
+		return nil, refusal.Invalid("config", refusal.MissingField, "config is required")
 	}
 	if cfg.GetGame() != s.info.Name {
-		return nil, invalid("config.game", CodeWrongGame, "this service runs %q, not %q", s.info.Name, cfg.GetGame())
+		return nil, refusal.Invalid("config.game", refusal.WrongGame, "this service runs %q, not %q", s.info.Name, cfg.GetGame())
 	}
 	n := len(cfg.GetSeats())
 	if n < s.info.MinSeats || n > s.info.MaxSeats {
-		return nil, invalid("config.seats", engine.CodeBadSeatCount, "%s is played by %d to %d players, not %d", s.info.Name, s.info.MinSeats, s.info.MaxSeats, n)
+		return nil, refusal.Invalid("config.seats", engine.CodeBadSeatCount, "%s is played by %d to %d players, not %d", s.info.Name, s.info.MinSeats, s.info.MaxSeats, n)
 	}
 	for i, seat := range cfg.GetSeats() {
 		if seat.GetIndex() != uint32(i) {
-			return nil, invalid(fmt.Sprintf("config.seats[%d].index", i), CodeInvalidField, "seats must be numbered 0 to %d in order", n-1)
+			return nil, refusal.Invalid(fmt.Sprintf("config.seats[%d].index", i), refusal.InvalidField, "seats must be numbered 0 to %d in order", n-1)
 		}
 	}
 	opts, err := decodeAny("config.options", cfg.GetOptions(), s.info.Options, s.optionsURL)
@@ -267,14 +268,14 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	}
 	turn := cfg.GetTimeLimits().GetPerAction().AsDuration()
 	if turn < 0 {
-		return nil, invalid("config.time_limits.per_action", CodeInvalidField, "the time per action cannot be negative")
+		return nil, refusal.Invalid("config.time_limits.per_action", refusal.InvalidField, "the time per action cannot be negative")
 	}
 	switch cfg.GetSeedPolicy() {
 	case gamev1.SeedPolicy_SEED_POLICY_FIXED:
 	case gamev1.SeedPolicy_SEED_POLICY_UNSPECIFIED, gamev1.SeedPolicy_SEED_POLICY_RANDOM:
 		cfg.SeedPolicy, cfg.Seed = gamev1.SeedPolicy_SEED_POLICY_RANDOM, randomSeed()
 	default:
-		return nil, invalid("config.seed_policy", CodeInvalidField, "unknown seed policy %d", cfg.GetSeedPolicy())
+		return nil, refusal.Invalid("config.seed_policy", refusal.InvalidField, "unknown seed policy %d", cfg.GetSeedPolicy())
 	}
 	now := s.now()
 	kinds := make([]gamev1.PlayerKind, n)
@@ -428,7 +429,7 @@ func newToken() uint64 {
 
 func checkSeat(cfg *gamev1.TableConfig, seat uint32) error {
 	if int(seat) >= len(cfg.GetSeats()) {
-		return invalid("seat", engine.CodeBadSeat, "seat %d does not exist at a table of %d", seat, len(cfg.GetSeats()))
+		return refusal.Invalid("seat", engine.CodeBadSeat, "seat %d does not exist at a table of %d", seat, len(cfg.GetSeats()))
 	}
 	return nil
 }
@@ -446,10 +447,10 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		return nil, err
 	}
 	if n := len(req.GetActionId()); n == 0 || n > MaxActionIDBytes {
-		return nil, invalid("action_id", CodeInvalidField, "action_id must be 1 to %d bytes", MaxActionIDBytes)
+		return nil, refusal.Invalid("action_id", refusal.InvalidField, "action_id must be 1 to %d bytes", MaxActionIDBytes)
 	}
 	if req.GetAction() == nil {
-		return nil, invalid("action", CodeMissingField, "action is required")
+		return nil, refusal.Invalid("action", refusal.MissingField, "action is required")
 	}
 	action, err := decodeAny("action", req.GetAction(), s.info.Action, s.actionURL)
 	if err != nil {
@@ -460,7 +461,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 	}
 	for attempt := 0; ; attempt++ {
 		if attempt > s.opt.MaxRetries {
-			return nil, failed(codes.Aborted, CodeContention, "the table changed too often while this action was validated; try again")
+			return nil, refusal.New(codes.Aborted, refusal.Contention, "the table changed too often while this action was validated; try again")
 		}
 		l, err := s.load(ctx, req.GetTableId(), req.GetActionId(), true)
 		if err != nil {
@@ -475,7 +476,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		}
 		if req.ExpectedVersion != nil && req.GetExpectedVersion() != l.t.Version {
 			s.keep(&l)
-			return nil, failed(codes.Aborted, CodeStaleVersion, "the table is at version %d, not %d", l.t.Version, req.GetExpectedVersion())
+			return nil, refusal.New(codes.Aborted, refusal.StaleVersion, "the table is at version %d, not %d", l.t.Version, req.GetExpectedVersion())
 		}
 		if l.t.Finished {
 			return nil, engine.Refuse(engine.CodeGameOver, "the game is over")
@@ -492,7 +493,7 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 		resp, err := s.play(ctx, &l, req, action, now)
 		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrDuplicate) {
 			if req.ExpectedVersion != nil && errors.Is(err, store.ErrConflict) {
-				return nil, failed(codes.Aborted, CodeStaleVersion, "the table moved past version %d", req.GetExpectedVersion())
+				return nil, refusal.New(codes.Aborted, refusal.StaleVersion, "the table moved past version %d", req.GetExpectedVersion())
 			}
 			s.metrics.casRetries.Add(ctx, 1)
 			continue
@@ -593,10 +594,10 @@ func (s *Server) replayed(ctx context.Context, l *loaded, req *rulesv1.ActReques
 	}
 	seat := req.GetSeat()
 	if by, ok := e.GetBy().(*rulesv1.LogEntry_Seat); !ok || by.Seat != seat {
-		return nil, invalid("action_id", CodeActionIDReuse, "action_id was already used at this table by another seat")
+		return nil, refusal.Invalid("action_id", refusal.ActionIDReused, "action_id was already used at this table by another seat")
 	}
 	if !s.sameAction(e.GetAction(), req.GetAction(), action) {
-		return nil, invalid("action_id", CodeActionIDReuse, "action_id was already used by this seat for another action")
+		return nil, refusal.Invalid("action_id", refusal.ActionIDReused, "action_id was already used by this seat for another action")
 	}
 	s.resend(ctx, l.t, e.GetEvents())
 	finished := false
@@ -784,7 +785,7 @@ func viewerOf(cfg *gamev1.TableConfig, v *rulesv1.Viewer) (int, error) {
 	case *rulesv1.Viewer_Spectator:
 		return engine.Spectator, nil
 	}
-	return 0, invalid("viewer", CodeMissingField, "viewer must be a seat or a spectator")
+	return 0, refusal.Invalid("viewer", refusal.MissingField, "viewer must be a seat or a spectator")
 }
 
 func (s *Server) getView(ctx context.Context, req *rulesv1.GetViewRequest) (*rulesv1.GetViewResponse, error) {
@@ -952,5 +953,5 @@ func (s *Server) abort(ctx context.Context, req *rulesv1.AbortTableRequest) (*ru
 		l.t.Finished = true
 		return &rulesv1.AbortTableResponse{Table: s.summary(l.t, l.cfg, outcome)}, nil
 	}
-	return nil, failed(codes.Aborted, CodeContention, "the table changed too often to abort; try again")
+	return nil, refusal.New(codes.Aborted, refusal.Contention, "the table changed too often to abort; try again")
 }

@@ -18,6 +18,7 @@ import (
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/natsembed"
+	"cardroom.dev/services/kit/refusal"
 	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/rules/rulestest"
 	"cardroom.dev/services/kit/store"
@@ -124,13 +125,7 @@ func (e *env) create(t testing.TB, id string, cfg *gamev1.TableConfig) {
 }
 
 func violation(err error) (codes.Code, string) {
-	st := status.Convert(err)
-	for _, d := range st.Details() {
-		if v, ok := d.(*gamev1.RuleViolation); ok {
-			return st.Code(), v.GetCode()
-		}
-	}
-	return st.Code(), ""
+	return status.Code(err), refusal.Code(err)
 }
 
 // collect subscribes to a table's events and returns a function that waits for n of them.
@@ -248,17 +243,17 @@ func TestBadInputChangesNothing(t *testing.T) {
 			code codes.Code
 			rule string
 		}{
-			{"missing table", &rulesv1.ActRequest{Seat: 0, Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, rules.CodeMissingField},
-			{"bad table id", &rulesv1.ActRequest{TableId: "a.b", Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, rules.CodeInvalidField},
-			{"unknown table", &rulesv1.ActRequest{TableId: "nope", Action: act("pass"), ActionId: "x"}, codes.NotFound, rules.CodeTableNotFound},
-			{"missing action id", &rulesv1.ActRequest{TableId: "b1", Action: act("pass")}, codes.InvalidArgument, rules.CodeInvalidField},
-			{"action id too long", &rulesv1.ActRequest{TableId: "b1", Seat: 0, Action: act("pass"), ActionId: strings.Repeat("x", rules.MaxActionIDBytes+1)}, codes.InvalidArgument, rules.CodeInvalidField},
-			{"missing action", &rulesv1.ActRequest{TableId: "b1", ActionId: "x"}, codes.InvalidArgument, rules.CodeMissingField},
-			{"wrong game's action", &rulesv1.ActRequest{TableId: "b1", Action: wrong, ActionId: "x"}, codes.InvalidArgument, rules.CodeWrongGame},
+			{"missing table", &rulesv1.ActRequest{Seat: 0, Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, refusal.MissingField},
+			{"bad table id", &rulesv1.ActRequest{TableId: "a.b", Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, refusal.InvalidField},
+			{"unknown table", &rulesv1.ActRequest{TableId: "nope", Action: act("pass"), ActionId: "x"}, codes.NotFound, refusal.TableNotFound},
+			{"missing action id", &rulesv1.ActRequest{TableId: "b1", Action: act("pass")}, codes.InvalidArgument, refusal.InvalidField},
+			{"action id too long", &rulesv1.ActRequest{TableId: "b1", Seat: 0, Action: act("pass"), ActionId: strings.Repeat("x", rules.MaxActionIDBytes+1)}, codes.InvalidArgument, refusal.InvalidField},
+			{"missing action", &rulesv1.ActRequest{TableId: "b1", ActionId: "x"}, codes.InvalidArgument, refusal.MissingField},
+			{"wrong game's action", &rulesv1.ActRequest{TableId: "b1", Action: wrong, ActionId: "x"}, codes.InvalidArgument, refusal.WrongGame},
 			{"unknown action", &rulesv1.ActRequest{TableId: "b1", Action: act("fold"), ActionId: "x"}, codes.InvalidArgument, engine.CodeUnknownAction},
 			{"no such seat", &rulesv1.ActRequest{TableId: "b1", Seat: 7, Action: act("pass"), ActionId: "x"}, codes.InvalidArgument, engine.CodeBadSeat},
 			{"not your turn", &rulesv1.ActRequest{TableId: "b1", Seat: 1, Action: act("pass"), ActionId: "x"}, codes.FailedPrecondition, engine.CodeNotYourTurn},
-			{"stale version", &rulesv1.ActRequest{TableId: "b1", Seat: 0, Action: act("pass"), ActionId: "x", ExpectedVersion: proto.Uint64(3)}, codes.Aborted, rules.CodeStaleVersion},
+			{"stale version", &rulesv1.ActRequest{TableId: "b1", Seat: 0, Action: act("pass"), ActionId: "x", ExpectedVersion: proto.Uint64(3)}, codes.Aborted, refusal.StaleVersion},
 		}
 		for _, tc := range cases {
 			_, err := e.client.Act(ctx, tc.req)
@@ -284,7 +279,7 @@ func TestBadInputChangesNothing(t *testing.T) {
 		}{
 			{"too few seats", tableConfig(1, 1, 0), engine.CodeBadSeatCount},
 			{"too many rounds", tableConfig(2, 5000, 0), engine.CodeBadOptions},
-			{"other game", &gamev1.TableConfig{Game: "chess"}, rules.CodeWrongGame},
+			{"other game", &gamev1.TableConfig{Game: "chess"}, refusal.WrongGame},
 		}
 		for _, tc := range bad {
 			_, err := e.client.CreateTable(ctx, &rulesv1.CreateTableRequest{Config: tc.cfg})
@@ -345,7 +340,7 @@ func TestIdempotentRetry(t *testing.T) {
 			{TableId: "r1", Seat: 0, Action: act("pass"), ActionId: "same", ExpectedVersion: proto.Uint64(first.GetVersion())},
 		} {
 			_, err = e.client.Act(t.Context(), reuse)
-			if c, rule := violation(err); c != codes.InvalidArgument || rule != rules.CodeActionIDReuse {
+			if c, rule := violation(err); c != codes.InvalidArgument || rule != refusal.ActionIDReused {
 				t.Fatalf("reuse %v: %v", reuse, err)
 			}
 		}

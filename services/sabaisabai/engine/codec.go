@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+
+	"cardroom.dev/services/kit/engine/codec"
 )
 
 // stateVersion 2 adds the timing of Rulings R1 and B1 at the end; version 1 states decode with
@@ -13,7 +15,7 @@ const stateVersion = 2
 // EncodeState implements engine.Game: a compact, deterministic binary encoding.
 func (Game) EncodeState(s *State) ([]byte, error) {
 	b := make([]byte, 0, 512)
-	b = append(b, stateVersion, s.n, s.peek, boolByte(s.forOthers), s.rounds)
+	b = append(b, stateVersion, s.n, s.peek, codec.BoolByte(s.forOthers), s.rounds)
 	b = binary.AppendVarint(b, s.noseNS)
 	b = binary.AppendVarint(b, s.turnNS)
 	rng, err := s.rng.MarshalBinary()
@@ -22,15 +24,15 @@ func (Game) EncodeState(s *State) ([]byte, error) {
 	}
 	b = append(b, byte(len(rng)))
 	b = append(b, rng...)
-	b = append(b, s.round, s.starter, s.cur, byte(s.ph), boolByte(s.turnDone))
+	b = append(b, s.round, s.starter, s.cur, byte(s.ph), codec.BoolByte(s.turnDone))
 	b = binary.AppendUvarint(b, s.turn)
 	b = binary.AppendUvarint(b, uint64(s.roundTurns))
 	b = append(b, s.drawn)
 	b = binary.AppendUvarint(b, uint64(s.locked))
-	b = append(b, boolByte(s.noseOpen))
+	b = append(b, codec.BoolByte(s.noseOpen))
 	b = binary.AppendUvarint(b, uint64(s.touched))
 	b = binary.AppendVarint(b, s.noseAt)
-	b = append(b, boolByte(s.called), s.caller, s.lastSeat, s.remaining, byte(s.hall))
+	b = append(b, codec.BoolByte(s.called), s.caller, s.lastSeat, s.remaining, byte(s.hall))
 	b = binary.AppendVarint(b, s.lastAt)
 	for _, v := range s.vp {
 		b = binary.AppendVarint(b, int64(v))
@@ -59,132 +61,72 @@ func (Game) EncodeState(s *State) ([]byte, error) {
 	return b, nil
 }
 
-type reader struct {
-	b   []byte
-	err error
-}
-
-var errShort = errors.New("state too short")
-
-func (r *reader) byte() byte {
-	if r.err != nil || len(r.b) == 0 {
-		r.err = errShort
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *reader) bytes(n int) []byte {
-	if r.err != nil || len(r.b) < n {
-		r.err = errShort
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *reader) uvarint() uint64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.err = errShort
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	if r.err != nil {
-		return 0
-	}
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.err = errShort
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
 // DecodeState implements engine.Game.
 func (Game) DecodeState(b []byte) (*State, error) {
-	r := &reader{b: b}
-	version := r.byte()
+	r := codec.NewReader(b)
+	version := r.Byte()
 	if version != 1 && version != stateVersion {
 		return nil, fmt.Errorf("state version %d, want 1 or %d", version, stateVersion)
 	}
 	s := &State{}
-	s.n, s.peek, s.forOthers, s.rounds = r.byte(), r.byte(), r.byte() == 1, r.byte()
+	s.n, s.peek, s.forOthers, s.rounds = r.Byte(), r.Byte(), r.Byte() == 1, r.Byte()
 	if s.n < 2 || s.n > maxSeat {
 		return nil, fmt.Errorf("state has %d seats", s.n)
 	}
-	s.noseNS = r.varint()
-	s.turnNS = r.varint()
-	rng := r.bytes(int(r.byte()))
-	if r.err == nil {
+	s.noseNS = r.Varint()
+	s.turnNS = r.Varint()
+	rng := r.Next(int(r.Byte()))
+	if r.Err() == nil {
 		if err := s.rng.UnmarshalBinary(rng); err != nil {
 			return nil, fmt.Errorf("decode rng: %w", err)
 		}
 	}
-	s.round, s.starter, s.cur, s.ph, s.turnDone = r.byte(), r.byte(), r.byte(), phase(r.byte()), r.byte() == 1
-	s.turn = r.uvarint()
-	s.roundTurns = uint32(r.uvarint())
-	s.drawn = r.byte()
-	s.locked = uint16(r.uvarint())
-	s.noseOpen = r.byte() == 1
-	s.touched = uint16(r.uvarint())
-	s.noseAt = r.varint()
-	s.called, s.caller, s.lastSeat, s.remaining, s.hall = r.byte() == 1, r.byte(), r.byte(), r.byte(), int8(r.byte())
-	s.lastAt = r.varint()
+	s.round, s.starter, s.cur, s.ph, s.turnDone = r.Byte(), r.Byte(), r.Byte(), phase(r.Byte()), r.Byte() == 1
+	s.turn = r.Uvarint()
+	s.roundTurns = uint32(r.Uvarint())
+	s.drawn = r.Byte()
+	s.locked = uint16(r.Uvarint())
+	s.noseOpen = r.Byte() == 1
+	s.touched = uint16(r.Uvarint())
+	s.noseAt = r.Varint()
+	s.called, s.caller, s.lastSeat, s.remaining, s.hall = r.Byte() == 1, r.Byte(), r.Byte(), r.Byte(), int8(r.Byte())
+	s.lastAt = r.Varint()
 	s.vp = make([]int32, s.n)
 	for i := range s.vp {
-		s.vp[i] = int32(r.varint())
+		s.vp[i] = int32(r.Varint())
 	}
 	s.rows = make([][]uint8, s.n)
 	for i := range s.rows {
-		n := int(r.byte())
-		s.rows[i] = append(make([]uint8, 0, max(8, n)), r.bytes(n)...)
+		n := int(r.Byte())
+		s.rows[i] = append(make([]uint8, 0, max(8, n)), r.Next(n)...)
 	}
 	for i := range s.known {
-		s.known[i] = uint16(r.uvarint())
+		s.known[i] = uint16(r.Uvarint())
 	}
-	s.pile = append(make([]uint8, 0, NumCards), r.bytes(int(r.byte()))...)
-	s.disc = append(make([]uint8, 0, NumCards), r.bytes(int(r.byte()))...)
-	nq := int(r.byte())
+	s.pile = append(make([]uint8, 0, NumCards), r.Next(int(r.Byte()))...)
+	s.disc = append(make([]uint8, 0, NumCards), r.Next(int(r.Byte()))...)
+	nq := int(r.Byte())
 	for range nq {
-		s.queue = append(s.queue, effect{exec: r.byte(), kind: effectKind(r.byte()), to: r.byte()})
+		s.queue = append(s.queue, effect{exec: r.Byte(), kind: effectKind(r.Byte()), to: r.Byte()})
 	}
 	if version >= 2 {
 		for _, v := range []*int64{&s.windowNS, &s.reactMinNS, &s.reactMaxNS, &s.thinkNS, &s.discAt, &s.topAt, &s.drawAt, &s.pendAt} {
-			*v = r.varint()
+			*v = r.Varint()
 		}
-		s.bots = uint16(r.uvarint())
-		s.seed = r.uvarint()
-		s.pend, s.pendSlot = Kind(r.byte()), r.byte()
+		s.bots = uint16(r.Uvarint())
+		s.seed = r.Uvarint()
+		s.pend, s.pendSlot = Kind(r.Byte()), r.Byte()
 	}
-	if r.err != nil {
-		return nil, r.err
+	if r.Err() != nil {
+		return nil, r.Err()
 	}
-	if len(r.b) != 0 {
-		return nil, fmt.Errorf("%d trailing bytes", len(r.b))
+	if r.Len() != 0 {
+		return nil, fmt.Errorf("%d trailing bytes", r.Len())
 	}
 	if err := s.validate(); err != nil {
 		return nil, err
 	}
 	return s, nil
-}
-
-func boolByte(b bool) byte {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // validate checks a decoded state enough that no action can make it panic: every card once,

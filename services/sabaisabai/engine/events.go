@@ -1,10 +1,9 @@
 package engine
 
 import (
-	"unsafe"
-
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
+	"unsafe"
 )
 
 // The frequent events are built in one box each: the Event, its oneof wrapper and the message
@@ -300,4 +299,8 @@ func (p *pool[T]) get() *T {
 	v := &p.chunk[p.used]
 	p.used++
 	return v
+}
+
+func emit(evs *[]engine.Event, to int, e *pb.Event) {
+	*evs = append(*evs, engine.Event{To: to, Payload: e})
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -243,17 +242,4 @@ func TestTimeouts(t *testing.T) {
 	if _, err := g.Timeout(s2, t0.Add(time.Hour)); err == nil || err.(*engine.Violation).Code != engine.CodeNoDeadline {
 		t.Fatalf("timeout without a timer: %v", err)
 	}
-}
-
-func TestRenderShowsTheBoard(t *testing.T) {
-	s := newTable(t, false, fourBlue(), goldMiddle)
-	lay(t, s, pb.Card_CARD_STRAIGHT_EW, false, 1, 0)
-	lay(t, s, pb.Card_CARD_DEAD_NS, false, 0, 1)
-	out := Render(s.view(0))
-	for _, want := range []string{"-S--+-", "[?]", " x", "you are seat 0"} {
-		if !strings.Contains(out, want) {
-			t.Fatalf("render lacks %q:\n%s", want, out)
-		}
-	}
-	t.Logf("\n%s", out)
 }

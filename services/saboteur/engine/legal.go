@@ -1,6 +1,10 @@
 package engine
 
-import "slices"
+import (
+	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+	"cardroom.dev/services/kit/engine"
+	"slices"
+)
 
 // symmetric[c] is true when turning card c changes nothing (its rotated segments are the same).
 var symmetric [numCards]bool
@@ -206,3 +210,219 @@ func (s *State) legalPlays(seat int, c uint8, buf []Action) []Action {
 	}
 	return buf
 }
+
+// validate refuses an action the rules do not allow now, without changing anything.
+func (s *State) validate(seat int, a Action) *engine.Violation {
+	if s.over {
+		return engine.Refuse(engine.CodeGameOver, "the game is over")
+	}
+	if seat < 0 || seat >= s.n {
+		return engine.Refuse(engine.CodeBadSeat, "seat %d is not at this table", seat)
+	}
+	switch a.Kind {
+	case KindPlace, KindPlay, KindRemove, KindDiscard:
+		if s.phase != phaseTurn {
+			return engine.Refuse(CodeWrongPhase, "the round is being scored")
+		}
+	case KindPick:
+		if s.phase != phasePickGold {
+			return engine.Refuse(CodeWrongPhase, "no gold is being shared")
+		}
+	case KindSteal:
+		if s.phase != phaseTheft {
+			return engine.Refuse(CodeWrongPhase, "no theft is being made")
+		}
+	default:
+		return engine.Refuse(engine.CodeUnknownAction, "no such action")
+	}
+	if seat != s.cur {
+		return engine.Refuse(engine.CodeNotYourTurn, "it is seat %d's turn", s.cur)
+	}
+	hand := s.hands[seat]
+	switch a.Kind {
+	case KindPlace:
+		if count(hand, a.Card) == 0 {
+			return engine.Refuse(CodeNotInHand, "card %v is not in your hand", pb.Card(a.Card))
+		}
+		return s.checkPlace(seat, a)
+	case KindPlay:
+		if count(hand, a.Card) == 0 {
+			return engine.Refuse(CodeNotInHand, "card %v is not in your hand", pb.Card(a.Card))
+		}
+		return s.checkPlay(seat, a)
+	case KindRemove:
+		if s.classic && !s.discard2 {
+			return engine.Refuse(CodeNotAllowed, "discarding two to remove a card is not in play")
+		}
+		if !holds(hand, a.Cards[:2]) {
+			return engine.Refuse(CodeNotInHand, "the two discards are not in your hand")
+		}
+		bit := frontBit(a.InFront)
+		if s.front[seat]&bit == 0 {
+			return engine.Refuse(CodeNotInFront, "%v is not in front of you", pb.Card(a.InFront))
+		}
+	case KindDiscard:
+		if s.classic && a.N != 1 {
+			return engine.Refuse(engine.CodeBadAction, "a pass discards exactly one card")
+		}
+		if !holds(hand, a.Cards[:a.N]) {
+			return engine.Refuse(CodeNotInHand, "the discards are not in your hand")
+		}
+	case KindPick:
+		if !slices.Contains(s.offer, a.Target) {
+			return engine.Refuse(CodeNotOffered, "no gold card worth %d is on offer", a.Target)
+		}
+	case KindSteal:
+		v := int(a.Target)
+		if v >= s.n || v == seat {
+			return engine.Refuse(CodeBadTarget, "you may steal from another seat at the table")
+		}
+		if s.nuggets[v] == 0 {
+			return engine.Refuse(CodeNoNugget, "seat %d has no nugget", v)
+		}
+	}
+	return nil
+}
+
+// blockedReason returns why seat may not place path cards, or "".
+func (s *State) blockedReason(seat int) string {
+	if s.front[seat]&frontTools != 0 {
+		return CodeToolsBroken
+	}
+	if s.front[seat]&frontTrapped != 0 {
+		return CodeTrapped
+	}
+	return ""
+}
+
+// doorAllowed reports whether seat's role may place card (a gold digger only doors of its colour).
+func (s *State) doorAllowed(seat int, card uint8) bool {
+	switch defs[card].door {
+	case doorBlue:
+		return s.roles[seat] != roleGreen
+	case doorGreen:
+		return s.roles[seat] != roleBlue
+	}
+	return true
+}
+
+func (s *State) checkPlace(seat int, a Action) *engine.Violation {
+	if r := s.blockedReason(seat); r != "" {
+		return engine.Refuse(r, "you cannot build while a broken tool or Trapped! lies in front of you")
+	}
+	if !s.doorAllowed(seat, a.Card) {
+		return engine.Refuse(CodeWrongDoor, "a gold digger may only place a door of their own colour")
+	}
+	f := s.b.examine(int(a.X), int(a.Y))
+	if r := f.check(a.Card, a.Rot); r != "" {
+		return engine.Refuse(r, "%v cannot go at (%d,%d) that way", pb.Card(a.Card), a.X, a.Y)
+	}
+	return nil
+}
+
+func (s *State) checkPlay(seat int, a Action) *engine.Violation {
+	t := int(a.Target)
+	needSeat := func() *engine.Violation {
+		if t >= s.n {
+			return engine.Refuse(CodeBadTarget, "seat %d is not at this table", t)
+		}
+		return nil
+	}
+	switch c := a.Card; c {
+	case cBreakPick, cBreakLantern, cBreakCart:
+		if v := needSeat(); v != nil {
+			return v
+		}
+		if s.front[t]&frontBit(c) != 0 {
+			return engine.Refuse(CodeAlreadyInFront, "seat %d already has that broken tool", t)
+		}
+	case cRepairPick, cRepairLantern, cRepairCart, cRepairPL, cRepairPC, cRepairLC:
+		if v := needSeat(); v != nil {
+			return v
+		}
+		tools := repairTools(c)
+		bit := toolBit(a.Tool)
+		if tools&(tools-1) == 0 && a.Tool == 0 {
+			bit = tools
+		}
+		if bit == 0 || bit&tools == 0 {
+			return engine.Refuse(CodeBadTool, "this card does not repair that tool")
+		}
+		if s.front[t]&bit == 0 {
+			return engine.Refuse(CodeNotInFront, "seat %d has no such broken tool", t)
+		}
+	case cRockfall:
+		i := s.b.at(int(a.X), int(a.Y))
+		if i < 4 {
+			return engine.Refuse(CodeNotRemovable, "rockfall takes a path card other than the start and goals")
+		}
+	case cMap:
+		i := s.b.at(int(a.X), int(a.Y))
+		if i < 1 || i > 3 || !s.b.slots[i].faceDown {
+			return engine.Refuse(CodeNotAGoal, "a map looks at a face-down goal")
+		}
+	case cInspection, cSwapHand:
+		if v := needSeat(); v != nil {
+			return v
+		}
+		if t == seat {
+			return engine.Refuse(CodeBadTarget, "choose another player")
+		}
+	case cTheft:
+		if s.front[seat]&frontTrapped != 0 {
+			return engine.Refuse(CodeTrapped, "a trapped player cannot lay a Theft")
+		}
+		if s.front[seat]&frontTheft != 0 {
+			return engine.Refuse(CodeAlreadyInFront, "a Theft already lies in front of you")
+		}
+	case cHandsOff:
+		if v := needSeat(); v != nil {
+			return v
+		}
+		if t == seat || s.front[t]&frontTheft == 0 {
+			return engine.Refuse(CodeNotInFront, "hands off removes a Theft lying in front of another player")
+		}
+	case cSwapHats:
+		if v := needSeat(); v != nil {
+			return v
+		}
+		if len(s.aside) == 0 {
+			return engine.Refuse(CodeNoUnusedRole, "no unused role is left")
+		}
+	case cTrapped:
+		if v := needSeat(); v != nil {
+			return v
+		}
+		if s.front[t]&frontTrapped != 0 {
+			return engine.Refuse(CodeAlreadyInFront, "seat %d is already trapped", t)
+		}
+	case cFree:
+		if v := needSeat(); v != nil {
+			return v
+		}
+		if s.front[t]&frontTrapped == 0 {
+			return engine.Refuse(CodeNotInFront, "seat %d is not trapped", t)
+		}
+	default:
+		return engine.Refuse(CodeBadCard, "%v is not an action card", pb.Card(c))
+	}
+	return nil
+}
+
+// Game-specific violation codes.
+const (
+	CodeWrongPhase     = "WRONG_PHASE"
+	CodeNotInHand      = "NOT_IN_HAND"
+	CodeToolsBroken    = "TOOLS_BROKEN"
+	CodeTrapped        = "TRAPPED"
+	CodeWrongDoor      = "WRONG_DOOR_COLOUR"
+	CodeBadTarget      = "BAD_TARGET"
+	CodeAlreadyInFront = "ALREADY_IN_FRONT"
+	CodeNotInFront     = "NOT_IN_FRONT"
+	CodeNotAGoal       = "NOT_A_FACE_DOWN_GOAL"
+	CodeNotRemovable   = "NOT_REMOVABLE"
+	CodeNoUnusedRole   = "NO_UNUSED_ROLE"
+	CodeNotAllowed     = "NOT_IN_THIS_MODE"
+	CodeNotOffered     = "GOLD_NOT_OFFERED"
+	CodeNoNugget       = "VICTIM_HAS_NO_NUGGET"
+)

@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -261,19 +260,6 @@ func TestBadTables(t *testing.T) {
 		if !errors.As(err, &v) || v.Code != tc.code || v.Kind != engine.Malformed {
 			t.Errorf("%d seats %v: got %v, want %s", tc.n, tc.vars, err, tc.code)
 		}
-	}
-}
-
-func TestRender(t *testing.T) {
-	tb := newTable(t, 4, vFugitiveFrogs)
-	out := Render(Game{}.View(tb.s, 1).(*pb.View))
-	for _, want := range []string{"fugitive_frogs", "seat 1", "Your hand:", "Fugitives:", "Seat 3:"} {
-		if !strings.Contains(out, want) {
-			t.Fatalf("render lacks %q:\n%s", want, out)
-		}
-	}
-	if strings.Contains(Render(Game{}.View(tb.s, engine.Spectator).(*pb.View)), "Your hand") {
-		t.Fatal("a spectator has no hand")
 	}
 }
 

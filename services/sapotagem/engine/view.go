@@ -1,9 +1,6 @@
 package engine
 
 import (
-	"fmt"
-	"strings"
-
 	pb "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/proto"
@@ -114,100 +111,6 @@ func optionsPB(variants uint32) *pb.Options {
 		}
 	}
 	return OptionsOf(on...)
-}
-
-var colourNames = [5]string{"-", "green", "yellow", "red", "blue"}
-var factionNames = [7]string{"bomb", "frogs", "ducks", "horses", "pigs", "bears", "birds"}
-
-// CardString writes a proto card as e.g. "red 7 (horses)" or "blue 13 (bomb)".
-func CardString(c *pb.Card) string {
-	if c == nil {
-		return "-"
-	}
-	return fmt.Sprintf("%s %d (%s)", colourNames[c.GetColour()], c.GetRank(), factionNames[c.GetFaction()])
-}
-
-func cardList(cs []*pb.Card) string {
-	if len(cs) == 0 {
-		return "none"
-	}
-	parts := make([]string, len(cs))
-	for i, c := range cs {
-		parts[i] = CardString(c)
-	}
-	return strings.Join(parts, ", ")
-}
-
-// Render writes a view as readable text for a terminal.
-func Render(v *pb.View) string {
-	var b strings.Builder
-	who := "spectator"
-	if v.GetViewer() >= 0 {
-		who = fmt.Sprintf("seat %d", v.GetViewer())
-	}
-	fmt.Fprintf(&b, "Sapotagem (%s) — %s\n", describeVariants(variantsOf(v.GetOptions())), who)
-	rounds := fmt.Sprint(v.GetRounds())
-	if v.GetRounds() == 0 {
-		rounds = "until the hands are empty"
-	}
-	fmt.Fprintf(&b, "Round %d of %s, phase %s, starting seat %d", v.GetRound(), rounds,
-		strings.TrimPrefix(v.GetPhase().String(), "PHASE_"), v.GetStartingSeat())
-	if v.Turn != nil {
-		fmt.Fprintf(&b, ", seat %d to act", v.GetTurn())
-	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "Trump: %s", colourNames[v.GetTrump()])
-	if v.GetTrumpCard() != nil {
-		fmt.Fprintf(&b, " (card %s)", CardString(v.GetTrumpCard()))
-	}
-	if v.GetNextTrump() != nil {
-		fmt.Fprintf(&b, "; next trump %s", CardString(v.GetNextTrump()))
-	}
-	fmt.Fprintf(&b, "; pile %d face down; lead %s\n", v.GetPileSize(), colourNames[v.GetLead()])
-	if len(v.GetOpenPile()) > 0 {
-		fmt.Fprintf(&b, "Open pile: %s\n", cardList(v.GetOpenPile()))
-	}
-	if len(v.GetFugitives()) > 0 {
-		fmt.Fprintf(&b, "Fugitives: %s\n", cardList(v.GetFugitives()))
-	}
-	if len(v.GetRevealed()) > 0 {
-		fmt.Fprintf(&b, "Revealed: %s\n", cardList(v.GetRevealed()))
-	}
-	if len(v.GetTrumpDeck()) > 0 {
-		fmt.Fprintf(&b, "Trump deck: %s\n", cardList(v.GetTrumpDeck()))
-	}
-	if len(v.GetDiscard()) > 0 {
-		fmt.Fprintf(&b, "Discard: %s\n", cardList(v.GetDiscard()))
-	}
-	for _, p := range v.GetTable() {
-		fmt.Fprintf(&b, "  table: seat %d played %s", p.GetSeat(), CardString(p.GetCard()))
-		switch {
-		case p.GetRemote():
-			b.WriteString(" (remote bomb)")
-		case p.GetFromArea():
-			b.WriteString(" (from play area)")
-		case p.GetOwner() != p.GetSeat():
-			fmt.Fprintf(&b, " for seat %d", p.GetOwner())
-		}
-		b.WriteString("\n")
-	}
-	for _, sv := range v.GetSeats() {
-		fmt.Fprintf(&b, "Seat %d: %d cards, %d jump markers (%d used)", sv.GetSeat(), sv.GetHandSize(), sv.GetJumpMarkers(), sv.GetJumpsUsed())
-		if v.GetPhase() == pb.Phase_PHASE_OVER {
-			fmt.Fprintf(&b, ", score %d", sv.GetScore())
-		}
-		fmt.Fprintf(&b, "\n  area: %s\n", cardList(sv.GetArea()))
-	}
-	if v.GetViewer() >= 0 {
-		fmt.Fprintf(&b, "Your hand: %s\n", cardList(v.GetHand()))
-	}
-	if len(v.GetHidden()) > 0 {
-		fmt.Fprintf(&b, "Closed pile: %s\n", cardList(v.GetHidden()))
-	}
-	if v.GetOutcome() != nil {
-		fmt.Fprintf(&b, "Result: %s\n", v.GetOutcome().GetSummary())
-	}
-	return b.String()
 }
 
 // CardID is the engine's number (0-51) of a proto card, or -1 when it is not a card.

@@ -156,3 +156,7 @@ func newPlayedTrick(evs *[]engine.Event) (*sponsiov1.Event, *sponsiov1.CardPlaye
 	seed(evs, b.evs[:])
 	return &b.e1, &b.m1, &b.e2, &b.m2
 }
+
+func pub(evs *[]engine.Event, e *sponsiov1.Event) {
+	*evs = append(*evs, engine.Event{To: engine.Public, Payload: e})
+}

@@ -14,33 +14,6 @@ import (
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 	"cardroom.dev/services/kit/engine"
-	"google.golang.org/protobuf/proto"
-)
-
-// Sponsio's own violation codes (stable API).
-const (
-	CodeWrongDecision         = "WRONG_DECISION"
-	CodeCardNotInHand         = "CARD_NOT_IN_HAND"
-	CodeCardNotInTalon        = "CARD_NOT_IN_TALON"
-	CodeCouponNotInPlay       = "COUPON_NOT_IN_PLAY"
-	CodeCouponTaken           = "COUPON_TAKEN"
-	CodeSameKindCoupon        = "SAME_KIND_COUPON"
-	CodeTooManyBets           = "TOO_MANY_BETS"
-	CodeNoCoins               = "NO_COINS"
-	CodeNotEnoughCoins        = "NOT_ENOUGH_COINS"
-	CodeNoDoublingToken       = "NO_DOUBLING_TOKEN"
-	CodeTokenTaken            = "TOKEN_TAKEN"
-	CodeChangeUnderCounterBet = "CHANGE_UNDER_COUNTER_BET"
-	CodeChangeDoubledBet      = "CHANGE_DOUBLED_BET"
-	CodeNothingToChange       = "NOTHING_TO_CHANGE"
-	CodeNotYourCoupon         = "NOT_YOUR_COUPON"
-	CodeBadOption             = "BAD_OPTION"
-	CodeSameOption            = "SAME_OPTION"
-	CodeBadTarget             = "BAD_TARGET"
-	CodeMustBet               = "MUST_BET"
-	CodeMustFollowColour      = "MUST_FOLLOW_COLOUR"
-	CodeMustPlayCombatCard    = "MUST_PLAY_COMBAT_CARD"
-	CodeNoCardToLay           = "NO_CARD_TO_LAY"
 )
 
 // Game is Sponsio as an engine.Game.
@@ -52,63 +25,6 @@ var _ engine.Game[*State, Action] = Game{}
 func (Game) Info() engine.Info {
 	return engine.Info{Name: "sponsio", MinSeats: 3, MaxSeats: 4,
 		Options: &sponsiov1.Options{}, Action: &sponsiov1.Action{}, View: &sponsiov1.View{}}
-}
-
-// Setup implements engine.Game.
-func (Game) Setup(cfg engine.Config) (*State, []engine.Event, error) {
-	if cfg.Seats < 3 || cfg.Seats > 4 {
-		return nil, nil, engine.Invalid("seats", engine.CodeBadSeatCount, "sponsio is for 3 or 4 players, not %d", cfg.Seats)
-	}
-	var opts *sponsiov1.Options
-	if cfg.Options != nil {
-		o, ok := cfg.Options.(*sponsiov1.Options)
-		if !ok {
-			return nil, nil, engine.Invalid("options", engine.CodeBadOptions, "options are not cardroom.sponsio.v1.Options")
-		}
-		opts = o
-	}
-	s := &State{rules: &Standard}
-	s.rng.Seed(cfg.Seed, cfg.Seed^0x5350_4f4e_5349_4f21)
-	s.Players = int8(cfg.Seats)
-	s.Removed = NoColour
-	if rc := opts.GetRemovedColour(); rc != sponsiov1.Colour_COLOUR_UNSPECIFIED {
-		c, ok := colourFromProto(rc)
-		if !ok || cfg.Seats == 4 {
-			return nil, nil, engine.Invalid("options.removed_colour", engine.CodeBadOptions,
-				"removed_colour %v: only with 3 players, and one of the four colours", rc)
-		}
-		s.Removed = c
-	} else if cfg.Seats == 3 {
-		s.Removed = Colour(s.intn(4))
-	}
-	if t := opts.GetCouponTable(); t != nil {
-		r, err := rulesFromProto(t)
-		if err != nil {
-			return nil, nil, engine.Invalid("options.coupon_table", engine.CodeBadOptions, "coupon_table: %v", err)
-		}
-		s.rules, s.custom = r, true
-	}
-	s.TurnTime = int64(cfg.TurnTime)
-	s.LastSec, s.LastNsec = cfg.Start.Unix(), int32(cfg.Start.Nanosecond())
-	for p := range s.Players {
-		s.Seats[p].Coins = int32(s.rules.StartCoins)
-	}
-	s.Round = 1
-	s.Dealer = 0 // Ruling K3: the oldest player, seat 0, deals first.
-	evs := make([]engine.Event, 0, 8)
-	s.startRound(&evs)
-	return s, evs, nil
-}
-
-// Apply implements engine.Game.
-func (g Game) Apply(s *State, m engine.Move[Action]) ([]engine.Event, error) {
-	if err := s.check(m.Seat, m.Action); err != nil {
-		return nil, err
-	}
-	var evs []engine.Event
-	s.apply(m.Seat, m.Action, &evs)
-	s.LastSec, s.LastNsec = m.At.Unix(), int32(m.At.Nanosecond())
-	return evs, nil
 }
 
 // Deadline implements engine.Game: while someone must act and the table has a turn time, the
@@ -133,14 +49,6 @@ func (g Game) Timeout(s *State, at time.Time) ([]engine.Event, error) {
 		return nil, engine.Refuse(engine.CodeTooEarly, "the deadline is %v", d)
 	}
 	return g.Apply(s, engine.Move[Action]{Seat: int(s.ToAct), Action: s.defaultAction(), At: at})
-}
-
-// Legal implements engine.Game.
-func (Game) Legal(s *State, seat int, buf []Action) []Action {
-	if s.Phase == PhaseOver || seat != int(s.ToAct) {
-		return buf
-	}
-	return s.legal(buf)
 }
 
 // Outcome implements engine.Game: score is each seat's coins; the winners share rank 1, the others
@@ -187,12 +95,3 @@ func (Game) Outcome(s *State) (*gamev1.Outcome, bool) {
 
 // Clone implements engine.Game.
 func (Game) Clone(s *State) *State { return s.clone() }
-
-// EncodeState implements engine.Game.
-func (Game) EncodeState(s *State) ([]byte, error) { return s.encode() }
-
-// DecodeState implements engine.Game.
-func (Game) DecodeState(b []byte) (*State, error) { return decodeState(b) }
-
-// View implements engine.Game.
-func (Game) View(s *State, viewer int) proto.Message { return s.view(viewer) }

@@ -46,7 +46,7 @@ func (Game) DescribeAction(s *State, seat int, a Action) string {
 		}
 		return "lay " + a.Card.String() + " face up"
 	case ActChangeBet:
-		return "change coupon " + numeral(int(a.A)+1) + " to " + optionWords(s.rules, int(a.A), int(a.B))
+		return "change coupon " + Numeral(int(a.A)+1) + " to " + optionWords(s.rules, int(a.A), int(a.B))
 	case ActKeepBet:
 		return "keep every bet"
 	case ActPlay:
@@ -94,18 +94,18 @@ func (Game) DescribeEvent(payload proto.Message) string {
 		}
 		return who + " opens " + c
 	case *sponsiov1.CouponTaken:
-		l := engine.SeatRef(int(m.GetSeat())) + " takes coupon " + numeral(int(m.GetCoupon()))
+		l := engine.SeatRef(int(m.GetSeat())) + " takes coupon " + Numeral(int(m.GetCoupon()))
 		if m.GetDouble() {
 			l += " for a double bet"
 		}
 		return l + " and pays " + coins(int(m.GetCoinsPaid()))
 	case *sponsiov1.BetMarked:
 		if m.Target != nil {
-			return engine.SeatRef(int(m.GetSeat())) + " places the counter-bet (coupon " + numeral(int(m.GetCoupon())) +
+			return engine.SeatRef(int(m.GetSeat())) + " places the counter-bet (coupon " + Numeral(int(m.GetCoupon())) +
 				") in front of " + engine.SeatRef(int(m.GetTarget()))
 		}
 		return engine.SeatRef(int(m.GetSeat())) + " marks option " + strconv.Itoa(int(m.GetOption())+1) +
-			" on coupon " + numeral(int(m.GetCoupon()))
+			" on coupon " + Numeral(int(m.GetCoupon()))
 	case *sponsiov1.TokenTaken:
 		l := engine.SeatRef(int(m.GetSeat())) + " takes the " + tokenName(Token(m.GetToken()-1)) + " token"
 		if m.GetCoinsPaid() > 0 {
@@ -122,7 +122,7 @@ func (Game) DescribeEvent(payload proto.Message) string {
 		if !m.GetChanged() {
 			return engine.SeatRef(int(m.GetSeat())) + " keeps every bet"
 		}
-		return engine.SeatRef(int(m.GetSeat())) + " changes coupon " + numeral(int(m.GetCoupon())) + " to option " +
+		return engine.SeatRef(int(m.GetSeat())) + " changes coupon " + Numeral(int(m.GetCoupon())) + " to option " +
 			strconv.Itoa(int(m.GetOption())+1)
 	case *sponsiov1.TricksStarted:
 		l := "the tricks begin: " + engine.SeatRef(int(m.GetLeader())) + " leads"
@@ -143,7 +143,7 @@ func (Game) DescribeEvent(payload proto.Message) string {
 		}
 		return l
 	case *sponsiov1.BetSettled:
-		c := "coupon " + numeral(int(m.GetCoupon()))
+		c := "coupon " + Numeral(int(m.GetCoupon()))
 		if !m.GetWon() {
 			return engine.SeatRef(int(m.GetSeat())) + " loses the bet on " + c
 		}
@@ -249,8 +249,8 @@ func eventKind(e *sponsiov1.Event) proto.Message {
 	return nil
 }
 
-// numeral is a coupon's number as the coupons print it (I to XVI).
-func numeral(n int) string {
+// Numeral is a coupon's number as the coupons print it (I to XVI).
+func Numeral(n int) string {
 	if n < 1 || n >= len(roman) {
 		return strconv.Itoa(n)
 	}
@@ -300,7 +300,7 @@ func couponWords(r *Rules, i int) string {
 	case KindCounterBet:
 		w = "counter-bet"
 	}
-	return "coupon " + numeral(int(c.Number)) + " (" + w + ")"
+	return "coupon " + Numeral(int(c.Number)) + " (" + w + ")"
 }
 
 // optionWords names option o of coupon index i by what it bets on, with its odds:
@@ -308,7 +308,7 @@ func couponWords(r *Rules, i int) string {
 func optionWords(r *Rules, i, o int) string {
 	c := &r.Coupons[i]
 	if o < 0 || o >= len(c.Options) {
-		return "option " + strconv.Itoa(o+1) + " of coupon " + numeral(int(c.Number))
+		return "option " + strconv.Itoa(o+1) + " of coupon " + Numeral(int(c.Number))
 	}
 	w := measureWords(c, c.Options[o])
 	for k, other := range c.Options {
@@ -426,3 +426,5 @@ func nth(xs []uint32, i int) uint32 {
 	}
 	return 0
 }
+
+var roman = [17]string{"", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X", "XI", "XII", "XIII", "XIV", "XV", "XVI"}

@@ -688,20 +688,6 @@ func TestRedeemOrderAndDeadline(t *testing.T) {
 	}
 }
 
-func TestRender(t *testing.T) {
-	s := newTable(t, 4)
-	own := Render(s.view(1))
-	spec := Render(s.view(engine.Spectator))
-	hand := s.Seats[1].Hand.First()
-	txt := cardText(hand.Proto())
-	if !strings.Contains(own, "*seat 1") || !strings.Contains(own, "hand: "+txt) {
-		t.Fatalf("own view:\n%s", own)
-	}
-	if strings.Contains(spec, "hand: "+txt) || !strings.Contains(spec, "hand: 8 cards") {
-		t.Fatalf("spectator view:\n%s", spec)
-	}
-}
-
 // cardsOf parses "R9 G9 B9" into cards.
 func cardsOf(t *testing.T, txt string) []Card {
 	t.Helper()

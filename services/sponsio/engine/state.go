@@ -1,9 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 )
 
@@ -121,127 +119,7 @@ func (s *State) clone() *State {
 	return &c
 }
 
-func (s *State) encode() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte(stateVersion)
-	rng, err := s.rng.MarshalBinary()
-	if err != nil {
-		return nil, fmt.Errorf("encode rng: %w", err)
-	}
-	buf.WriteByte(byte(len(rng)))
-	buf.Write(rng)
-	if s.custom {
-		buf.WriteByte(1)
-		encodeRules(&buf, s.rules)
-	} else {
-		buf.WriteByte(0)
-	}
-	e := encoder{b: buf.Bytes()}
-	s.core.walk(&e)
-	return e.b, nil
-}
-
 var errBadState = errors.New("not a sponsio state")
-
-func decodeState(b []byte) (*State, error) {
-	r := bytes.NewReader(b)
-	if v, err := r.ReadByte(); err != nil || v != stateVersion {
-		return nil, errBadState
-	}
-	n, err := r.ReadByte()
-	if err != nil || int(n) > r.Len() {
-		return nil, errBadState
-	}
-	s := &State{rules: &Standard}
-	rng := make([]byte, n)
-	_, _ = r.Read(rng)
-	if err := s.rng.UnmarshalBinary(rng); err != nil {
-		return nil, fmt.Errorf("decode rng: %w", err)
-	}
-	custom, err := r.ReadByte()
-	if err != nil {
-		return nil, errBadState
-	}
-	if custom == 1 {
-		s.custom = true
-		if s.rules, err = decodeRules(r); err != nil {
-			return nil, err
-		}
-	}
-	rest := make([]byte, r.Len())
-	_, _ = r.Read(rest)
-	d := decoder{b: rest}
-	s.core.walk(&d)
-	if d.bad || len(d.b) != 0 || !s.valid() {
-		return nil, errBadState
-	}
-	return s, nil
-}
-
-// valid checks the decoded state's ranges that indexing relies on.
-func (s *State) valid() bool {
-	in := func(v, lo, hi int8) bool { return v >= lo && v <= hi }
-	if !in(s.Players, 3, 4) || !in(int8(s.Removed), -1, 3) || !in(s.Dealer, 0, s.Players-1) ||
-		!in(s.Phase, PhaseBetting, PhaseOver) || !in(s.Decision, 0, DecRedeem) || !in(s.ToAct, -1, s.Players-1) ||
-		!in(s.Pending, -1, 15) || !in(s.PendingToken, -1, int8(numTokens)-1) || !in(s.Leader, 0, s.Players-1) ||
-		!in(s.LastTrick, -1, 3) || !in(s.NPlayed, 0, s.Players) || !in(s.Redeem, 0, s.Players) {
-		return false
-	}
-	if s.Phase != PhaseOver && s.ToAct < 0 {
-		return false
-	}
-	for i := range s.Seats {
-		if !in(s.Seats[i].Marker, 0, 9) {
-			return false
-		}
-	}
-	for i := range s.Bets {
-		b := &s.Bets[i]
-		if !in(b.Owner, -1, s.Players-1) || !in(b.Target, -1, s.Players-1) || !in(b.Option, -1, int8(len(s.rules.Coupons[i].Options))-1) {
-			return false
-		}
-	}
-	for _, c := range s.Plays {
-		if !in(int8(c), -1, 35) {
-			return false
-		}
-	}
-	return in(int8(s.Combat), -1, 35)
-}
-
-func encodeRules(buf *bytes.Buffer, r *Rules) {
-	for i := range r.Coupons {
-		c := &r.Coupons[i]
-		buf.Write([]byte{byte(c.Number), byte(c.Kind), byte(c.Colour), byte(len(c.Options))})
-		for _, o := range c.Options {
-			buf.Write([]byte{byte(o.Min), byte(o.Max), byte(o.Odds)})
-		}
-	}
-}
-
-func decodeRules(r *bytes.Reader) (*Rules, error) {
-	rules := Standard
-	for i := range rules.Coupons {
-		var h [4]byte
-		if _, err := r.Read(h[:]); err != nil {
-			return nil, errBadState
-		}
-		c := Coupon{Number: int8(h[0]), Kind: CouponKind(h[1]), Colour: Colour(int8(h[2]))}
-		if int(c.Number) != i+1 || c.Kind < KindColourCount || c.Kind > KindCounterBet || c.Colour < 0 || c.Colour > 3 ||
-			h[3] < 1 || h[3] > 8 || (c.Kind == KindCounterBet) != (i == 15) {
-			return nil, errBadState
-		}
-		for range h[3] {
-			var o [3]byte
-			if _, err := r.Read(o[:]); err != nil {
-				return nil, errBadState
-			}
-			c.Options = append(c.Options, Option{int8(o[0]), int8(o[1]), int8(o[2])})
-		}
-		rules.Coupons[i] = c
-	}
-	return &rules, nil
-}
 
 // left is the seat to p's left (the next clockwise).
 func (s *State) left(p int8) int8 { return (p + 1) % s.Players }

@@ -51,7 +51,7 @@ type sabaiGame struct{}
 
 func (sabaiGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	sv, _ := v.(*sabaisabaiv1.View)
-	return sabaisabai.Render(sv)
+	return renderSabai(sv)
 }
 
 func (sabaiGame) toAct(v proto.Message) (int, bool) {
@@ -75,7 +75,7 @@ func (sapotagemGame) describeEvent(p proto.Message) string { return sapotagem.Ga
 
 func (sapotagemGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	sv, _ := v.(*sapotagemv1.View)
-	return sapotagem.Render(sv)
+	return renderSapotagem(sv)
 }
 
 func (sapotagemGame) toAct(v proto.Message) (int, bool) {
@@ -96,7 +96,7 @@ func (saboteurGame) describeEvent(p proto.Message) string { return saboteur.Game
 
 func (sponsioGame) render(v proto.Message, _ *seating, _ []proto.Message, _ proto.Message) string {
 	sv, _ := v.(*sponsiov1.View)
-	return sponsio.Render(sv)
+	return renderSponsio(sv)
 }
 
 func (sponsioGame) toAct(v proto.Message) (int, bool) {

@@ -17,6 +17,7 @@ import (
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/natsembed"
+	"cardroom.dev/services/kit/refusal"
 	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/testenv"
@@ -243,13 +244,7 @@ func (h *Harness) Refused(t testing.TB, tableID string, seat uint32, action prot
 		t.Fatal(err)
 	}
 	_, err = h.Client.Act(ctx, &rulesv1.ActRequest{TableId: tableID, Seat: seat, Action: a, ActionId: fmt.Sprint("refused-", rand.Uint64())})
-	st := status.Convert(err)
-	var got string
-	for _, d := range st.Details() {
-		if v, ok := d.(*gamev1.RuleViolation); ok {
-			got = v.GetCode()
-		}
-	}
+	st, got := status.Convert(err), refusal.Code(err)
 	if err == nil || st.Code() != code || got != rule {
 		t.Fatalf("action %v: got %v %q (%v), want %v %q", action, st.Code(), got, err, code, rule)
 	}
