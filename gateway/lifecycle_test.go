@@ -110,6 +110,7 @@ func TestStartCrash(t *testing.T) {
 					t.Fatalf("watch ended: %v", <-wa.done)
 				}
 				a.events = append(a.events, ev)
+				t.Logf("replica %d died at %q; the table played %v later", c.gw, step, time.Since(c.at).Round(time.Millisecond))
 				if d := time.Since(c.at); d > takeover {
 					t.Errorf("the table played %v after the crash, want within %v", d.Round(time.Millisecond), takeover)
 				}
@@ -185,6 +186,7 @@ func TestMatchCrash(t *testing.T) {
 				go func() { defer wg.Done(); ms[i] = p.waitMatched(tickets[i]) }()
 			}
 			wg.Wait()
+			t.Logf("replica %d died at %q; the tickets were matched %v later", c.gw, step, time.Since(c.at).Round(time.Millisecond))
 			if d := time.Since(c.at); d > takeover {
 				t.Errorf("the tickets were matched %v after the crash, want within %v", d.Round(time.Millisecond), takeover)
 			}
