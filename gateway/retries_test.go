@@ -459,3 +459,31 @@ func TestTicketRefusedByGame(t *testing.T) {
 		t.Fatalf("ticket state %v, want cancelled", tk.State)
 	}
 }
+
+// TestStartRefusedByGame: a private table whose deal the game refuses for good (options it does
+// not accept) is opened again by its owner's loop, and StartTable answers the game's refusal.
+func TestStartRefusedByGame(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann := e.signIn(0, "Ann")
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: rounds(5000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "1000 rounds") {
+		t.Fatalf("start refused with %v, want the game's INVALID_ARGUMENT", err)
+	}
+	g, err := ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: cr.GetTableId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.GetTable().GetState() != gatewayv1.TableState_TABLE_STATE_OPEN || len(g.GetTable().GetSeats()) != 0 {
+		t.Fatalf("table after a refused start: %v, want open without seats", g.GetTable())
+	}
+	if _, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()}); status.Code(err) != codes.NotFound {
+		t.Fatalf("the refused table's log: %v, want NOT_FOUND", err)
+	}
+}
