@@ -228,10 +228,11 @@ func TestTicketParty(t *testing.T) {
 	wantCode(t, err, codes.NotFound, refusal.TicketNotFound)
 }
 
-// TestOrphanedMatch: tickets claimed by a matcher that died before dealing the table go back to
-// the queue and are matched again.
+// TestOrphanedMatch: tickets claimed by a matcher that died before forming the table (the claim
+// alone) are seated at that table by its owner, another replica: the claim put the table in the
+// lobby's owned set with its match.
 func TestOrphanedMatch(t *testing.T) {
-	e := newEnv(t, envOptions{opt: gateway.Options{OrphanAfter: 200 * time.Millisecond, MatchInterval: time.Hour}})
+	e := newEnv(t, envOptions{opt: gateway.Options{MatchInterval: time.Hour}})
 	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
 	r, err := ann.c.EnqueueTicket(ann.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 2, MaxSeats: 2, MaxWait: durationpb.New(time.Minute)})
 	if err != nil {
@@ -255,7 +256,7 @@ func TestOrphanedMatch(t *testing.T) {
 	go func() { done <- bob.waitMatched(other.ID) }()
 	m := ann.waitMatched(r.GetTicketId())
 	mb := <-done
-	if m.GetTableId() == "t-never-dealt" || m.Seat == nil || mb.GetTableId() != m.GetTableId() {
-		t.Fatalf("matched %v and %v", m, mb)
+	if m.GetTableId() != "t-never-dealt" || m.Seat == nil || mb.GetTableId() != m.GetTableId() || mb.GetSeat() == m.GetSeat() {
+		t.Fatalf("matched %v and %v, want both at t-never-dealt", m, mb)
 	}
 }

@@ -17,9 +17,11 @@ import (
 // The id names the version and seat, so replicas racing for one move apply it once.
 const botActionPrefix = "b:"
 
-// runDriver claims tables to drive (a lease in the lobby store, so each table has one driver and a
-// dead replica's tables move on after the lease) and plays, at each, the seats of bots and of
-// players absent longer than the grace period.
+// runDriver claims tables of the lobby's owned set (a lease in the lobby store, so each table has
+// one owner and a dead replica's tables move on after the lease) and runs, for each, its owner's
+// loop (own, lifecycle.go): forming and dealing it, playing the seats of bots and of players absent
+// longer than the grace period, recording its end. It claims at each DriveInterval and when kicked
+// (a start recorded here).
 func (s *Server) runDriver(ctx context.Context) {
 	var (
 		wg   sync.WaitGroup
@@ -35,6 +37,7 @@ func (s *Server) runDriver(ctx context.Context) {
 			wg.Wait()
 			return
 		case <-tick.C:
+		case <-s.driveKick:
 		}
 		now := s.now()
 		ids := held.ids()
@@ -71,9 +74,7 @@ func (s *Server) runDriver(ctx context.Context) {
 			go func() {
 				defer wg.Done()
 				defer held.end(id, c)
-				if err := s.drive(tctx, id); err != nil && tctx.Err() == nil {
-					s.log.WarnContext(ctx, "driving a table failed", "table", id, "error", err)
-				}
+				s.own(tctx, id)
 			}()
 		}
 	}
@@ -141,7 +142,16 @@ func (cs *claims) cancelAll() {
 	}
 }
 
-// drive plays a table's bot and absent seats until it finishes or the lease is lost.
+// kickDriver has this replica claim free tables of the owned set now.
+func (s *Server) kickDriver() {
+	select {
+	case s.driveKick <- struct{}{}:
+	default:
+	}
+}
+
+// drive plays a dealt table's bot and absent seats until its TableFinished event, and records its
+// end; or until the lease is lost.
 func (s *Server) drive(ctx context.Context, id string) error {
 	t, err := s.table(ctx, id)
 	if status.Code(err) == codes.NotFound {
@@ -186,8 +196,7 @@ func (s *Server) drive(ctx context.Context, id string) error {
 	for {
 		_, changed, finished := h.since(^uint64(0))
 		if finished {
-			s.finish(ctx, id)
-			return nil
+			return s.finish(ctx, id)
 		}
 		if next := s.playFor(ctx, t, c, absent); !next.IsZero() {
 			wake.Reset(max(next.Sub(s.now()), 0))

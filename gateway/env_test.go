@@ -56,6 +56,9 @@ type envOptions struct {
 	gatewayUnary grpc.UnaryServerInterceptor
 	// perGateway, when set, changes the options of replica i.
 	perGateway func(i int, o *gateway.Options)
+	// fault, when set, is asked by gateway replica gw after each step of a table's start whether
+	// the replica stops there (gateway.WithFault); kill makes it stop.
+	fault func(gw int, table, step string) bool
 }
 
 // env is a whole cardroom in the test process: an embedded NATS, the stores, rules replicas of the
@@ -74,7 +77,13 @@ type env struct {
 	natsConn *bus.Bus
 	// restartNATS stops the embedded NATS and starts it again on the same port and directory.
 	restartNATS func()
+	// kills stop gateway replicas: their background work ends and their server stops, as if the
+	// process died (their leases in the lobby run out).
+	kills []func()
 }
+
+// kill stops gateway replica gw as if it died.
+func (e *env) kill(gw int) { e.kills[gw]() }
 
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
@@ -136,7 +145,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	// Registered after the stores' clients: cleanups run last-in first-out, so the background
 	// loops stop before the clients close.
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	serve := func(register func(*grpc.Server), opts ...grpc.ServerOption) string {
+	serveOn := func(register func(*grpc.Server), opts ...grpc.ServerOption) (string, *grpc.Server) {
 		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
@@ -145,7 +154,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 		register(gs)
 		go func() { _ = gs.Serve(lis) }()
 		t.Cleanup(gs.Stop)
-		return lis.Addr().String()
+		return lis.Addr().String(), gs
+	}
+	serve := func(register func(*grpc.Server), opts ...grpc.ServerOption) string {
+		addr, _ := serveOn(register, opts...)
+		return addr
 	}
 	engines := o.games
 	if len(engines) == 0 {
@@ -202,18 +215,31 @@ func newEnv(t testing.TB, o envOptions) *env {
 		if o.perGateway != nil {
 			o.perGateway(i, &opt)
 		}
+		if o.fault != nil {
+			opt = gateway.WithFault(opt, func(table, step string) bool { return o.fault(i, table, step) })
+		}
 		gw, err := gateway.New(opt, e.lobby, connectBus(opt.Replica), conns)
 		if err != nil {
 			t.Fatal(err)
 		}
+		gctx, stop := context.WithCancel(ctx)
 		wg.Add(1)
-		go func() { defer wg.Done(); _ = gw.Run(ctx) }()
+		go func() { defer wg.Done(); _ = gw.Run(gctx) }()
 		e.gws = append(e.gws, gw)
 		opts := gateway.ServerOptions(opt)
 		if o.gatewayUnary != nil {
 			opts = append(opts, grpc.UnaryInterceptor(o.gatewayUnary))
 		}
-		e.gwAddrs = append(e.gwAddrs, serve(func(gs *grpc.Server) { gw.Register(gs, nil) }, opts...))
+		addr, gs := serveOn(func(gs *grpc.Server) { gw.Register(gs, nil) }, opts...)
+		e.gwAddrs = append(e.gwAddrs, addr)
+		var once sync.Once
+		e.kills = append(e.kills, func() {
+			once.Do(func() {
+				stop()
+				// Not waited for: the caller may be one of the server's own calls.
+				go gs.Stop()
+			})
+		})
 	}
 	return e
 }

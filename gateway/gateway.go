@@ -77,17 +77,12 @@ type Options struct {
 	// Retention is how long finished tables are kept (default 24h).
 	Retention time.Duration
 	// MatchInterval is how often the queues are matched (default 200ms); DriveInterval how often
-	// absent seats are checked (default 250ms); DriveLease how long a replica holds a table's bots
-	// without renewing, renewed every third of it (default 3s).
+	// free tables are claimed and absent seats checked (default 250ms); DriveLease how long a
+	// replica owns a table's lifecycle (its deal, bots, end) without renewing, renewed every third
+	// of it (default 3s): a dead replica's tables move on after it.
 	MatchInterval time.Duration
 	DriveInterval time.Duration
 	DriveLease    time.Duration
-	// OrphanAfter is how long a ticket may stay matched to a table that was never dealt (its
-	// matcher died in between) before it goes back to the queue (default 30s).
-	OrphanAfter time.Duration
-	// DealGrace is how long a seated player's Watch waits on a table recorded as started and not
-	// dealt (whoever started it died in between) before it deals the table itself (default 5s).
-	DealGrace time.Duration
 	// Accounts keeps the players who sign in with a credential (default: in memory, for this
 	// process only; every replica needs the same store).
 	Accounts Accounts
@@ -99,6 +94,10 @@ type Options struct {
 	Replica string
 	Now     func() time.Time
 	Logger  *slog.Logger
+
+	// fault, in tests, is asked after each step of a table's start (lifecycle.go) whether this
+	// replica stops there, as if it died.
+	fault func(table, step string) bool
 }
 
 // OptionsFrom takes the gateway's settings from the configuration; its RateLimit 0 means no limit.
@@ -131,8 +130,6 @@ func (o *Options) defaults() {
 	def(&o.MatchInterval, 200*time.Millisecond)
 	def(&o.DriveInterval, 250*time.Millisecond)
 	def(&o.DriveLease, 3*time.Second)
-	def(&o.OrphanAfter, 30*time.Second)
-	def(&o.DealGrace, 5*time.Second)
 	if o.RateLimit == 0 {
 		o.RateLimit = 50
 	}
@@ -198,7 +195,8 @@ type Server struct {
 	hubs       *hubs
 	started    sync.Map // table id → *lobby.Table, for tables whose seats are fixed
 	remembered atomic.Int64
-	kick       chan struct{}
+	kick       chan struct{} // wakes the matcher
+	driveKick  chan struct{} // wakes the driver's claim
 	metrics    *metrics
 
 	gamesMu sync.Mutex
@@ -229,13 +227,14 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 	}
 	s := &Server{
 		opt: opt, log: log, lobby: st, bus: b,
-		rules:    map[string]rulesv1.RulesServiceClient{},
-		sessions: newSessions(keys, opt.SessionTTL, opt.SessionMaxAge, opt.Now, rv),
-		identity: newIdentity(opt.Accounts, opt.Argon2, opt.PasswordHashers, opt.Now),
-		limits:   lim,
-		kick:     make(chan struct{}, 1),
-		metrics:  m,
-		games:    map[string]*rulesv1.DescribeGameResponse{},
+		rules:     map[string]rulesv1.RulesServiceClient{},
+		sessions:  newSessions(keys, opt.SessionTTL, opt.SessionMaxAge, opt.Now, rv),
+		identity:  newIdentity(opt.Accounts, opt.Argon2, opt.PasswordHashers, opt.Now),
+		limits:    lim,
+		kick:      make(chan struct{}, 1),
+		driveKick: make(chan struct{}, 1),
+		metrics:   m,
+		games:     map[string]*rulesv1.DescribeGameResponse{},
 	}
 	for g, cc := range conns {
 		s.rules[g] = rulesv1.NewRulesServiceClient(cc)

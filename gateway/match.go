@@ -202,7 +202,6 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 	progress := time.NewTicker(time.Second)
 	defer progress.Stop()
 	var last *gatewayv1.WatchTicketResponse
-	var orphanSince time.Time
 	for {
 		t, err := s.lobby.LoadTicket(ctx, id)
 		if errors.Is(err, lobby.ErrNotFound) || err == nil && !onTicket(&t, sess.Player) {
@@ -232,32 +231,17 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 				end = refusal.New(codes.InvalidArgument, refusal.TicketRefused, "the game refused the matched table: %s", t.Refused)
 			}
 		case lobby.TicketMatched:
+			// Matched once dealt. Until then (the table being formed and dealt by its owner, who
+			// may also send the ticket back to the queue) it says queued.
+			msg.State = gatewayv1.TicketState_TICKET_STATE_QUEUED
 			tb, err := s.lobby.LoadTable(ctx, t.TableID)
 			if err != nil && !errors.Is(err, lobby.ErrNotFound) {
 				return err
 			}
-			inPlay := err == nil && (tb.State == lobby.TablePlaying || tb.State == lobby.TableFinished)
-			if inPlay && tb.State == lobby.TablePlaying {
-				// Matched once dealt: a deal that fails closes the table and cancels or requeues
-				// the tickets, and a player told of the table would find it closed.
-				if inPlay, err = s.dealt(ctx, &tb); err != nil {
-					return err
-				}
-			}
-			if inPlay {
+			if err == nil && (tb.State == lobby.TablePlaying || tb.State == lobby.TableFinished) {
 				msg.State, msg.TableId, final = gatewayv1.TicketState_TICKET_STATE_MATCHED, tb.ID, true
 				if i := tb.SeatOf(sess.Player); i >= 0 {
 					msg.Seat = proto.Uint32(uint32(i))
-				}
-			} else {
-				// Matched, the table being dealt: say queued until it is. A table never dealt
-				// (its matcher died, or its deal failed) sends the ticket back to the queue.
-				msg.State = gatewayv1.TicketState_TICKET_STATE_QUEUED
-				if orphanSince.IsZero() {
-					orphanSince = s.now()
-				} else if s.now().Sub(orphanSince) >= s.opt.OrphanAfter {
-					s.requeue(ctx, t.ID, t.TableID)
-					orphanSince = time.Time{}
 				}
 			}
 		}
@@ -279,8 +263,9 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 	}
 }
 
-// requeue puts a ticket matched to table back in the queue, where it keeps its place.
-func (s *Server) requeue(ctx context.Context, id, table string) {
+// requeue puts a ticket matched to table back in the queue, where it keeps its place (for the
+// owner of a table that will not be dealt).
+func (s *Server) requeue(ctx context.Context, id, table string) error {
 	_, err := s.updateTicket(ctx, id, func(tk *lobby.Ticket) (time.Duration, error) {
 		if tk.State != lobby.TicketMatched || tk.TableID != table {
 			return 0, errAlready
@@ -288,15 +273,14 @@ func (s *Server) requeue(ctx context.Context, id, table string) {
 		tk.State, tk.TableID = lobby.TicketQueued, ""
 		return 0, nil
 	})
-	if err != nil && !errors.Is(err, errAlready) {
-		s.log.WarnContext(ctx, "putting a ticket back in the queue failed", "ticket", id, "error", err)
-		return
+	if err != nil && !errors.Is(err, errAlready) && status.Code(err) != codes.NotFound {
+		return err
 	}
-	s.kickMatcher()
+	return nil
 }
 
 // refuseTicket cancels a ticket matched to table, a table the game refused to deal, saying why.
-func (s *Server) refuseTicket(ctx context.Context, id, table, why string) {
+func (s *Server) refuseTicket(ctx context.Context, id, table, why string) error {
 	_, err := s.updateTicket(ctx, id, func(tk *lobby.Ticket) (time.Duration, error) {
 		if tk.State != lobby.TicketMatched || tk.TableID != table {
 			return 0, errAlready
@@ -304,9 +288,10 @@ func (s *Server) refuseTicket(ctx context.Context, id, table, why string) {
 		tk.State, tk.TableID, tk.Refused = lobby.TicketCancelled, "", why
 		return ticketRetention, nil
 	})
-	if err != nil && !errors.Is(err, errAlready) {
-		s.log.WarnContext(ctx, "cancelling a ticket the game refused failed", "ticket", id, "error", err)
+	if err != nil && !errors.Is(err, errAlready) && status.Code(err) != codes.NotFound {
+		return err
 	}
+	return nil
 }
 
 // runMatcher matches every pool's queue, at each interval and when a ticket enters a queue.
@@ -342,63 +327,11 @@ func (s *Server) matchAll(ctx context.Context) {
 			if !ok {
 				break
 			}
-			s.seatMatch(ctx, m)
-		}
-	}
-}
-
-// seatMatch deals the table of a claimed match: players and bots in a random order.
-func (s *Server) seatMatch(ctx context.Context, m lobby.Match) {
-	var tickets []lobby.Ticket
-	var players []lobby.Player
-	for _, id := range m.Tickets {
-		t, err := s.lobby.LoadTicket(ctx, id)
-		if err != nil {
-			s.log.WarnContext(ctx, "loading a matched ticket failed", "ticket", id, "error", err)
-			continue
-		}
-		tickets = append(tickets, t)
-		players = append(players, t.Players...)
-	}
-	if len(tickets) == 0 {
-		return
-	}
-	first := tickets[0]
-	if n := m.Seats - len(players); n > 0 {
-		players = append(players, bots(n, 0)...)
-	}
-	t := lobby.Table{ID: m.TableID, Game: first.Game, State: lobby.TablePlaying, Capacity: m.Seats, Players: players,
-		Seats: shuffled(players), Options: first.Options, PerAction: first.PerAction, CreatedAt: s.now()}
-	err := s.lobby.CreateTable(ctx, t, playingTableTTL)
-	if err == nil {
-		t.Version = 1
-		err = s.deal(ctx, &t)
-	}
-	if err != nil {
-		// Closed first: no seated player's Watch deals it later (DealGrace) while its players are
-		// queued again, and their tickets no longer point at it.
-		s.closeUndealt(context.WithoutCancel(ctx), t.ID)
-		if undealable(err) {
-			// The game refuses these tickets' table for good (their options): matched again, they
-			// would fail again, so they end here, and their streams say why.
-			s.log.WarnContext(ctx, "the game refused a matched table; its tickets are cancelled", "table", t.ID, "error", err)
-			for _, tk := range tickets {
-				s.refuseTicket(ctx, tk.ID, t.ID, status.Convert(err).Message())
+			// The claim put the table in the owned set: its owner forms and deals it.
+			if s.halted(m.TableID, stepMatched) {
+				return
 			}
-			return
-		}
-		s.log.WarnContext(ctx, "dealing a matched table failed; the tickets go back to the queue", "table", t.ID, "error", err)
-		for _, tk := range tickets {
-			s.requeue(ctx, tk.ID, t.ID)
-		}
-		return
-	}
-	s.metrics.matches.Add(ctx, 1)
-	for _, tk := range tickets {
-		s.metrics.queueWait.Record(ctx, s.now().Sub(tk.QueuedAt).Seconds())
-		// Matched tickets stay readable for a while, then expire.
-		if _, err := s.updateTicket(ctx, tk.ID, func(*lobby.Ticket) (time.Duration, error) { return ticketRetention, nil }); err != nil {
-			s.log.WarnContext(ctx, "setting a matched ticket's expiry failed", "ticket", tk.ID, "error", err)
+			s.kickDriver()
 		}
 	}
 }

@@ -61,9 +61,6 @@ func (s *Server) act(ctx context.Context, sess Session, req *gatewayv1.ActReques
 	if err != nil {
 		return nil, err
 	}
-	if r.GetFinished() {
-		s.finish(context.WithoutCancel(ctx), req.GetTableId())
-	}
 	return &gatewayv1.ActResponse{Version: r.GetVersion(), Events: labelledAll(r.GetEvents(), names), Finished: r.GetFinished(),
 		Replayed: r.GetReplayed(), LegalActions: r.GetLegalActions(), LegalLabels: renderLabels(r.GetLegalLabels(), names)}, nil
 }

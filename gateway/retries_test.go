@@ -209,8 +209,8 @@ func TestJoinTableRetry(t *testing.T) {
 }
 
 // TestStartTableRetry: the owner starting a dealt table again is answered the table as it is (the
-// same seats: no second shuffle); a table recorded as started but not dealt (a gateway died between
-// the two) is dealt with the recorded seats; a closed table is still refused.
+// same seats: no second shuffle); starting a table recorded as starting and not dealt yet waits for
+// its owner's deal, with the recorded seats; a closed table is still refused.
 func TestStartTableRetry(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
@@ -226,8 +226,8 @@ func TestStartTableRetry(t *testing.T) {
 	_, err = bob.c.StartTable(bob.ctx(), &gatewayv1.StartTableRequest{TableId: id})
 	wantCode(t, err, codes.PermissionDenied, refusal.NotOwner)
 
-	// Recorded as started, never dealt (a gateway that died between the two): dealt now, with the
-	// seats recorded (the bot first), and only once however many retries race.
+	// Recorded as starting (as by a gateway that died before dealing it): the table's owner deals
+	// it with the seats recorded (the bot first), once however many retries race.
 	und := startedUndealt(t, e, ann)
 	var wg sync.WaitGroup
 	answers := make([]*gatewayv1.StartTableResponse, 4)
@@ -268,8 +268,9 @@ func TestStartTableRetry(t *testing.T) {
 	wantCode(t, err, codes.FailedPrecondition, refusal.TableStarted)
 }
 
-// startedUndealt records a new two-seat table of owner's, with a bot, as started and not dealt (a
-// gateway that died between the two), the bot in seat 0. It returns the table as stored.
+// startedUndealt records a new two-seat table of owner's, with a bot, as starting (its start
+// recorded, not dealt: a gateway that died between the two), the bot in seat 0. It returns the
+// table as stored.
 func startedUndealt(t *testing.T, e *env, owner *client) lobby.Table {
 	t.Helper()
 	cr, err := owner.c.CreateTable(owner.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
@@ -281,7 +282,8 @@ func startedUndealt(t *testing.T, e *env, owner *client) lobby.Table {
 		t.Fatal(err)
 	}
 	lt.Players = append(lt.Players, lobby.Player{ID: "bot-x", Name: "Bot X", Bot: true})
-	lt.State, lt.Seats = lobby.TablePlaying, []lobby.Player{lt.Players[1], lt.Players[0]}
+	lt.State, lt.Seats = lobby.TableStarting, []lobby.Player{lt.Players[1], lt.Players[0]}
+	lt.Deadline = time.Now().Add(time.Minute)
 	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -289,10 +291,12 @@ func startedUndealt(t *testing.T, e *env, owner *client) lobby.Table {
 	return lt
 }
 
-// TestWatchDealsUndealtTable: a table recorded as started and never dealt (whoever started it died
-// in between) is dealt by a seated player's Watch after DealGrace, with the seats recorded.
-func TestWatchDealsUndealtTable(t *testing.T) {
-	e := newEnv(t, envOptions{opt: gateway.Options{DealGrace: 200 * time.Millisecond, AbsenceGrace: time.Hour}})
+// TestOwnerDealsRecordedStart: a table recorded as starting and never dealt (whoever started it
+// died in between) is dealt by its owner, the replica holding its lease, with the seats recorded;
+// a seated player's Watch only waits for it. A matched table recorded as closing is closed by its
+// owner: its streams end, and the game never hears of it.
+func TestOwnerDealsRecordedStart(t *testing.T) {
+	e := newEnv(t, envOptions{opt: gateway.Options{AbsenceGrace: time.Hour}})
 	ann := e.signIn(0, "Ann")
 	lt := startedUndealt(t, e, ann)
 	id := lt.ID
@@ -325,13 +329,19 @@ func TestWatchDealsUndealtTable(t *testing.T) {
 		t.Fatalf("the owner at seat %d, want 1", again.GetTable().GetYourSeat())
 	}
 
-	// A table closed undealt (a matched table whose deal failed, its players queued again) is not
-	// dealt: the stream ends, and the game never hears of the table.
-	lt = startedUndealt(t, e, ann)
-	closed := lt.ID
-	w2 := ann.watch(closed, 0)
+	// Closing: the owner closes it; a player's stream ends, and the game never hears of the table.
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2 := ann.watch(cr.GetTableId(), 0)
 	defer w2.cancel()
-	lt.State = lobby.TableClosed
+	lt, err = e.lobby.LoadTable(t.Context(), cr.GetTableId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt.Players = append(lt.Players, lobby.Player{ID: "bot-y", Name: "Bot Y", Bot: true})
+	lt.State, lt.Seats = lobby.TableClosing, lt.Players
 	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -344,16 +354,18 @@ func TestWatchDealsUndealtTable(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the stream of a closed table did not end")
 	}
-	_, err = e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: closed})
+	waitTable(t, e, cr.GetTableId(), lobby.TableClosed)
+	_, err = e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()})
 	if status.Code(err) != codes.NotFound {
 		t.Fatalf("the closed table's log: %v, want NOT_FOUND", err)
 	}
 }
 
-// TestTicketOfClosedTable: a ticket matched to a table closed before its deal (the matcher's deal
-// failed) is not reported matched: its stream says queued, and the ticket goes back to the queue.
-func TestTicketOfClosedTable(t *testing.T) {
-	e := newEnv(t, envOptions{opt: gateway.Options{OrphanAfter: 100 * time.Millisecond}})
+// TestTicketOfClosingTable: a ticket matched to a table its owner closes before the deal (the
+// deal failed for now) is never reported matched: its stream says queued, and the owner puts the
+// ticket back in the queue, where the matcher finds it again.
+func TestTicketOfClosingTable(t *testing.T) {
+	e := newEnv(t, envOptions{})
 	ann := e.signIn(0, "Ann")
 	r, err := ann.c.EnqueueTicket(ann.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 4, MaxSeats: 4, MaxWait: durationpb.New(10 * time.Minute)})
 	if err != nil {
@@ -363,11 +375,7 @@ func TestTicketOfClosedTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.lobby.CreateTable(t.Context(), lobby.Table{ID: "t-closedundealt", Game: game, State: lobby.TableClosed, Capacity: 4,
-		Players: tk.Players, Seats: tk.Players}, time.Hour); err != nil {
-		t.Fatal(err)
-	}
-	tk.State, tk.TableID = lobby.TicketMatched, "t-closedundealt"
+	tk.State, tk.TableID = lobby.TicketMatched, "t-closing"+tk.ID
 	if err := e.lobby.UpdateTicket(t.Context(), tk, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -377,23 +385,40 @@ func TestTicketOfClosedTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	if m.GetState() != gatewayv1.TicketState_TICKET_STATE_QUEUED || m.GetTableId() != "" {
-		t.Fatalf("ticket of a closed table reported %v, want queued", m)
+		t.Fatalf("ticket of an undealt table reported %v, want queued", m)
 	}
+	if err := e.lobby.CreateTable(t.Context(), lobby.Table{ID: tk.TableID, Game: game, State: lobby.TableClosing, Capacity: 4,
+		Players: tk.Players, Seats: tk.Players, Tickets: []string{tk.ID}}, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	waitTable(t, e, tk.TableID, lobby.TableClosed)
+	back, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.State != lobby.TicketQueued || back.TableID != "" {
+		t.Fatalf("ticket after its table closed: state %v table %q, want queued", back.State, back.TableID)
+	}
+	// The stream never said matched.
+	if m, err = s.Recv(); err != nil || m.GetState() != gatewayv1.TicketState_TICKET_STATE_QUEUED {
+		t.Fatalf("ticket stream after the requeue: %v %v", m, err)
+	}
+}
+
+// waitTable waits until table id's lobby record is in state want (its owner's transitions have no
+// event to wait on from outside).
+func waitTable(t *testing.T, e *env, id string, want lobby.TableState) lobby.Table {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
 	for {
-		tk, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
-		if err != nil {
-			t.Fatal(err)
+		lt, err := e.lobby.LoadTable(t.Context(), id)
+		if err == nil && lt.State == want {
+			return lt
 		}
-		if tk.State == lobby.TicketQueued && tk.TableID == "" {
-			break
+		if time.Now().After(deadline) {
+			t.Fatalf("table %s: %v (%v), want %v within 10s", id, lt.State, err, want)
 		}
-		// Each progress message (every second) is a look at the ticket; the requeue follows one.
-		if m, err = s.Recv(); err != nil {
-			t.Fatalf("ticket stream ended before the ticket was queued again: %v (last %v)", err, m)
-		}
-		if m.GetState() == gatewayv1.TicketState_TICKET_STATE_MATCHED {
-			t.Fatalf("ticket of a closed table reported %v", m)
-		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -433,5 +458,33 @@ func TestTicketRefusedByGame(t *testing.T) {
 	}
 	if tk.State != lobby.TicketCancelled {
 		t.Fatalf("ticket state %v, want cancelled", tk.State)
+	}
+}
+
+// TestStartRefusedByGame: a private table whose deal the game refuses for good (options it does
+// not accept) is opened again by its owner's loop, and StartTable answers the game's refusal.
+func TestStartRefusedByGame(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ann := e.signIn(0, "Ann")
+	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: rounds(5000)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+	if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "1000 rounds") {
+		t.Fatalf("start refused with %v, want the game's INVALID_ARGUMENT", err)
+	}
+	g, err := ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: cr.GetTableId()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.GetTable().GetState() != gatewayv1.TableState_TABLE_STATE_OPEN || len(g.GetTable().GetSeats()) != 0 {
+		t.Fatalf("table after a refused start: %v, want open without seats", g.GetTable())
+	}
+	if _, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()}); status.Code(err) != codes.NotFound {
+		t.Fatalf("the refused table's log: %v, want NOT_FOUND", err)
 	}
 }

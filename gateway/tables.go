@@ -166,6 +166,7 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 			Players: []lobby.Player{{ID: sess.Player, Name: sess.Name}}, InviteCode: newCode(),
 			Options: opts, PerAction: perAction, CreatedAt: s.now(),
 		}
+		t.Deadline = t.CreatedAt.Add(openTableTTL)
 		err := s.lobby.CreateTable(ctx, t, openTableTTL)
 		if errors.Is(err, lobby.ErrExists) {
 			continue // an invite code collision: draw again
@@ -185,11 +186,12 @@ func tableProto(t *lobby.Table, player string) *gatewayv1.Table {
 	switch t.State {
 	case lobby.TableOpen:
 		out.State = gatewayv1.TableState_TABLE_STATE_OPEN
-	case lobby.TablePlaying:
+	case lobby.TablePlaying, lobby.TableStarting:
+		// Starting: the seats are fixed and the deal under way (Watch waits for it).
 		out.State = gatewayv1.TableState_TABLE_STATE_PLAYING
 	case lobby.TableFinished:
 		out.State = gatewayv1.TableState_TABLE_STATE_FINISHED
-	case lobby.TableClosed:
+	case lobby.TableClosed, lobby.TableClosing:
 		out.State = gatewayv1.TableState_TABLE_STATE_CLOSED
 	}
 	member := false
@@ -319,7 +321,7 @@ func (s *Server) LeaveTable(ctx context.Context, req *gatewayv1.LeaveTableReques
 		}
 		t.Players = slices.Delete(t.Players, i, i+1)
 		if sess.Player == t.Owner {
-			t.State = lobby.TableClosed
+			t.State, t.Deadline = lobby.TableClosed, s.now().Add(time.Hour)
 			return time.Hour, nil
 		}
 		return 0, nil
@@ -413,161 +415,47 @@ func (s *Server) StartTable(ctx context.Context, req *gatewayv1.StartTableReques
 }
 
 func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobby.Table, error) {
-	var d *rulesv1.DescribeGameResponse
-	started := false
+	// Subscribed before the write: the owner's deal may come at once.
+	wake, stop, err := s.subscribe(s.bus.Subjects().TableNotice(id))
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	recorded := false
 	t, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
-		started = false
+		recorded = false
 		if t.Owner != sess.Player {
 			return 0, refusal.New(codes.PermissionDenied, refusal.NotOwner, "only the table's owner may start it")
 		}
-		if t.State == lobby.TablePlaying || t.State == lobby.TableFinished {
-			started = true
+		switch t.State {
+		case lobby.TableStarting, lobby.TablePlaying, lobby.TableFinished:
+			// Started already (a retry whose answer was lost, say): answered once dealt.
 			return 0, errUnchanged
 		}
 		if err := mustBeOpen(t); err != nil {
 			return 0, err
 		}
-		var err error
-		if d, err = s.describe(ctx, t.Game); err != nil {
+		d, err := s.describe(ctx, t.Game)
+		if err != nil {
 			return 0, err
 		}
 		if len(t.Players) < int(d.GetMinSeats()) {
 			return 0, refusal.New(codes.FailedPrecondition, refusal.TooFewPlayers, "%s needs at least %d players", t.Game, d.GetMinSeats())
 		}
-		t.Seats = shuffled(t.Players)
-		t.State = lobby.TablePlaying
+		// Recorded as starting, with its seats: from here the table's owner deals it.
+		t.Seats, t.State, t.Refusal = shuffled(t.Players), lobby.TableStarting, nil
+		t.Deadline = s.now().Add(startTimeout)
+		recorded = true
 		return playingTableTTL, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if started {
-		return s.startedAgain(ctx, t)
+	if recorded && s.halted(id, stepRecorded) {
+		return nil, status.Error(codes.Unavailable, "the gateway is stopping")
 	}
-	if err := s.dealOrReopen(ctx, t); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// dealOrReopen deals t, recorded as started. A deal the game refuses for good takes the table back
-// to the lobby, since the game would refuse it again. After any other failure (the rules service
-// unreachable, the call cut short) the deal may yet be made: the table stays started with its
-// seats, and StartTable again, or a seated player's Watch after DealGrace, deals it.
-func (s *Server) dealOrReopen(ctx context.Context, t *lobby.Table) error {
-	err := s.deal(ctx, t)
-	if err != nil && undealable(err) {
-		_, _ = s.updateTable(context.WithoutCancel(ctx), t.ID, func(t *lobby.Table) (time.Duration, error) {
-			if t.State != lobby.TablePlaying {
-				return 0, errAlready
-			}
-			t.State, t.Seats = lobby.TableOpen, nil
-			return openTableTTL, nil
-		})
-	}
-	return err
-}
-
-// undealable reports whether the rules service refused a deal for good (the table's configuration),
-// as opposed to a failure a later attempt may not meet.
-func undealable(err error) bool {
-	switch status.Code(err) {
-	case codes.InvalidArgument, codes.FailedPrecondition, codes.OutOfRange, codes.NotFound, codes.PermissionDenied, codes.Unimplemented:
-		return true
-	}
-	return false
-}
-
-// startedAgain answers the owner starting a table that is no longer open: the table as it is once
-// dealt (a retry whose answer was lost, say), after dealing it if it is not dealt yet.
-func (s *Server) startedAgain(ctx context.Context, t *lobby.Table) (*lobby.Table, error) {
-	if t.State == lobby.TableFinished {
-		return t, nil
-	}
-	if err := s.dealRecorded(ctx, t); err != nil {
-		return nil, err
-	}
-	return t, nil
-}
-
-// closeUndealt closes table id if it is recorded as started: a matched table whose deal failed, so
-// that nothing deals it once its players are queued again.
-func (s *Server) closeUndealt(ctx context.Context, id string) {
-	_, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
-		if t.State != lobby.TablePlaying {
-			return 0, errAlready
-		}
-		t.State = lobby.TableClosed
-		return time.Hour, nil
-	})
-	if err != nil && !errors.Is(err, errAlready) {
-		s.log.WarnContext(ctx, "closing a table that was not dealt failed", "table", id, "error", err)
-	}
-}
-
-// dealRecorded deals t, recorded as started, unless its rules service has it already. A table
-// recorded as started and not dealt yet — its start may still be under way, or have failed on the
-// way (a gateway that died, a rules service out of reach) — is dealt with the seats the start
-// recorded: a deal creates the table under its id once, so deals racing make one table.
-func (s *Server) dealRecorded(ctx context.Context, t *lobby.Table) error {
-	ok, err := s.dealt(ctx, t)
-	if err == nil && !ok {
-		err = s.dealOrReopen(ctx, t)
-	}
-	return err
-}
-
-// dealt reports whether t's rules service has the table: the lobby records a start a moment before
-// the deal, and keeps the record of a start whose deal never came.
-func (s *Server) dealt(ctx context.Context, t *lobby.Table) (bool, error) {
-	c, err := s.rulesOf(t.Game)
-	if err != nil {
-		return false, err
-	}
-	_, err = c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
-	if status.Code(err) == codes.NotFound {
-		return false, nil
-	}
-	return err == nil, err
-}
-
-// deal creates the table on its rules service with t's seats, and hands it to the bot drivers.
-func (s *Server) deal(ctx context.Context, t *lobby.Table) error {
-	c, err := s.rulesOf(t.Game)
-	if err != nil {
-		return err
-	}
-	cfg := &gamev1.TableConfig{Game: t.Game, SeedPolicy: gamev1.SeedPolicy_SEED_POLICY_RANDOM}
-	for i, p := range t.Seats {
-		cfg.Seats = append(cfg.Seats, &gamev1.Seat{Index: uint32(i), Player: playerRef(p)})
-	}
-	if len(t.Options) > 0 {
-		cfg.Options = &anypb.Any{}
-		if err := proto.Unmarshal(t.Options, cfg.Options); err != nil {
-			return err
-		}
-	}
-	if t.PerAction > 0 {
-		cfg.TimeLimits = &gamev1.TimeLimits{PerAction: durationpb.New(t.PerAction)}
-	}
-	// ALREADY_EXISTS: an earlier attempt of this deal created it (its answer was lost, or the
-	// store retried the write); only this deal ever creates this table id.
-	if _, err := c.CreateTable(ctx, &rulesv1.CreateTableRequest{TableId: t.ID, Config: cfg}); err != nil && status.Code(err) != codes.AlreadyExists {
-		return err
-	}
-	now := s.now()
-	for i, p := range t.Seats {
-		if !p.Bot {
-			// The grace period starts now: players have that long to open their Watch.
-			_ = s.lobby.Touch(ctx, t.ID, i, now)
-		}
-	}
-	if err := s.lobby.AddDrive(ctx, t.ID); err != nil {
-		return err
-	}
-	s.remember(t)
-	s.notify(s.bus.Subjects().TableNotice(t.ID))
-	return nil
+	s.kickDriver()
+	return s.awaitDeal(ctx, t, wake)
 }
 
 func (s *Server) GetTable(ctx context.Context, req *gatewayv1.GetTableRequest) (*gatewayv1.GetTableResponse, error) {
@@ -584,16 +472,6 @@ func (s *Server) GetTable(ctx context.Context, req *gatewayv1.GetTableRequest) (
 	}
 	if err != nil {
 		return nil, s.toStatus(ctx, err)
-	}
-	if t.State == lobby.TablePlaying {
-		// The lobby learns of the end just after the players do: ask the game.
-		if c, err := s.rulesOf(t.Game); err == nil {
-			v, err := c.GetView(ctx, &rulesv1.GetViewRequest{TableId: t.ID, Viewer: &rulesv1.Viewer{Who: &rulesv1.Viewer_Spectator{Spectator: true}}})
-			if err == nil && v.GetTable().GetFinished() {
-				s.finish(ctx, t.ID)
-				t.State = lobby.TableFinished
-			}
-		}
 	}
 	return &gatewayv1.GetTableResponse{Table: tableProto(&t, sess.Player)}, nil
 }
@@ -633,19 +511,20 @@ func (s *Server) remember(t *lobby.Table) {
 	}
 }
 
-// finish records that a table is over: the lobby record expires with the retention, bots stop.
-func (s *Server) finish(ctx context.Context, id string) {
+// finish records that a table is over, as its owner learned from its TableFinished event: the lobby
+// record expires with the retention, and the table leaves the owned set.
+func (s *Server) finish(ctx context.Context, id string) error {
 	_, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
 		if t.State == lobby.TableFinished {
 			return 0, errAlready
 		}
-		t.State = lobby.TableFinished
+		t.State, t.Deadline = lobby.TableFinished, s.now().Add(s.opt.Retention)
 		return s.opt.Retention, nil
 	})
 	if err != nil && !errors.Is(err, errAlready) {
-		s.log.WarnContext(ctx, "recording a finished table failed", "table", id, "error", err)
+		return err
 	}
-	_ = s.lobby.DropDrive(ctx, id)
+	return s.lobby.DropDrive(ctx, id)
 }
 
 var errAlready = errors.New("already done")

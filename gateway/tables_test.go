@@ -142,12 +142,20 @@ func TestPrivateTableLobby(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	gr, err = ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: id})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if gr.GetTable().GetState() != gatewayv1.TableState_TABLE_STATE_FINISHED {
-		t.Fatalf("table state %v after the end", gr.GetTable().GetState())
+	// The table's owner records the end, learned from the TableFinished event the players saw.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		gr, err = ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gr.GetTable().GetState() == gatewayv1.TableState_TABLE_STATE_FINISHED {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("table state %v 10s after the end", gr.GetTable().GetState())
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

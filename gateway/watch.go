@@ -433,14 +433,6 @@ func (h *hub) append(e *eventsv1.Event) {
 	}
 }
 
-// hasEvents reports whether the hub has any of its table's events (none: not dealt yet, as far as
-// it knows).
-func (h *hub) hasEvents() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.events) > 0
-}
-
 // since returns the events after seq, a channel closed at the next change, and whether the table
 // is finished.
 func (h *hub) since(seq uint64) ([]*eventsv1.Event, <-chan struct{}, bool) {
@@ -502,14 +494,6 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 	}
 	batch := req.GetBatch()
 	var batched []*eventsv1.Event
-	// A table recorded as started is dealt moments later by whoever started it; if that one died
-	// in between, its seated players' streams deal it after DealGrace.
-	var undealt <-chan time.Time
-	if seat >= 0 && t.State == lobby.TablePlaying && !h.hasEvents() {
-		grace := time.NewTimer(s.opt.DealGrace)
-		defer grace.Stop()
-		undealt = grace.C
-	}
 	for {
 		evs, changed, finished := h.since(cursor)
 		batched = batched[:0]
@@ -555,29 +539,6 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 		}
 		select {
 		case <-changed:
-		case <-undealt:
-			undealt = nil
-			if h.hasEvents() {
-				continue
-			}
-			// As the lobby has it now: a matched table whose deal failed is closed.
-			cur, err := s.lobby.LoadTable(ctx, t.ID)
-			if errors.Is(err, lobby.ErrNotFound) {
-				return tableNotFound()
-			}
-			if err != nil {
-				return err
-			}
-			if cur.State != lobby.TablePlaying {
-				return refusal.New(codes.FailedPrecondition, refusal.TableStarted, "the table was closed before the start")
-			}
-			if err := s.dealRecorded(ctx, &cur); err != nil {
-				if undealable(err) {
-					return refusal.New(codes.FailedPrecondition, refusal.TableNotStarted, "the game refused to deal the table, which is open again")
-				}
-				s.log.WarnContext(ctx, "dealing a table recorded as started failed", "table", t.ID, "error", err)
-				undealt = time.After(s.opt.DealGrace)
-			}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
@@ -626,7 +587,7 @@ func (f *legalFeed) next(ctx context.Context) (*gatewayv1.LegalActions, error) {
 	return &gatewayv1.LegalActions{Version: version, Actions: actions, Labels: renderLabels(labels, f.names)}, nil
 }
 
-// awaitStart waits until the open table id, where the caller has a place, is dealt.
+// awaitStart waits until the open or starting table id, where the caller has a place, is dealt.
 func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobby.Table, error) {
 	wake, stop, err := s.subscribe(s.bus.Subjects().TableNotice(id))
 	if err != nil {
@@ -643,15 +604,9 @@ func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobb
 		}
 		switch t.State {
 		case lobby.TablePlaying, lobby.TableFinished:
-			// The lobby says playing a moment before the rules service has dealt: wait for that too.
-			ok, err := s.dealt(ctx, &t)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				return s.table(ctx, id)
-			}
-		case lobby.TableClosed:
+			// The lobby says dealt once the rules service has the table.
+			return s.table(ctx, id)
+		case lobby.TableClosing, lobby.TableClosed:
 			return nil, refusal.New(codes.FailedPrecondition, refusal.TableStarted, "the table was closed before the start")
 		}
 		if !slices.ContainsFunc(t.Players, func(p lobby.Player) bool { return p.ID == sess.Player }) {

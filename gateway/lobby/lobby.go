@@ -1,17 +1,25 @@
 // Package lobby keeps what the gateway knows about people at tables: private and matched tables
-// with their players and seats, matchmaking tickets and their queues, seat presence, and which
-// gateway replica drives the bots of which table. One interface, two implementations (Memory and
-// Redis), one conformance suite (lobbytest).
+// with their players, seats and place in their lifecycle, matchmaking tickets and their queues,
+// seat presence, and which gateway replica owns which table's lifecycle. One interface, two
+// implementations (Memory and Redis), one conformance suite (lobbytest).
 //
-// Records change by compare-and-set on their version; the matchmaking claim and the drive leases
-// are single atomic operations (Lua scripts in Redis), so any replica may do any of it. A table
+// Records change by compare-and-set on their version; the matchmaking claim and the leases are
+// single atomic operations (Lua scripts in Redis), so any replica may do any of it. A table
 // remembers the request ids of the changes made to it (Table.Requests) in its record, so a change
 // and its id are written in one compare-and-set: a retried request finds both or neither.
+//
+// A table whose state has work to be done by someone (TableState.Owned: starting, dealt, closing)
+// is in the owned set in the same write that gives it that state, and leaves it in the write that
+// ends it; a matched table is in the set from the claim of its tickets, before its record exists.
+// Each member is held by one replica at a time under a lease (ClaimDrive, RenewDrive), and that
+// replica alone carries out the table's transitions: a dead replica's tables are claimed by
+// another once its lease runs out.
 package lobby
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -24,12 +32,47 @@ var (
 // TableState is where a table is in its life.
 type TableState int
 
+// The states' values are stored: new ones go at the end.
 const (
+	// TableOpen: a private table taking players, until its owner starts it (or it expires).
 	TableOpen TableState = iota + 1
+	// TablePlaying: dealt, the rules service has the table; its owner plays its bots and absent
+	// seats and learns its end from its TableFinished event.
 	TablePlaying
+	// TableFinished: over; the record expires after the retention.
 	TableFinished
+	// TableClosed: closed before it was dealt (its owner left, or its start was given up).
 	TableClosed
+	// TableStarting: the start is recorded with its seats and not dealt yet; its owner deals it
+	// (by its Deadline, or gives the start up).
+	TableStarting
+	// TableClosing: a matched table that will not be dealt; its owner sends its tickets back to
+	// the queue (or cancels them, with Refused, when the game refused the table), then closes it.
+	TableClosing
 )
+
+// Owned reports whether a table in state st has work its lifecycle's owner must do.
+func (st TableState) Owned() bool {
+	return st == TableStarting || st == TablePlaying || st == TableClosing
+}
+
+func (st TableState) String() string {
+	switch st {
+	case TableOpen:
+		return "open"
+	case TablePlaying:
+		return "dealt"
+	case TableFinished:
+		return "finished"
+	case TableClosed:
+		return "closed"
+	case TableStarting:
+		return "starting"
+	case TableClosing:
+		return "closing"
+	}
+	return fmt.Sprintf("TableState(%d)", int(st))
+}
 
 // Player is a person or a bot at a table or on a ticket.
 type Player struct {
@@ -54,6 +97,14 @@ type Table struct {
 	Options   []byte        `json:"options,omitempty"`
 	PerAction time.Duration `json:"per_action,omitempty"`
 	CreatedAt time.Time     `json:"created"`
+	// Deadline is when the table's present state ends unless something happens first: an open,
+	// dealt, finished or closed table's record expires then; a starting table's owner gives the
+	// start up then if the deal has not been made.
+	Deadline time.Time `json:"deadline,omitzero"`
+	// Tickets are a matched table's tickets (nil for a private table).
+	Tickets []string `json:"tickets,omitempty"`
+	// Refusal is, after a deal the game refused, its answer (an encoded google.rpc.Status).
+	Refusal []byte `json:"refusal,omitempty"`
 	// Requests are the latest requests applied under a client's request id, oldest first (at most
 	// MaxRequests). They are written with the change they made, in the same compare-and-set, so a
 	// retry that finds its id here finds that change too.
@@ -148,13 +199,15 @@ type Match struct {
 // Store is the lobby store.
 type Store interface {
 	// CreateTable writes a new table and its invite code (if any), expiring after ttl (0: never).
-	// ErrExists if the id or code is taken.
+	// ErrExists if the id or code is taken. A table in an owned state enters the owned set.
 	CreateTable(ctx context.Context, t Table, ttl time.Duration) error
 	LoadTable(ctx context.Context, id string) (Table, error)
 	// TableByCode is the id of the table with that invite code.
 	TableByCode(ctx context.Context, code string) (string, error)
 	// UpdateTable writes t if the stored version is still t.Version (ErrConflict otherwise), as
-	// version t.Version+1. A positive ttl makes the table (and its code) expire after it.
+	// version t.Version+1. A positive ttl makes the table (and its code) expire after it. In the
+	// same write the table enters the owned set if its new state is owned (keeping its lease if it
+	// is there already), or leaves it (with its lease) if not.
 	UpdateTable(ctx context.Context, t Table, ttl time.Duration) error
 
 	// CreateTicket writes a new ticket (State Forming or Queued; a queued one enters its pool's queue).
@@ -170,19 +223,24 @@ type Store interface {
 	// ClaimMatch atomically takes, oldest first, queued tickets of pool that fit one table and marks
 	// them matched to tableID; ok is false when no group is ready at now. A group is ready when it
 	// fills the seat range the tickets share, or when its oldest ticket has waited its longest wait
-	// and either enough players are there or every ticket lets bots fill the table.
+	// and either enough players are there or every ticket lets bots fill the table. The same
+	// operation records the match (LoadMatch) and puts tableID in the owned set, free to claim, so
+	// that the table has an owner before its record exists.
 	ClaimMatch(ctx context.Context, pool, tableID string, now time.Time) (m Match, ok bool, err error)
+	// LoadMatch is the match claimed for tableID (ErrNotFound: none, or forgotten with DropDrive).
+	LoadMatch(ctx context.Context, tableID string) (Match, error)
 
 	// Touch records that a seat's player was present at now.
 	Touch(ctx context.Context, table string, seat int, now time.Time) error
 	// Presence is when each seat of table was last seen present.
 	Presence(ctx context.Context, table string) (map[int]time.Time, error)
 
-	// AddDrive makes table one whose bots and absent seats some replica must play.
+	// AddDrive puts table in the owned set, free to claim (table writes do so for owned states).
 	AddDrive(ctx context.Context, table string) error
-	// DropDrive ends that.
+	// DropDrive takes table out of the owned set and forgets its presence and match records.
 	DropDrive(ctx context.Context, table string) error
-	// ClaimDrive gives owner up to limit tables nobody holds (never claimed or lease expired) for lease.
+	// ClaimDrive gives owner up to limit tables of the owned set nobody holds (never claimed or
+	// lease expired) for lease.
 	ClaimDrive(ctx context.Context, owner string, now time.Time, lease time.Duration, limit int) ([]string, error)
 	// RenewDrive extends owner's leases on tables and returns those it still holds.
 	RenewDrive(ctx context.Context, owner string, tables []string, now time.Time, lease time.Duration) ([]string, error)

@@ -19,6 +19,7 @@ type Memory struct {
 	queues   map[string][]string // pool → ticket ids in queue order
 	presence map[string]map[int]time.Time
 	drive    map[string]memLease
+	matches  map[string]Match
 }
 
 type memRecord struct {
@@ -39,6 +40,7 @@ func NewMemory() *Memory {
 	return &Memory{
 		now: time.Now, tables: map[string]memRecord{}, codes: map[string]string{}, tickets: map[string]memRecord{},
 		queues: map[string][]string{}, presence: map[string]map[int]time.Time{}, drive: map[string]memLease{},
+		matches: map[string]Match{},
 	}
 }
 
@@ -69,7 +71,19 @@ func (m *Memory) CreateTable(_ context.Context, t Table, ttl time.Duration) erro
 		r.expires = m.now().Add(ttl)
 	}
 	m.tables[t.ID] = r
+	m.own(t.ID, t.State)
 	return nil
+}
+
+// own keeps the owned set in step with a table's state.
+func (m *Memory) own(id string, st TableState) {
+	if !st.Owned() {
+		delete(m.drive, id)
+		return
+	}
+	if _, ok := m.drive[id]; !ok {
+		m.drive[id] = memLease{}
+	}
 }
 
 func (m *Memory) LoadTable(_ context.Context, id string) (Table, error) {
@@ -119,6 +133,7 @@ func (m *Memory) UpdateTable(_ context.Context, t Table, ttl time.Duration) erro
 		r.expires = m.now().Add(ttl)
 	}
 	m.tables[t.ID] = r
+	m.own(t.ID, t.State)
 	return nil
 }
 
@@ -250,7 +265,23 @@ func (m *Memory) ClaimMatch(_ context.Context, pool, tableID string, now time.Ti
 		m.tickets[id] = r
 		m.queue(pool, id, TicketMatched)
 	}
-	return Match{TableID: tableID, Tickets: ids, Seats: seats}, true, nil
+	match := Match{TableID: tableID, Tickets: ids, Seats: seats}
+	m.matches[tableID] = match
+	if _, ok := m.drive[tableID]; !ok {
+		m.drive[tableID] = memLease{}
+	}
+	return match, true, nil
+}
+
+func (m *Memory) LoadMatch(_ context.Context, tableID string) (Match, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	match, ok := m.matches[tableID]
+	if !ok {
+		return Match{}, ErrNotFound
+	}
+	match.Tickets = slices.Clone(match.Tickets)
+	return match, nil
 }
 
 func (m *Memory) Touch(_ context.Context, table string, seat int, now time.Time) error {
@@ -291,6 +322,7 @@ func (m *Memory) DropDrive(_ context.Context, table string) error {
 	defer m.mu.Unlock()
 	delete(m.drive, table)
 	delete(m.presence, table)
+	delete(m.matches, table)
 	return nil
 }
 

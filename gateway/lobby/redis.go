@@ -17,7 +17,9 @@ import (
 // (hash: d record, v version), gw:code:{code} (table id), gw:k:{id} (ticket hash: d record, v
 // version, s state, tb table, p pool, n players, lo/hi seats, b bots, dl deadline ms), gw:q:{pool}
 // (queued tickets scored by queue time), gw:pools (pools with a queue), gw:pr:{table} (seat → last
-// seen ms), gw:drive (tables to drive scored by lease expiry ms) and gw:owner (table → replica).
+// seen ms), gw:drive (the owned set: tables whose lifecycle has an owner, scored by lease expiry
+// ms, 0 when free), gw:owner (table → replica) and gw:m:{table} (a claimed match: its seats and
+// tickets).
 // Like the table store, the scripts touch keys beside the ones they are given: Redis Cluster is not
 // supported.
 type Redis struct {
@@ -39,6 +41,16 @@ func (r *Redis) tableKey(id string) string  { return r.prefix + "t:{" + id + "}"
 func (r *Redis) codeKey(c string) string    { return r.prefix + "code:" + c }
 func (r *Redis) ticketKey(id string) string { return r.prefix + "k:" + id }
 func (r *Redis) queueKey(p string) string   { return r.prefix + "q:" + p }
+func (r *Redis) matchKey(id string) string  { return r.prefix + "m:{" + id + "}" }
+func (r *Redis) driveKey() string           { return r.prefix + "drive" }
+func (r *Redis) ownerKey() string           { return r.prefix + "owner" }
+
+func owned(st TableState) string {
+	if st.Owned() {
+		return "1"
+	}
+	return "0"
+}
 
 var createTableScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -50,6 +62,7 @@ if tonumber(ARGV[3]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 end
+if ARGV[4] == '1' then redis.call('ZADD', KEYS[3], 'NX', 0, ARGV[5]) end
 return 1`)
 
 func (r *Redis) CreateTable(ctx context.Context, t Table, ttl time.Duration) error {
@@ -61,7 +74,8 @@ func (r *Redis) CreateTable(ctx context.Context, t Table, ttl time.Duration) err
 	if t.InviteCode != "" {
 		code = t.ID
 	}
-	n, err := createTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode)}, data, code, ttl.Milliseconds()).Int()
+	n, err := createTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode), r.driveKey()},
+		data, code, ttl.Milliseconds(), owned(t.State), t.ID).Int()
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
@@ -108,6 +122,12 @@ if tonumber(ARGV[3]) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[3])
   if ARGV[4] == '1' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 end
+if ARGV[5] == '1' then
+  redis.call('ZADD', KEYS[3], 'NX', 0, ARGV[6])
+else
+  redis.call('ZREM', KEYS[3], ARGV[6])
+  redis.call('HDEL', KEYS[4], ARGV[6])
+end
 return 1`)
 
 func (r *Redis) UpdateTable(ctx context.Context, t Table, ttl time.Duration) error {
@@ -119,8 +139,8 @@ func (r *Redis) UpdateTable(ctx context.Context, t Table, ttl time.Duration) err
 	if t.InviteCode != "" {
 		hasCode = "1"
 	}
-	n, err := updateTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode)},
-		t.Version, data, ttl.Milliseconds(), hasCode).Int()
+	n, err := updateTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode), r.driveKey(), r.ownerKey()},
+		t.Version, data, ttl.Milliseconds(), hasCode, owned(t.State), t.ID).Int()
 	if err != nil {
 		return fmt.Errorf("update table: %w", err)
 	}
@@ -237,8 +257,9 @@ func (r *Redis) Waiting(ctx context.Context, pool string) (int, error) {
 	return n, nil
 }
 
-// claimMatchScript is pick (lobby.go) in Lua, then the claim. ARGV: now ms, table id, ticket key
-// prefix, candidates, pool.
+// claimMatchScript is pick (lobby.go) in Lua, then the claim: the tickets marked matched, the match
+// recorded (KEYS[4]) and the table put in the owned set (KEYS[3]), free to claim. ARGV: now ms,
+// table id, ticket key prefix, candidates, pool, match record ttl ms.
 var claimMatchScript = redis.NewScript(`
 local ids = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[4]) - 1)
 local now = tonumber(ARGV[1])
@@ -271,13 +292,16 @@ for _, id in ipairs(group) do
   redis.call('ZREM', KEYS[1], id)
 end
 if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('SREM', KEYS[2], ARGV[5]) end
+redis.call('HSET', KEYS[4], 's', seats, 'k', cjson.encode(group))
+redis.call('PEXPIRE', KEYS[4], ARGV[6])
+redis.call('ZADD', KEYS[3], 'NX', 0, ARGV[2])
 local out = {tostring(seats)}
 for _, id in ipairs(group) do out[#out + 1] = id end
 return out`)
 
 func (r *Redis) ClaimMatch(ctx context.Context, pool, tableID string, now time.Time) (Match, bool, error) {
-	res, err := claimMatchScript.Run(ctx, r.rdb, []string{r.queueKey(pool), r.prefix + "pools"},
-		now.UnixMilli(), tableID, r.prefix+"k:", maxCandidates, pool).StringSlice()
+	res, err := claimMatchScript.Run(ctx, r.rdb, []string{r.queueKey(pool), r.prefix + "pools", r.driveKey(), r.matchKey(tableID)},
+		now.UnixMilli(), tableID, r.prefix+"k:", maxCandidates, pool, matchRetention.Milliseconds()).StringSlice()
 	if err != nil {
 		return Match{}, false, fmt.Errorf("claim match: %w", err)
 	}
@@ -286,6 +310,28 @@ func (r *Redis) ClaimMatch(ctx context.Context, pool, tableID string, now time.T
 	}
 	seats, _ := strconv.Atoi(res[0])
 	return Match{TableID: tableID, Tickets: res[1:], Seats: seats}, true, nil
+}
+
+// matchRetention bounds how long a match record outlives its claim (DropDrive forgets it sooner):
+// its table's record takes over from it once written.
+const matchRetention = 24 * time.Hour
+
+func (r *Redis) LoadMatch(ctx context.Context, tableID string) (Match, error) {
+	res, err := r.rdb.HMGet(ctx, r.matchKey(tableID), "s", "k").Result()
+	if err != nil {
+		return Match{}, fmt.Errorf("load match: %w", err)
+	}
+	seats, ok1 := res[0].(string)
+	tickets, ok2 := res[1].(string)
+	if !ok1 || !ok2 {
+		return Match{}, ErrNotFound
+	}
+	m := Match{TableID: tableID}
+	m.Seats, _ = strconv.Atoi(seats)
+	if err := json.Unmarshal([]byte(tickets), &m.Tickets); err != nil {
+		return Match{}, fmt.Errorf("decode match: %w", err)
+	}
+	return m, nil
 }
 
 func (r *Redis) presenceKey(table string) string { return r.prefix + "pr:{" + table + "}" }
@@ -326,9 +372,9 @@ func (r *Redis) AddDrive(ctx context.Context, table string) error {
 
 func (r *Redis) DropDrive(ctx context.Context, table string) error {
 	pipe := r.rdb.TxPipeline()
-	pipe.ZRem(ctx, r.prefix+"drive", table)
-	pipe.HDel(ctx, r.prefix+"owner", table)
-	pipe.Del(ctx, r.presenceKey(table))
+	pipe.ZRem(ctx, r.driveKey(), table)
+	pipe.HDel(ctx, r.ownerKey(), table)
+	pipe.Del(ctx, r.presenceKey(table), r.matchKey(table))
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("drop drive: %w", err)
 	}

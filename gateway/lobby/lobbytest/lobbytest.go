@@ -35,6 +35,8 @@ func Run(t *testing.T, newStore func(t *testing.T) lobby.Store) {
 		{"MatchConcurrentClaims", testConcurrentClaims},
 		{"Presence", testPresence},
 		{"Drive", testDrive},
+		{"OwnedSet", testOwnedSet},
+		{"MatchOwned", testMatchOwned},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
@@ -546,4 +548,108 @@ func testTableExpiry(t *testing.T, s lobby.Store) {
 		_, err := s.LoadTable(ctx, id2)
 		return errors.Is(err, lobby.ErrNotFound)
 	})
+}
+
+// claimed claims every free table of the owned set for owner at now and reports whether id was one.
+func claimed(t *testing.T, s lobby.Store, owner, id string, now time.Time) bool {
+	t.Helper()
+	got, err := s.ClaimDrive(t.Context(), owner, now, time.Second, 100_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.Contains(got, id)
+}
+
+// testOwnedSet: a table is in the owned set exactly while its state is owned (starting, dealt,
+// closing), entering and leaving it in the write that changes the state; a write between owned
+// states keeps its lease; a claim holds it until the lease runs out.
+func testOwnedSet(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	now := time.Now()
+	open := lobby.Table{ID: "t" + uid(), Game: "g", State: lobby.TableOpen, Capacity: 2}
+	if err := s.CreateTable(ctx, open, 0); err != nil {
+		t.Fatal(err)
+	}
+	if claimed(t, s, "r1", open.ID, now) {
+		t.Fatal("an open table is in the owned set")
+	}
+	tb, _ := s.LoadTable(ctx, open.ID)
+	tb.State, tb.Deadline = lobby.TableStarting, t0
+	if err := s.UpdateTable(ctx, tb, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.LoadTable(ctx, open.ID); got.State != lobby.TableStarting || !got.Deadline.Equal(t0) {
+		t.Fatalf("starting table loaded as %+v", got)
+	}
+	if !claimed(t, s, "r1", open.ID, now) {
+		t.Fatal("a starting table is not in the owned set")
+	}
+	// Dealt: still owned, and the lease stays r1's.
+	tb, _ = s.LoadTable(ctx, open.ID)
+	tb.State = lobby.TablePlaying
+	if err := s.UpdateTable(ctx, tb, 0); err != nil {
+		t.Fatal(err)
+	}
+	if claimed(t, s, "r2", open.ID, now) {
+		t.Fatal("a write between owned states freed the lease")
+	}
+	if kept, _ := s.RenewDrive(ctx, "r1", []string{open.ID}, now, time.Second); len(kept) != 1 {
+		t.Fatalf("r1 lost its lease across the write: %v", kept)
+	}
+	if !claimed(t, s, "r2", open.ID, now.Add(2*time.Second)) {
+		t.Fatal("an expired lease was not claimed")
+	}
+	// Finished: out of the set, the lease gone with it.
+	tb, _ = s.LoadTable(ctx, open.ID)
+	tb.State = lobby.TableFinished
+	if err := s.UpdateTable(ctx, tb, 0); err != nil {
+		t.Fatal(err)
+	}
+	if kept, _ := s.RenewDrive(ctx, "r2", []string{open.ID}, now, time.Second); len(kept) != 0 {
+		t.Fatalf("a finished table's lease renewed: %v", kept)
+	}
+	if claimed(t, s, "r3", open.ID, now.Add(time.Hour)) {
+		t.Fatal("a finished table is in the owned set")
+	}
+	// Created in an owned state (a matched table's record): in the set at once.
+	starting := lobby.Table{ID: "t" + uid(), Game: "g", State: lobby.TableStarting, Capacity: 2, Tickets: []string{"k1", "k2"}}
+	if err := s.CreateTable(ctx, starting, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.LoadTable(ctx, starting.ID); !slices.Equal(got.Tickets, starting.Tickets) {
+		t.Fatalf("tickets %v, want %v", got.Tickets, starting.Tickets)
+	}
+	if !claimed(t, s, "r1", starting.ID, now) {
+		t.Fatal("a table created starting is not in the owned set")
+	}
+}
+
+// testMatchOwned: a claimed match is recorded for its table, and the table is in the owned set,
+// free to claim, before any table record exists; DropDrive forgets both.
+func testMatchOwned(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	pool, table := "pool-"+uid(), "m"+uid()
+	ids := create(t, s, ticket(pool, 1, 2, 2, false, t0, time.Minute), ticket(pool, 1, 2, 2, false, t0.Add(time.Millisecond), time.Minute))
+	if _, err := s.LoadMatch(ctx, table); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("match before the claim: %v", err)
+	}
+	if _, ok, err := s.ClaimMatch(ctx, pool, table, t0); !ok || err != nil {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	m, err := s.LoadMatch(ctx, table)
+	if err != nil || m.TableID != table || m.Seats != 2 || !slices.Equal(m.Tickets, ids) {
+		t.Fatalf("match %+v %v", m, err)
+	}
+	if !claimed(t, s, "r1", table, time.Now()) {
+		t.Fatal("a matched table is not in the owned set")
+	}
+	if err := s.DropDrive(ctx, table); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LoadMatch(ctx, table); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("match after DropDrive: %v", err)
+	}
+	if claimed(t, s, "r2", table, time.Now().Add(time.Hour)) {
+		t.Fatal("a dropped table is in the owned set")
+	}
 }

@@ -71,8 +71,9 @@ type Config struct {
 	MaxRequestBytes int
 	// TicketMaxWait is a matchmaking ticket's longest wait when it names none.
 	TicketMaxWait time.Duration
-	// DriveLease is how long a gateway replica holds a table's bots without renewing (it renews
-	// every third of it): after a replica dies, its tables' bots move again within about this long.
+	// DriveLease is how long a gateway replica owns a table's lifecycle (its deal, its bots, its
+	// end) without renewing (it renews every third of it): after a replica dies, its tables' starts
+	// go on and their bots move again within about this long.
 	DriveLease time.Duration
 	// CORSOrigins are the browser origins, besides the page's own, allowed to call the gateway's
 	// public API over HTTP (gRPC-Web, Connect), comma-separated; "*" allows any. Empty: same origin only.
@@ -144,7 +145,7 @@ var settings = []setting{
 	{"rate-limit", "CARDROOM_RATE_LIMIT", "50", "gateway: requests per second per player (0: no limit)", float(func(c *Config) *float64 { return &c.RateLimit })},
 	{"rate-burst", "CARDROOM_RATE_BURST", "100", "gateway: burst of requests per player", num(func(c *Config) *int { return &c.RateBurst })},
 	{"max-request-bytes", "CARDROOM_MAX_REQUEST_BYTES", "65536", "gateway: largest request message", num(func(c *Config) *int { return &c.MaxRequestBytes })},
-	{"drive-lease", "CARDROOM_DRIVE_LEASE", "3s", "gateway: how long a replica holds the bots of a table without renewing (a dead replica's tables move on after it)", dur(func(c *Config) *time.Duration { return &c.DriveLease })},
+	{"drive-lease", "CARDROOM_DRIVE_LEASE", "3s", "gateway: how long a replica owns a table's lifecycle (deal, bots, end) without renewing (a dead replica's tables move on after it)", dur(func(c *Config) *time.Duration { return &c.DriveLease })},
 	{"cors-origins", "CARDROOM_CORS_ORIGINS", "", "gateway: other browser origins allowed to call the API, comma-separated (\"*\": any; empty: same origin only)", str(func(c *Config) *string { return &c.CORSOrigins })},
 	{"ticket-max-wait", "CARDROOM_TICKET_MAX_WAIT", "30s", "gateway: longest matchmaking wait of a ticket that names none", dur(func(c *Config) *time.Duration { return &c.TicketMaxWait })},
 }
