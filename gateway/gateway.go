@@ -28,7 +28,6 @@ import (
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/refusal"
-	"github.com/nats-io/nats.go"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -321,24 +320,15 @@ func (s *Server) describe(ctx context.Context, game string) (*rulesv1.DescribeGa
 	return d, nil
 }
 
-// notify wakes the watchers of a ticket on every replica (NATS core, outside the event stream).
+// notify wakes the watchers of a ticket or a table on every replica (plain NATS, outside the
+// event stream).
 func (s *Server) notify(subject string) {
-	if nc := s.bus.Conn(); nc != nil {
-		_ = nc.Publish(subject, nil)
+	if s.bus != nil {
+		_ = s.bus.Notify(subject)
 	}
 }
 
-// subscribe calls fn on each notification of subject until stop.
+// subscribe signals the returned channel at notifications of subject until stop.
 func (s *Server) subscribe(subject string) (<-chan struct{}, func(), error) {
-	ch := make(chan struct{}, 1)
-	sub, err := s.bus.Conn().Subscribe(subject, func(*nats.Msg) {
-		select {
-		case ch <- struct{}{}:
-		default:
-		}
-	})
-	if err != nil {
-		return nil, nil, fmt.Errorf("subscribe %s: %w", subject, err)
-	}
-	return ch, func() { _ = sub.Unsubscribe() }, nil
+	return s.bus.Listen(subject)
 }

@@ -13,7 +13,6 @@ import (
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/natsembed"
-	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 )
@@ -157,13 +156,13 @@ func TestHubSubscribesToItsTableOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := pub.PublishLive(pub.Subjects().Live(table), u); err != nil {
+		if err := pub.PublishLive(t.Context(), pub.Subjects().Live(table), u); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// b's updates go first: NATS keeps one publisher's order, so once a's last one is here, any of
 	// b's would have been received before it. (The connection's own setup received some replies.)
-	base := gw.Conn().Stats().InMsgs
+	base := gw.Received()
 	for seq := uint64(1); seq <= 3; seq++ {
 		publish("b", seq)
 		publish("a", seq)
@@ -177,28 +176,30 @@ func TestHubSubscribesToItsTableOnly(t *testing.T) {
 		}
 		got, changed, _ = h.since(0)
 	}
-	if in := gw.Conn().Stats().InMsgs - base; in != 3 {
+	if in := gw.Received() - base; in != 3 {
 		t.Fatalf("the replica received %d messages, want table a's 3", in)
 	}
 	s.hubs.release(h)
-	// After the release: a's next update is not received. A second subscriber on the same
-	// connection, to a's subject, tells when it would have been.
-	marker := make(chan *nats.Msg, 1)
-	msub, err := gw.Conn().ChanSubscribe(gw.Subjects().Live("a"), marker)
+	// After the release: a's next update is not received. A second feed on the same connection,
+	// watching a, tells when it would have been.
+	marker := make(chan bus.Update, 1)
+	mfeed := gw.NewFeed(1)
+	mctx, mstop := context.WithCancel(t.Context())
+	mdone := make(chan struct{})
+	go func() { defer close(mdone); mfeed.Run(mctx, func(u bus.Update) { marker <- u }) }()
+	defer func() { mstop(); <-mdone }()
+	mw, err := mfeed.Watch("a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = msub.Unsubscribe() }()
-	if err := gw.Conn().Flush(); err != nil {
-		t.Fatal(err)
-	}
+	defer mw.Stop()
 	publish("a", 4)
 	select {
 	case <-marker:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the marker subscription received nothing")
 	}
-	if in := gw.Conn().Stats().InMsgs - base; in != 4 {
+	if in := gw.Received() - base; in != 4 {
 		t.Fatalf("the replica received %d messages, want 4 (a's 3 and the marker's)", in)
 	}
 }

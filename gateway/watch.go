@@ -12,9 +12,12 @@ import (
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/refusal"
-	"github.com/nats-io/nats.go"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -26,96 +29,80 @@ import (
 // hub reads the table's log: out-of-order arrival from two rules replicas heals faster than this.
 const gapRepairAfter = 150 * time.Millisecond
 
-// hubs holds this replica's hub of each table it streams or drives. Each hub subscribes to its
-// table's live updates (events of all audiences and every seat's legal actions: the gateway is
-// trusted and filters per client), so NATS sends a replica only those tables, however many replicas
-// there are. Every subscription delivers into one channel, read by one goroutine that hands each
-// update to its table's hub: no goroutine per table. What a subscription may miss (while the
-// connection is down, or dropped when the channel is full) the hub reads from the rules service's
-// log, which is the record.
+// hubs holds this replica's hub of each table it streams or drives. Each hub watches its table's
+// live updates (events of all audiences and every seat's legal actions: the gateway is trusted and
+// filters per client) through the replica's bus.Feed, so NATS sends a replica only those tables,
+// however many replicas there are, and one goroutine (deliverAll) hands every update to its
+// table's hub: no goroutine per table. What the feed may miss (while the connection is down, or
+// dropped when its buffer is full) the hub reads from the rules service's log, which is the record.
 type hubs struct {
-	s  *Server
-	mu sync.Mutex
-	m  map[string]*hub
-
-	feed chan *nats.Msg // read by deliverAll, which Run runs
+	s      *Server
+	mu     sync.Mutex
+	m      map[string]*hub
+	feed   *bus.Feed // read by deliverAll, which Run runs
+	tracer trace.Tracer
 }
 
 func newHubs(s *Server) *hubs {
-	return &hubs{s: s, m: map[string]*hub{}, feed: make(chan *nats.Msg, feedBuffer)}
+	return &hubs{s: s, m: map[string]*hub{}, feed: s.bus.NewFeed(feedBuffer), tracer: otel.Tracer("cardroom.dev/gateway")}
 }
 
 // feedBuffer bounds the live updates received and not yet handed to their hubs; past it NATS
-// drops (counted per subscription) and the hubs concerned repair from the logs.
+// drops (counted per table) and the hubs concerned repair from the logs.
 const feedBuffer = 1 << 16
 
-// subscribeTimeout bounds the round trip that makes sure NATS has a new subscription before the
-// hub reads the log.
-const subscribeTimeout = 5 * time.Second
-
-// subscribe opens h's subscription to its table's live updates and waits until NATS has it, so
-// that every update published after the hub's first read of the log reaches it. While the
-// connection is down the subscription is made when it comes back, and watchFeed then refills
-// every hub from the logs.
+// subscribe makes the feed watch h's table and waits until NATS has the subscription, so that
+// every update published after the hub's first read of the log reaches it. While the connection
+// is down the subscription is made when it comes back, and watchFeed then refills every hub from
+// the logs.
 func (hs *hubs) subscribe(h *hub) error {
-	nc := hs.s.bus.Conn()
-	sub, err := nc.ChanSubscribe(hs.s.bus.Subjects().Live(h.table), hs.feed)
+	w, err := hs.feed.Watch(h.table)
 	if err != nil {
 		return fmt.Errorf("subscribe to table events: %w", err)
 	}
-	h.sub = sub
-	if err := nc.FlushTimeout(subscribeTimeout); err != nil && nc.IsConnected() {
-		return fmt.Errorf("subscribe to table events: %w", err)
-	}
+	h.sub = w
 	return nil
 }
 
 // deliverAll hands every live update received to its table's hub until ctx ends.
 func (hs *hubs) deliverAll(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case m := <-hs.feed:
-			hs.deliver(m)
-		}
-	}
+	hs.feed.Run(ctx, hs.deliver)
 }
 
-// deliver hands one live update to its table's hub; an update that arrives after its hub ended is
-// dropped before decoding.
-func (hs *hubs) deliver(m *nats.Msg) {
-	id, ok := hs.s.bus.Subjects().LiveTableOf(m.Subject)
-	if !ok {
-		return
-	}
+// deliver hands one live update to its table's hub, in a span of the trace of the action that
+// caused it; an update that arrives after its hub ended is dropped before decoding.
+func (hs *hubs) deliver(m bus.Update) {
 	hs.mu.Lock()
-	h := hs.m[id]
+	h := hs.m[m.Table]
 	hs.mu.Unlock()
 	if h == nil {
 		return
 	}
+	_, span := hs.tracer.Start(m.Context, "watch.deliver")
+	defer span.End()
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String("table", m.Table))
+	}
 	u := &rulesv1.TableUpdate{}
-	if proto.Unmarshal(m.Data, u) == nil && u.GetTableId() == id {
+	if proto.Unmarshal(m.Data, u) == nil && u.GetTableId() == m.Table {
 		h.update(u)
 	}
 }
 
 // watchFeed refills hubs from the logs when their subscriptions may have missed events: every hub
-// after the connection to NATS came back, a hub whose subscription dropped updates (the channel was
-// full) on its own.
+// after the connection to NATS came back, a hub whose subscription dropped updates (the feed's
+// buffer was full) on its own.
 func (hs *hubs) watchFeed(ctx context.Context) {
 	tick := time.NewTicker(feedCheck)
 	defer tick.Stop()
-	nc := hs.s.bus.Conn()
-	reconnects := nc.Stats().Reconnects
+	reconnects := hs.s.bus.Reconnects()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
-		r := nc.Stats().Reconnects
+		r := hs.s.bus.Reconnects()
 		all := r != reconnects
 		reconnects = r
 		hs.mu.Lock()
@@ -129,7 +116,7 @@ func (hs *hubs) watchFeed(ctx context.Context) {
 			if h.err != nil {
 				continue
 			}
-			d, _ := h.sub.Dropped()
+			d := h.sub.Dropped()
 			if all || d > h.dropped {
 				h.dropped = d
 				refill = append(refill, h)
@@ -160,9 +147,9 @@ type hub struct {
 
 	ready   chan struct{}
 	err     error
-	refs    int                // guarded by hubs.mu
-	sub     *nats.Subscription // the table's live updates; set before ready closes
-	dropped int                // what sub had dropped at the last refill; guarded by hubs.mu
+	refs    int             // guarded by hubs.mu
+	sub     *bus.TableWatch // the table's live updates; set before ready closes
+	dropped int             // what sub had dropped at the last refill; guarded by hubs.mu
 
 	base   context.Context // the starting call's values, never canceled
 	cancel context.CancelFunc
@@ -239,7 +226,7 @@ func (hs *hubs) release(h *hub) {
 	hs.mu.Unlock()
 	if last {
 		if h.sub != nil {
-			_ = h.sub.Unsubscribe()
+			h.sub.Stop()
 		}
 		if h.err == nil {
 			hs.s.metrics.hubs.Add(h.base, -1)

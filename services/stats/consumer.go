@@ -10,11 +10,13 @@ import (
 
 	"cardroom.dev/services/kit/bus"
 	"github.com/nats-io/nats.go/jetstream"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
-// The stats service reads every table's public events (bus.Subjects.AllPublic). TableCreated and
-// TableFinished are aggregated, the games' own public events skipped. (TableFinished is also on
-// <prefix>.game.<game>.finished; reading only the table subjects sees each event once.)
+// The stats service reads every table's public events (bus.Bus.PublicDurable). TableCreated and
+// TableFinished are aggregated, the games' own public events skipped.
 
 // ConsumerOptions configure the durable consumer.
 type ConsumerOptions struct {
@@ -47,6 +49,7 @@ type Consumer struct {
 	ap      applier
 	opt     ConsumerOptions
 	metrics *metrics
+	tracer  trace.Tracer
 }
 
 // NewConsumer returns a consumer of b's stream into st.
@@ -70,7 +73,7 @@ func NewConsumer(b *bus.Bus, st Store, opt ConsumerOptions) *Consumer {
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
 	}
-	return &Consumer{bus: b, ap: applier{store: st, agg: agg, log: opt.Logger, subj: b.Subjects()}, opt: opt, metrics: newMetrics()}
+	return &Consumer{bus: b, ap: applier{store: st, agg: agg, log: opt.Logger, subj: b.Subjects()}, opt: opt, metrics: newMetrics(), tracer: otel.Tracer("cardroom.dev/services/stats")}
 }
 
 var errGap = errors.New("gap in the consumer sequence")
@@ -103,25 +106,14 @@ func (c *Consumer) session(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	js := c.bus.JetStream()
-	if err := js.DeleteConsumer(ctx, c.bus.Stream(), c.opt.Durable); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-		return fmt.Errorf("reset consumer: %w", err)
-	}
-	cfg := jetstream.ConsumerConfig{
-		Durable:       c.opt.Durable,
+	cons, err := c.bus.PublicDurable(ctx, bus.DurableOptions{
+		Name:          c.opt.Durable,
 		Description:   "cardroom stats: aggregates; the position lives with the aggregates",
-		FilterSubject: c.bus.Subjects().AllPublic(),
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy:     jetstream.AckAllPolicy,
-		AckWait:       time.Minute,
+		After:         pos,
 		MaxAckPending: 4 * c.opt.Batch,
-	}
-	if pos > 0 {
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, pos+1
-	}
-	cons, err := js.CreateConsumer(ctx, c.bus.Stream(), cfg)
+	})
 	if err != nil {
-		return fmt.Errorf("create consumer: %w", err)
+		return err
 	}
 	return c.consume(ctx, cons, pos)
 }
@@ -200,7 +192,7 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uin
 				return fmt.Errorf("%w: expected %d, got %d", errGap, nextConsumerSeq, cs)
 			}
 			if ss := md.Sequence.Stream; ss > pos {
-				batch = append(batch, Message{Subject: m.Subject(), Data: m.Data(), Seq: ss})
+				batch = append(batch, Message{Subject: m.Subject(), Data: m.Data(), Seq: ss, trace: c.traceOf(m)})
 				pos = ss
 			}
 			last = m
@@ -277,13 +269,41 @@ func (c *Consumer) commit(ctx context.Context, work <-chan *pending, failed chan
 	}
 }
 
+// traceOf returns a function giving the trace context m's publisher put in its headers (nil: it
+// put none).
+func (c *Consumer) traceOf(m jetstream.Msg) func(context.Context) context.Context {
+	if len(m.Headers()) == 0 {
+		return nil
+	}
+	return func(ctx context.Context) context.Context { return c.bus.MessageContext(ctx, m) }
+}
+
+// traceFinished records, in the trace of the action that finished each table of the batch, a
+// stats.finished span over the store write that counted it.
+func (c *Consumer) traceFinished(ctx context.Context, evs []*event, start, end time.Time) {
+	for _, e := range evs {
+		if e.kind != kindFinished || e.trace == nil {
+			continue
+		}
+		tctx := e.trace(ctx)
+		if !trace.SpanContextFromContext(tctx).IsValid() {
+			continue
+		}
+		_, span := c.tracer.Start(tctx, "stats.finished", trace.WithTimestamp(start),
+			trace.WithAttributes(attribute.String("table", e.env.GetTableId()), attribute.Int64("stream_seq", int64(e.seq))))
+		span.End(trace.WithTimestamp(end))
+	}
+}
+
 func (c *Consumer) commitOne(ctx context.Context, p *pending) error {
 	if p.delta != nil {
 		start := time.Now()
 		if err := c.ap.store.Apply(ctx, p.delta); err != nil {
 			return err
 		}
-		c.metrics.committed(ctx, p.events, time.Since(start), p.pos)
+		end := time.Now()
+		c.traceFinished(ctx, p.events, start, end)
+		c.metrics.committed(ctx, p.events, end.Sub(start), p.pos)
 		c.ap.logRejections(ctx, p.events)
 	}
 	if c.opt.AfterApply != nil {

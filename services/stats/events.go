@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,6 +28,8 @@ type Message struct {
 	Data    []byte
 	// Seq is the stream sequence.
 	Seq uint64
+	// trace, when set, gives the publisher's trace context (read only for the messages traced).
+	trace func(context.Context) context.Context
 }
 
 type eventKind int
@@ -48,6 +51,7 @@ type event struct {
 	env      *eventsv1.Event
 	created  *eventsv1.TableCreated
 	finished *eventsv1.TableFinished
+	trace    func(context.Context) context.Context
 }
 
 var (
@@ -63,7 +67,7 @@ func reject(e *event, reason string, err error) *event {
 // decode classifies one message: TableCreated and TableFinished are aggregated; a game's own
 // public events (payload in package cardroom.<game>.v1) are ignored; anything else is rejected.
 func decode(m Message, subj bus.Subjects) *event {
-	e := &event{seq: m.Seq, subject: m.Subject}
+	e := &event{seq: m.Seq, subject: m.Subject, trace: m.trace}
 	env := &eventsv1.Event{}
 	if err := proto.Unmarshal(m.Data, env); err != nil {
 		return reject(e, ReasonUndecodable, err)

@@ -49,9 +49,7 @@ func Rebuild(ctx context.Context, b *bus.Bus, dst Store, opt RebuildOptions) (ui
 	if target == 0 {
 		return 0, nil
 	}
-	cons, err := b.JetStream().OrderedConsumer(ctx, b.Stream(), jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{b.Subjects().AllPublic()}, DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
+	cons, err := b.PublicOrdered(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("rebuild consumer: %w", err)
 	}

@@ -1,8 +1,10 @@
-// Package bus carries game events on NATS JetStream: one stream holds every table's public and
-// per-seat subjects and every game's finished subject, so a reconnecting client resumes from a
-// sequence and the stats service never misses a game. Trace context rides in message headers.
-// Every subject and the stream's name derive from one prefix (Subjects), so several cardroom
-// instances can share a NATS server.
+// Package bus is cardroom's one event path, and the only code that touches NATS. Per commit a
+// rules service sends one live update (cardroom.rules.v1.TableUpdate, plain NATS, kept nowhere) to
+// the gateways that watch the table (Feed), and puts the commit's public events on one JetStream
+// stream, which the stats service and outside consumers read with durable consumers
+// (PublicDurable). The gateways' notifications ride plain NATS too (Notify, Listen). Trace context
+// rides in every message's headers and comes out of every delivery. Every subject and the stream's
+// name derive from one prefix (Subjects), so several cardroom instances can share a NATS server.
 package bus
 
 import (
@@ -11,7 +13,6 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,11 +20,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // DefaultPrefix is the subject prefix of every cardroom subject unless Options.Prefix names
-// another: its stream is CARDROOM, its subjects cardroom.table.>, cardroom.game.>, cardroom.live.*
-// and the gateways' cardroomgw.*.
+// another: its stream is CARDROOM, its subjects cardroom.table.*.public, cardroom.live.* and the
+// gateways' cardroomgw.*.
 const DefaultPrefix = "cardroom"
 
 // DefaultStream is the JetStream stream name of DefaultPrefix.
@@ -80,31 +82,18 @@ func (s Subjects) Stream() string {
 	return strings.ToUpper(s.prefix)
 }
 
-// stream are the subjects the stream holds: every table's events and every game's finished
-// tables. Live updates and gateway notifications are not kept.
+// stream are the subjects the stream holds: every table's public events. Private events, live
+// updates and gateway notifications are not kept (the rules services' log is the record of a
+// table; see docs/events.md).
 func (s Subjects) stream() []string {
-	return []string{s.Prefix() + ".table.>", s.Prefix() + ".game.>"}
+	return []string{s.AllPublic()}
 }
 
 // Public is where a table's public events go.
 func (s Subjects) Public(table string) string { return s.Prefix() + ".table." + table + ".public" }
 
-// AllPublic matches every table's public events.
+// AllPublic matches every table's public events: what the stats service reads.
 func (s Subjects) AllPublic() string { return s.Prefix() + ".table.*.public" }
-
-// Seat is where one seat's private events go.
-func (s Subjects) Seat(table string, seat int) string {
-	return s.Prefix() + ".table." + table + ".seat." + strconv.Itoa(seat)
-}
-
-// Table matches every event of a table.
-func (s Subjects) Table(table string) string { return s.Prefix() + ".table." + table + ".>" }
-
-// Finished carries a game's TableFinished events.
-func (s Subjects) Finished(game string) string { return s.Prefix() + ".game." + game + ".finished" }
-
-// AllFinished matches every game's TableFinished events.
-func (s Subjects) AllFinished() string { return s.Prefix() + ".game.*.finished" }
 
 // Live carries a table's live updates (cardroom.rules.v1.TableUpdate) from the rules services to
 // the gateways: plain NATS, outside the stream.
@@ -233,12 +222,6 @@ func (b *Bus) Close() {
 	}
 }
 
-// Conn is the underlying connection.
-func (b *Bus) Conn() *nats.Conn { return b.nc }
-
-// JetStream is the underlying JetStream context.
-func (b *Bus) JetStream() jetstream.JetStream { return b.js }
-
 // Stream is the stream name.
 func (b *Bus) Stream() string { return b.stream }
 
@@ -254,9 +237,15 @@ func (b *Bus) DeleteStream(ctx context.Context) error {
 }
 
 // PublishLive sends one message that the stream does not keep, without waiting for anything: it
-// reaches the subscribers connected now, or nobody.
-func (b *Bus) PublishLive(subject string, data []byte) error {
-	if err := b.nc.Publish(subject, data); err != nil {
+// reaches the subscribers connected now, or nobody. The trace context of ctx goes in its headers.
+// The server has it once a later PublishAsync's wait returns.
+func (b *Bus) PublishLive(ctx context.Context, subject string, data []byte) error {
+	m := &nats.Msg{Subject: subject, Data: data}
+	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+		m.Header = nats.Header{}
+		b.prop.Inject(ctx, propagation.HeaderCarrier(m.Header))
+	}
+	if err := b.nc.PublishMsg(m); err != nil {
 		return fmt.Errorf("publish %s: %w", subject, err)
 	}
 	return nil
@@ -274,16 +263,17 @@ func (b *Bus) Publish(ctx context.Context, msgs []Message) error {
 
 // PublishAsync publishes msgs, in order, without waiting for the stream: wait returns once the
 // stream has acknowledged every one (or one failed, or ctx ended). The trace context of ctx goes
-// in each message's headers.
+// in each message's headers. Whatever this connection sent before (live updates included) has
+// reached the server when wait returns nil: with no msgs, wait is a round trip to the server.
 func (b *Bus) PublishAsync(ctx context.Context, msgs []Message) (wait func(context.Context) error, err error) {
 	if len(msgs) == 0 {
-		return func(context.Context) error { return nil }, nil
+		return b.flush, nil
 	}
 	hdr := nats.Header{}
 	b.prop.Inject(ctx, propagation.HeaderCarrier(hdr))
 	acks := make([]jetstream.PubAckFuture, 0, len(msgs))
 	for _, m := range msgs {
-		nm := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: nats.Header{}}
+		nm := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: make(nats.Header, len(hdr))}
 		for k, v := range hdr {
 			nm.Header[k] = v
 		}
@@ -310,6 +300,22 @@ func (b *Bus) PublishAsync(ctx context.Context, msgs []Message) (wait func(conte
 		return nil
 	}, nil
 }
+
+// flush returns once the server has everything this connection sent before.
+func (b *Bus) flush(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, flushTimeout)
+		defer cancel()
+	}
+	if err := b.nc.FlushWithContext(ctx); err != nil {
+		return fmt.Errorf("flush: %w", err)
+	}
+	return nil
+}
+
+// flushTimeout bounds a round trip to the server when the caller set no deadline.
+const flushTimeout = 5 * time.Second
 
 // Delivery is one received message.
 type Delivery struct {

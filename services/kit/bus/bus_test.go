@@ -12,7 +12,6 @@ import (
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/natsembed"
 	"cardroom.dev/services/kit/testenv"
-	"github.com/nats-io/nats.go"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
@@ -85,11 +84,7 @@ func TestPublishSubscribeResume(t *testing.T) {
 		sj := b.Subjects()
 		var msgs []bus.Message
 		for i := range 10 {
-			subject := sj.Public(table)
-			if i%3 == 0 {
-				subject = sj.Seat(table, i%2)
-			}
-			msgs = append(msgs, bus.Message{Subject: subject, ID: fmt.Sprint(table, ":", i+1), Data: []byte{byte(i)}})
+			msgs = append(msgs, bus.Message{Subject: sj.Public(table), ID: fmt.Sprint(table, ":", i+1), Data: []byte{byte(i)}})
 		}
 		sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1, 2, 3}, SpanID: trace.SpanID{4, 5}, TraceFlags: trace.FlagsSampled})
 		ctx := trace.ContextWithSpanContext(t.Context(), sc)
@@ -101,7 +96,7 @@ func TestPublishSubscribeResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		ch := make(chan bus.Delivery, 100)
-		stop, err := b.Subscribe(t.Context(), []string{sj.Table(table)}, 0, func(d bus.Delivery) { ch <- d })
+		stop, err := b.Subscribe(t.Context(), []string{sj.Public(table)}, 0, func(d bus.Delivery) { ch <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +117,7 @@ func TestPublishSubscribeResume(t *testing.T) {
 		}
 		// Resume from the sixth message's stream sequence: exactly the tail.
 		ch2 := make(chan bus.Delivery, 100)
-		stop2, err := b.Subscribe(t.Context(), []string{sj.Table(table)}, got[5].StreamSeq, func(d bus.Delivery) { ch2 <- d })
+		stop2, err := b.Subscribe(t.Context(), []string{sj.Public(table)}, got[5].StreamSeq, func(d bus.Delivery) { ch2 <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,15 +126,19 @@ func TestPublishSubscribeResume(t *testing.T) {
 		if tail[0].Data[0] != 5 || tail[4].Data[0] != 9 {
 			t.Fatalf("resumed at %v .. %v", tail[0].Data, tail[4].Data)
 		}
-		// Only one seat's subject.
+		// Only another table's subject: nothing of this one.
 		ch3 := make(chan bus.Delivery, 100)
-		stop3, err := b.Subscribe(context.Background(), []string{sj.Seat(table, 1)}, 0, func(d bus.Delivery) { ch3 <- d })
+		other := uniqueTable()
+		stop3, err := b.Subscribe(context.Background(), []string{sj.Public(other)}, 0, func(d bus.Delivery) { ch3 <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer stop3()
-		if seat := receive(t, ch3, 2); seat[0].Data[0] != 3 || seat[1].Data[0] != 9 {
-			t.Fatalf("seat 1 received %v, %v", seat[0].Data, seat[1].Data)
+		if err := b.Publish(ctx, []bus.Message{{Subject: sj.Public(other), ID: other + ":1", Data: []byte{42}}}); err != nil {
+			t.Fatal(err)
+		}
+		if d := receive(t, ch3, 1); d[0].Data[0] != 42 {
+			t.Fatalf("the other table's subscription received %v", d[0].Data)
 		}
 		if last, err := b.LastSequence(t.Context()); err != nil || last < got[9].StreamSeq {
 			t.Fatalf("last sequence %d (%v)", last, err)
@@ -152,8 +151,7 @@ func TestLiveTableOf(t *testing.T) {
 	for subject, want := range map[string]string{
 		sj.Live("t-1"):             "t-1",
 		sj.Public("t-2"):           "",
-		sj.Seat("t-2", 3):          "",
-		sj.Finished("x"):           "",
+		sj.Ticket("t-2"):           "",
 		"cardroom.live.":           "",
 		"cardroom.live.t-3.public": "",
 		"other.live.t-4":           "",
@@ -165,8 +163,10 @@ func TestLiveTableOf(t *testing.T) {
 	}
 }
 
-// Live updates reach subscribers but are not kept by the stream.
+// Live updates reach the feeds watching their table, with the publisher's trace context, but are
+// not kept by the stream.
 func TestLiveNotKept(t *testing.T) {
+	otel.SetTextMapPropagator(propagation.TraceContext{})
 	ns, err := natsembed.Start(0, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -178,17 +178,20 @@ func TestLiveNotKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msgs := make(chan *nats.Msg, 1)
-	sub, err := b.Conn().ChanSubscribe(sj.AllLive(), msgs)
+	msgs := make(chan bus.Update, 1)
+	feed := b.NewFeed(1)
+	go feed.Run(t.Context(), func(u bus.Update) { msgs <- u })
+	w, err := feed.Watch("t-9")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func() { _ = sub.Unsubscribe() }()
-	if err := b.PublishLive(sj.Live("t-9"), []byte("x")); err != nil {
+	defer w.Stop()
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{9, 8, 7}, SpanID: trace.SpanID{6}, TraceFlags: trace.FlagsSampled})
+	if err := b.PublishLive(trace.ContextWithSpanContext(t.Context(), sc), sj.Live("t-9"), []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	if m := <-msgs; m.Subject != sj.Live("t-9") || string(m.Data) != "x" {
-		t.Fatalf("received %s %q", m.Subject, m.Data)
+	if m := <-msgs; m.Table != "t-9" || string(m.Data) != "x" || trace.SpanContextFromContext(m.Context).TraceID() != sc.TraceID() {
+		t.Fatalf("received %s %q in trace %v", m.Table, m.Data, trace.SpanContextFromContext(m.Context).TraceID())
 	}
 	if err := b.Publish(t.Context(), []bus.Message{{Subject: sj.Public("t-9"), Data: []byte("y")}}); err != nil {
 		t.Fatal(err)
@@ -208,11 +211,7 @@ func TestSubjects(t *testing.T) {
 	for got, want := range map[string]string{
 		def.Stream():         "CARDROOM",
 		def.Public("t"):      "cardroom.table.t.public",
-		def.Seat("t", 2):     "cardroom.table.t.seat.2",
-		def.Table("t"):       "cardroom.table.t.>",
 		def.AllPublic():      "cardroom.table.*.public",
-		def.Finished("g"):    "cardroom.game.g.finished",
-		def.AllFinished():    "cardroom.game.*.finished",
 		def.Live("t"):        "cardroom.live.t",
 		def.AllLive():        "cardroom.live.*",
 		def.Ticket("k"):      "cardroomgw.ticket.k",
@@ -230,7 +229,6 @@ func TestSubjects(t *testing.T) {
 		sj.Stream():         "BLUE-2",
 		sj.Public("t"):      "blue-2.table.t.public",
 		sj.AllPublic():      "blue-2.table.*.public",
-		sj.Finished("g"):    "blue-2.game.g.finished",
 		sj.Live("t"):        "blue-2.live.t",
 		sj.Ticket("k"):      "blue-2gw.ticket.k",
 		sj.TableNotice("t"): "blue-2gw.table.t",
@@ -274,34 +272,34 @@ func TestPrefixesIsolated(t *testing.T) {
 				t.Fatalf("both buses use stream %s", a.Stream())
 			}
 			table := uniqueTable()
-			lives := map[*bus.Bus]chan *nats.Msg{}
+			lives := map[*bus.Bus]chan bus.Update{}
 			for _, x := range []*bus.Bus{a, b} {
-				ch := make(chan *nats.Msg, 10)
-				sub, err := x.Conn().ChanSubscribe(x.Subjects().AllLive(), ch)
+				ch := make(chan bus.Update, 10)
+				feed := x.NewFeed(10)
+				go feed.Run(t.Context(), func(u bus.Update) { ch <- u })
+				w, err := feed.Watch(table)
 				if err != nil {
 					t.Fatal(err)
 				}
-				t.Cleanup(func() { _ = sub.Unsubscribe() })
-				if err := x.Conn().Flush(); err != nil {
-					t.Fatal(err)
-				}
+				t.Cleanup(w.Stop)
 				lives[x] = ch
 			}
 			for i, x := range []*bus.Bus{a, b} {
 				sj := x.Subjects()
 				if err := x.Publish(t.Context(), []bus.Message{
 					{Subject: sj.Public(table), ID: table + ":1", Data: []byte{byte(i)}},
-					{Subject: sj.Finished("g"), ID: table + ":1:finished", Data: []byte{byte(i)}},
+					{Subject: sj.Public(table), ID: table + ":2", Data: []byte{byte(i)}},
 				}); err != nil {
 					t.Fatal(err)
 				}
-				if err := x.PublishLive(sj.Live(table), []byte{byte(i)}); err != nil {
+				if err := x.PublishLive(t.Context(), sj.Live(table), []byte{byte(i)}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			// Both servers' ends have routed every publication once both connections made a round trip.
+			// Both servers' ends have routed every publication once both connections made a round trip
+			// (an empty publication waits for one).
 			for _, x := range []*bus.Bus{a, b} {
-				if err := x.Conn().Flush(); err != nil {
+				if err := x.Publish(t.Context(), nil); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -323,7 +321,7 @@ func TestPrefixesIsolated(t *testing.T) {
 				select {
 				case m := <-lives[x]:
 					if m.Data[0] != byte(i) {
-						t.Errorf("bus %d received bus %d's live update on %s", i, m.Data[0], m.Subject)
+						t.Errorf("bus %d received bus %d's live update of %s", i, m.Data[0], m.Table)
 					}
 				case <-time.After(10 * time.Second):
 					t.Fatalf("bus %d: no live update", i)
@@ -332,12 +330,12 @@ func TestPrefixesIsolated(t *testing.T) {
 			// A round trip of each receiver: whatever the server routed to it has arrived before the
 			// answer.
 			for i, x := range []*bus.Bus{a, b} {
-				if err := x.Conn().Flush(); err != nil {
+				if err := x.Publish(t.Context(), nil); err != nil {
 					t.Fatal(err)
 				}
 				select {
 				case m := <-lives[x]:
-					t.Errorf("bus %d received another live update: %s %v", i, m.Subject, m.Data)
+					t.Errorf("bus %d received another live update: %s %v", i, m.Table, m.Data)
 				default:
 				}
 			}

@@ -146,13 +146,13 @@ func TestEncodeEntry(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotMsgs := committedMessages(bus.Subjects{}, c.table, "highcard", encs, &subjects{})
-			if len(gotMsgs) != len(wantMsgs) {
+			gotMsgs := committedMessages(bus.Subjects{}, c.table, encs, &subjects{})
+			if len(gotMsgs) != len(wantMsgs) || len(gotMsgs) != len(visibleTo(ref.GetEvents(), engine.Spectator)) {
 				t.Fatalf("%d messages, want %d", len(gotMsgs), len(wantMsgs))
 			}
 			for i := range gotMsgs {
 				g, w := gotMsgs[i], wantMsgs[i]
-				if g.Subject != w.Subject || g.ID != w.ID || !bytes.Equal(g.Data, w.Data) {
+				if g.Subject != w.Subject || g.ID != w.ID || !bytes.Equal(g.Data, w.Data) || g.Subject != (bus.Subjects{}).Public(c.table) {
 					t.Fatalf("message %d: %s %s, want %s %s", i, g.Subject, g.ID, w.Subject, w.ID)
 				}
 			}

@@ -15,7 +15,7 @@ import (
 // whose Publisher is also a LivePublisher sends the gateways a cardroom.rules.v1.TableUpdate after
 // every commit.
 type LivePublisher interface {
-	PublishLive(subject string, data []byte) error
+	PublishLive(ctx context.Context, subject string, data []byte) error
 }
 
 // Field numbers of cardroom.rules.v1.TableUpdate and SeatActions.
@@ -43,7 +43,7 @@ func (s *Server) publishLive(ctx context.Context, table string, version uint64, 
 	}
 	data, err := appendTableUpdate(nil, table, version, evs, st, seats)
 	if err == nil {
-		err = s.live.PublishLive(s.subjects.Live(table), data)
+		err = s.live.PublishLive(ctx, s.subjects.Live(table), data)
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "live update not sent; gateways will read the log", slog.String("table", table), slog.Any("error", err))
@@ -116,7 +116,7 @@ func (s *Server) republishLive(ctx context.Context, table string, evs []*eventsv
 		}
 		data, err := appendRepublishedUpdate(nil, table, evs[start].GetVersion(), evs[start:end])
 		if err == nil {
-			err = s.live.PublishLive(s.subjects.Live(table), data)
+			err = s.live.PublishLive(ctx, s.subjects.Live(table), data)
 		}
 		if err != nil {
 			s.log.WarnContext(ctx, "live update not sent again", slog.String("table", table), slog.Any("error", err))

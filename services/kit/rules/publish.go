@@ -16,99 +16,69 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// messages turns events read back from the log into bus messages: each on its table's public or
-// seat subject, TableFinished also on the game's finished subject. Message ids make republication
-// idempotent.
+// messages turns events read back from the log into stream messages: the public ones, each on
+// its table's public subject. Private events are not put on the stream: the gateways have them
+// from the live updates and the log. Message ids make republication idempotent.
 func messages(sj bus.Subjects, evs []*eventsv1.Event) ([]bus.Message, error) {
-	out := make([]bus.Message, 0, len(evs)+1)
+	out := make([]bus.Message, 0, len(evs))
 	for _, e := range evs {
+		if _, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Public); !ok {
+			continue
+		}
 		data, err := proto.Marshal(e)
 		if err != nil {
 			return nil, err
 		}
-		subject := sj.Public(e.GetTableId())
-		if a, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok {
-			subject = sj.Seat(e.GetTableId(), int(a.Seat))
-		}
 		id := e.GetTableId() + ":" + strconv.FormatUint(e.GetSequence(), 10)
-		out = append(out, bus.Message{Subject: subject, ID: id, Data: data})
-		if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
-			out = append(out, bus.Message{Subject: sj.Finished(e.GetGame()), ID: id + ":finished", Data: data})
-		}
+		out = append(out, bus.Message{Subject: sj.Public(e.GetTableId()), ID: id, Data: data})
 	}
 	return out, nil
 }
 
 // committedMessages is messages for events just committed, whose envelopes are already encoded.
 // The subjects and ids are the same; the ids share one string.
-func committedMessages(sj bus.Subjects, table, game string, evs []encodedEvent, subj *subjects) []bus.Message {
-	n, idLen := len(evs), 0
+func committedMessages(sj bus.Subjects, table string, evs []encodedEvent, subj *subjects) []bus.Message {
+	n, idLen := 0, 0
 	for i := range evs {
-		idLen += len(table) + 1 + uitoaLen(evs[i].seq)
-		if evs[i].finished {
+		if evs[i].to < 0 {
 			n++
-			idLen += len(table) + 1 + uitoaLen(evs[i].seq) + len(":finished")
+			idLen += len(table) + 1 + uitoaLen(evs[i].seq)
 		}
+	}
+	if n == 0 {
+		return nil
 	}
 	var ids strings.Builder
 	ids.Grow(idLen)
 	var num [20]byte
 	for i := range evs {
-		ids.WriteString(table)
-		ids.WriteByte(':')
-		ids.Write(strconv.AppendUint(num[:0], evs[i].seq, 10))
-		if evs[i].finished {
+		if evs[i].to < 0 {
 			ids.WriteString(table)
 			ids.WriteByte(':')
 			ids.Write(strconv.AppendUint(num[:0], evs[i].seq, 10))
-			ids.WriteString(":finished")
 		}
 	}
 	all := ids.String()
+	if subj.public == "" {
+		subj.public = sj.Public(table)
+	}
 	out := make([]bus.Message, 0, n)
 	for i := range evs {
 		e := &evs[i]
-		subject := subj.of(sj, table, e.to)
-		idEnd := len(table) + 1 + uitoaLen(e.seq)
-		out = append(out, bus.Message{Subject: subject, ID: all[:idEnd], Data: e.raw})
-		all = all[idEnd:]
-		if e.finished {
-			idEnd += len(":finished")
-			out = append(out, bus.Message{Subject: sj.Finished(game), ID: all[:idEnd], Data: e.raw})
-			all = all[idEnd:]
+		if e.to >= 0 {
+			continue
 		}
+		idEnd := len(table) + 1 + uitoaLen(e.seq)
+		out = append(out, bus.Message{Subject: subj.public, ID: all[:idEnd], Data: e.raw})
+		all = all[idEnd:]
 	}
 	return out
 }
 
-// subjects are a table's bus subjects, made when first needed and kept with the table's state in
-// the state cache.
+// subjects are a table's stream subjects, made when first needed and kept with the table's state
+// in the state cache.
 type subjects struct {
 	public string
-	seats  []string
-}
-
-// maxSeatSubjects bounds the seat subjects kept; others are made each time.
-const maxSeatSubjects = 64
-
-// of is the subject of events for audience to (engine.Public or a seat).
-func (sj *subjects) of(names bus.Subjects, table string, to int) string {
-	switch {
-	case to < 0:
-		if sj.public == "" {
-			sj.public = names.Public(table)
-		}
-		return sj.public
-	case to < maxSeatSubjects:
-		if to >= len(sj.seats) {
-			sj.seats = append(sj.seats, make([]string, to+1-len(sj.seats))...)
-		}
-		if sj.seats[to] == "" {
-			sj.seats[to] = names.Seat(table, to)
-		}
-		return sj.seats[to]
-	}
-	return names.Seat(table, to)
 }
 
 func uitoaLen(v uint64) int {
@@ -152,7 +122,9 @@ func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, 
 	if len(evs) == 0 || s.pub == nil {
 		return
 	}
-	msgs := committedMessages(s.subjects, table, s.info.Name, evs, subj)
+	// A commit without public events puts nothing on the stream: the wait then confirms that the
+	// server has its live update.
+	msgs := committedMessages(s.subjects, table, evs, subj)
 	from, seq := evs[0].seq, evs[len(evs)-1].seq
 	ctx, span := s.tracer.Start(ctx, "bus.publish")
 	defer span.End()

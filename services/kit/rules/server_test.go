@@ -158,11 +158,74 @@ func collect(t *testing.T, b *bus.Bus, filter string) func(n int) []*eventsv1.Ev
 	}
 }
 
+// publicEvents are the public ones of evs, in order: what the stream holds of them.
+func publicEvents(evs []*eventsv1.Event) []*eventsv1.Event {
+	var out []*eventsv1.Event
+	for _, e := range evs {
+		if e.GetVisibility().GetPublic() {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// logEvents is every event of table's log, in order.
+func logEvents(t *testing.T, c rulesv1.RulesServiceClient, table string) []*eventsv1.Event {
+	t.Helper()
+	l, err := c.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := l.GetCreatedEvents()
+	for _, en := range l.GetEntries() {
+		all = append(all, en.GetEvents()...)
+	}
+	return all
+}
+
+// sameEvents fails unless got are exactly want, in order.
+func sameEvents(t *testing.T, got, want []*eventsv1.Event) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d events, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if !proto.Equal(got[i], want[i]) {
+			t.Fatalf("event %d is %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+// liveUpdates returns table's live updates as they arrive.
+func liveUpdates(t *testing.T, b *bus.Bus, table string) <-chan *rulesv1.TableUpdate {
+	t.Helper()
+	ch := make(chan *rulesv1.TableUpdate, 64)
+	feed := b.NewFeed(64)
+	w, err := feed.Watch(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		feed.Run(ctx, func(m bus.Update) {
+			u := &rulesv1.TableUpdate{}
+			if err := proto.Unmarshal(m.Data, u); err != nil {
+				t.Errorf("live update does not decode: %v", err)
+				return
+			}
+			ch <- u
+		})
+	}()
+	t.Cleanup(func() { w.Stop(); stop(); <-done })
+	return ch
+}
+
 func TestFullGame(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
-		events := collect(t, e.bus, e.bus.Subjects().Table("g1"))
-		finished := collect(t, e.bus, e.bus.Subjects().Finished("highcard"))
+		events := collect(t, e.bus, e.bus.Subjects().Public("g1"))
 		e.create(t, "g1", tableConfig(3, 2, 0))
 		var last *rulesv1.ActResponse
 		for i := range 6 {
@@ -197,14 +260,17 @@ func TestFullGame(t *testing.T) {
 				t.Errorf("log entry %d: stand_in %v", i, en.GetStandIn())
 			}
 		}
-		// Every committed event reached the bus once, in sequence order, gap-free.
-		want := int(view.GetLastSequence())
-		got := events(want)
-		for i, ev := range got {
-			if ev.GetSequence() != uint64(i+1) {
-				t.Fatalf("event %d has sequence %d", i, ev.GetSequence())
-			}
+		// Every committed public event reached the stream once, in sequence order; no private one.
+		all := logEvents(t, e.client, "g1")
+		if uint64(len(all)) != view.GetLastSequence() {
+			t.Fatalf("the log holds %d events, the view says %d", len(all), view.GetLastSequence())
 		}
+		want := publicEvents(all)
+		if len(want) == len(all) {
+			t.Fatal("the test game made no private event")
+		}
+		got := events(len(want))
+		sameEvents(t, got, want)
 		if !got[0].GetPayload().MessageIs(&eventsv1.TableCreated{}) {
 			t.Fatal("the stream does not open with TableCreated")
 		}
@@ -214,7 +280,7 @@ func TestFullGame(t *testing.T) {
 			t.Fatal("TableCreated leaks the seed")
 		}
 		fin := &eventsv1.TableFinished{}
-		if err := finished(1)[0].GetPayload().UnmarshalTo(fin); err != nil || fin.GetActions() != 6 || len(fin.GetOutcome().GetResults()) != 3 {
+		if err := got[len(got)-1].GetPayload().UnmarshalTo(fin); err != nil || fin.GetActions() != 6 || len(fin.GetOutcome().GetResults()) != 3 {
 			t.Fatalf("finished event: %v %v", err, fin)
 		}
 		wantSeats := []*eventsv1.SeatActions{{Seat: 0, Actions: 2}, {Seat: 1, Actions: 2, StandIn: 1}, {Seat: 2, Actions: 2, StandIn: 2}}
@@ -435,7 +501,7 @@ func TestRepublish(t *testing.T) {
 		lb.failPub.Store(2)
 		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{})
 		client := serve(t, srv)
-		events := collect(t, b, b.Subjects().Table("p1"))
+		events := collect(t, b, b.Subjects().Public("p1"))
 		if _, err := client.CreateTable(t.Context(), &rulesv1.CreateTableRequest{TableId: "p1", Config: tableConfig(2, 1, 0)}); err != nil {
 			t.Fatal(err)
 		}
@@ -446,18 +512,14 @@ func TestRepublish(t *testing.T) {
 			t.Fatalf("republished %d tables", n)
 		}
 		tb, _, _ := st.Load(t.Context(), "p1", "")
-		got := events(int(tb.Sequence))
-		for i, ev := range got {
-			if ev.GetSequence() != uint64(i+1) {
-				t.Fatalf("event %d has sequence %d", i, ev.GetSequence())
-			}
-		}
+		want := publicEvents(logEvents(t, client, "p1"))
+		sameEvents(t, events(len(want)), want)
 		// A second sweep finds nothing; republishing again would be deduplicated anyway.
 		if n := srv.Republish(t.Context(), time.Now().Add(time.Minute)); n != 0 {
 			t.Fatalf("second sweep republished %d", n)
 		}
-		if seq, _ := b.LastSequence(t.Context()); seq != tb.Sequence {
-			t.Fatalf("stream holds %d messages for %d events", seq, tb.Sequence)
+		if seq, _ := b.LastSequence(t.Context()); seq != uint64(len(want)) || tb.Published != tb.Sequence {
+			t.Fatalf("stream holds %d messages for %d public events; %d of %d published", seq, len(want), tb.Published, tb.Sequence)
 		}
 	})
 }
@@ -472,7 +534,7 @@ func TestRepublishBelowLaterConfirmation(t *testing.T) {
 		lb.failPub.Store(1) // the creation's events
 		srv := rules.New(highcard.Engine("highcard"), st, lb, rules.Options{RepublishAfter: time.Hour})
 		client := serve(t, srv)
-		events := collect(t, b, b.Subjects().Table("h1"))
+		events := collect(t, b, b.Subjects().Public("h1"))
 		ctx, stop := context.WithCancel(t.Context())
 		ran := make(chan error)
 		go func() { ran <- srv.Run(ctx) }()
@@ -496,18 +558,12 @@ func TestRepublishBelowLaterConfirmation(t *testing.T) {
 			t.Fatalf("republished %d tables", n)
 		}
 		// The action's events came first, then the creation's, republished.
-		var seqs []uint64
-		for _, ev := range events(int(tb.Sequence)) {
-			seqs = append(seqs, ev.GetSequence())
-		}
-		slices.Sort(seqs)
-		for i, seq := range seqs {
-			if seq != uint64(i+1) {
-				t.Fatalf("events received: %v", seqs)
-			}
-		}
-		if seq, _ := b.LastSequence(t.Context()); seq != tb.Sequence {
-			t.Fatalf("stream holds %d messages for %d events", seq, tb.Sequence)
+		want := publicEvents(logEvents(t, client, "h1"))
+		got := events(len(want))
+		slices.SortFunc(got, func(a, b *eventsv1.Event) int { return int(a.GetSequence()) - int(b.GetSequence()) })
+		sameEvents(t, got, want)
+		if seq, _ := b.LastSequence(t.Context()); seq != uint64(len(want)) {
+			t.Fatalf("stream holds %d messages for %d public events", seq, len(want))
 		}
 		if tb, _, _ = st.Load(t.Context(), "h1", ""); tb.Published != tb.Sequence {
 			t.Fatalf("published %d of %d after the sweep", tb.Published, tb.Sequence)
@@ -553,14 +609,17 @@ func TestSecrets(t *testing.T) {
 func TestAbort(t *testing.T) {
 	rulestest.Stores(t, func(t *testing.T, st store.Store) {
 		e := newEnv(t, st, startNATS(t))
-		finished := collect(t, e.bus, e.bus.Subjects().Finished("highcard"))
+		events := collect(t, e.bus, e.bus.Subjects().Public("x1"))
 		e.create(t, "x1", tableConfig(2, 1, time.Second))
 		resp, err := e.client.AbortTable(t.Context(), &rulesv1.AbortTableRequest{TableId: "x1", Reason: "server maintenance"})
 		if err != nil || !resp.GetTable().GetFinished() || !resp.GetTable().GetOutcome().GetAborted() {
 			t.Fatalf("abort: %v %v", err, resp)
 		}
+		public := publicEvents(logEvents(t, e.client, "x1"))
+		got := events(len(public))
+		sameEvents(t, got, public)
 		fin := &eventsv1.TableFinished{}
-		if err := finished(1)[0].GetPayload().UnmarshalTo(fin); err != nil || !fin.GetOutcome().GetAborted() {
+		if err := got[len(got)-1].GetPayload().UnmarshalTo(fin); err != nil || !fin.GetOutcome().GetAborted() {
 			t.Fatalf("finished event: %v %v", err, fin)
 		}
 		if _, err := e.client.Act(t.Context(), &rulesv1.ActRequest{TableId: "x1", Seat: 0, Action: act("pass"), ActionId: "after"}); status.Code(err) != codes.FailedPrecondition {

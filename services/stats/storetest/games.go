@@ -149,8 +149,9 @@ type playout struct {
 	state    []byte
 	deadline time.Time
 	// dealt counts the events of the deal, TableCreated included; events those and the first k
-	// moves' (the event sequence the service reaches).
-	dealt, events uint64
+	// moves' (the event sequence the service reaches); dealtPublic the deal's public events, which
+	// the service puts on the stream.
+	dealt, events, dealtPublic uint64
 	// The last move: a seat's action or a timeout, at a time; or the abort's time.
 	seat    int
 	action  *anypb.Any
@@ -206,6 +207,12 @@ func play[S, A any](g engine.Game[S, A], pg *poolGame, r *rand.Rand) (*playout, 
 	out.deadline, _ = g.Deadline(pre)
 	out.dealt = uint64(1 + len(res.Setup))
 	out.events = out.dealt
+	out.dealtPublic = 1
+	for _, e := range res.Setup {
+		if e.To < 0 {
+			out.dealtPublic++
+		}
+	}
 	type public struct {
 		seq, version uint64
 		at           time.Time
@@ -326,8 +333,8 @@ func (s *service) table(id string, tc *gamev1.TableConfig, pg *poolGame, f fate,
 		return out, nil
 	}
 	po := pg.played
-	if n := uint64(len(out.Created)); n != po.dealt {
-		return nil, fmt.Errorf("%s: the service dealt %d events, the playout %d", id, n, po.dealt)
+	if n := uint64(len(out.Created)); n != po.dealtPublic {
+		return nil, fmt.Errorf("%s: the service dealt %d public events, the playout %d", id, n, po.dealtPublic)
 	}
 	for j := range min(middle, len(po.middle)) {
 		e := po.middle[j*len(po.middle)/min(middle, len(po.middle))]

@@ -393,18 +393,15 @@ func (a *assembler) end() {
 	}
 }
 
-// The consumer aggregates TableCreated and TableFinished, skips the games' other public events and
-// never reads the seats' subjects. Publishing every event of the deal and of the last move would
-// triple the stream: the other public events are kept for one table in four and the seats' events
-// for one in twenty, enough to show they are skipped or not read.
+// The consumer aggregates TableCreated and TableFinished and skips the games' other public events
+// (the rules services put only public events on the stream). Publishing every event of the deal
+// and of the last move would triple the stream: the other public events are kept for one table in
+// four, enough to show they are skipped.
 func (a *assembler) addAll(pt *plannedTable, msgs []bus.Message) {
 	t := pt.t
 	for _, m := range msgs {
-		switch {
-		case m.Subject == subjects.Public(t.ID):
+		if m.Subject == subjects.Public(t.ID) {
 			a.w.add(t, m, pt.n%4 == 0)
-		case m.Subject == subjects.Finished(t.Game) || pt.n%20 == 0:
-			a.w.Msgs = append(a.w.Msgs, m)
 		}
 	}
 }
@@ -466,16 +463,13 @@ func (w *Workload) add(t *Table, m bus.Message, games bool) {
 	w.Msgs = append(w.Msgs, m)
 }
 
-// republish publishes again the lifecycle messages among msgs (TableFinished on both its subjects)
-// under new message ids, as a republication after the bus's deduplication window does.
+// republish publishes again the lifecycle messages among msgs under new message ids, as a
+// republication after the bus's deduplication window does.
 func (w *Workload) republish(t *Table, msgs []bus.Message) {
 	for _, m := range msgs {
 		m.ID += ":republished"
-		switch m.Subject {
-		case subjects.Public(t.ID):
+		if m.Subject == subjects.Public(t.ID) {
 			w.add(t, m, false)
-		case subjects.Finished(t.Game):
-			w.Msgs = append(w.Msgs, m)
 		}
 	}
 }
