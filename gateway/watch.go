@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
@@ -94,8 +93,7 @@ func (hs *hubs) deliver(m *nats.Msg) {
 	if h == nil {
 		return
 	}
-	u := &rulesv1.TableUpdate{}
-	if proto.Unmarshal(m.Data, u) == nil && u.GetTableId() == id {
+	if u, err := decodeUpdate(m.Data); err == nil && u.GetTableId() == id {
 		h.update(u)
 	}
 }
