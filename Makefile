@@ -56,6 +56,25 @@ vet:
 bench: ## the benchmarks behind docs/performance.md
 	@set -e; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; (cd $$m && $(GO) test -run '^$$' -bench . -benchmem ./...); done
 
+# perf-pair runs cardroom serve and the skeleton (the same transport and storage work per action,
+# nothing else) alternately under the same load and prints their ratios; the output is kept in
+# docs/perf-pair/last.txt with the date, the commit and the settings, whenever it got as far as its
+# ratios (it may exit with an error status after printing them). PERF_PAIR_ARGS passes its flags
+# (--pairs, --tables, --duration, --rate, --quiet-load).
+# It sits beside the repository (../shared/tools); a worktree elsewhere sets PERF_PAIR.
+PERF_PAIR ?= $(firstword $(wildcard ../shared/tools/perf-pair $(dir $(shell git rev-parse --git-common-dir 2>/dev/null))../shared/tools/perf-pair) ../shared/tools/perf-pair)
+PERF_PAIR_ARGS ?= --pairs 3 --tables 500 --duration 30s
+.PHONY: perf-pair
+perf-pair: ## cardroom serve beside the skeleton, alternating runs; output in docs/perf-pair/last.txt
+	@test -x "$(PERF_PAIR)" || { echo "perf-pair not found at $(PERF_PAIR): set PERF_PAIR"; exit 1; }
+	@mkdir -p docs/perf-pair
+	@out=$$(mktemp); \
+	  { echo "# $$(date -u +%FT%TZ) commit $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD || echo +changes) load $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	    echo "# $(PERF_PAIR) $(PERF_PAIR_ARGS)"; \
+	    $(PERF_PAIR) $(PERF_PAIR_ARGS); } | tee "$$out"; \
+	  if grep -q '^ratios' "$$out"; then mv "$$out" docs/perf-pair/last.txt; \
+	  else rm -f "$$out"; echo "perf-pair gave no ratios: docs/perf-pair/last.txt left as it was"; exit 1; fi
+
 .PHONY: run-distributed
 run-distributed: ## every service its own process on loopback: 2 gateways, 2 replicas per rules service, stats, Redis, NATS
 	scripts/run-distributed $(ARGS)

@@ -21,7 +21,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
@@ -83,8 +82,7 @@ func (hs *hubs) deliver(m bus.Update) {
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("table", m.Table))
 	}
-	u := &rulesv1.TableUpdate{}
-	if proto.Unmarshal(m.Data, u) == nil && u.GetTableId() == m.Table {
+	if u, err := decodeUpdate(m.Data); err == nil && u.GetTableId() == m.Table {
 		h.update(u)
 	}
 }

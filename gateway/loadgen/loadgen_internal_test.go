@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
+	"google.golang.org/protobuf/types/known/anypb"
 )
 
 func TestPercentile(t *testing.T) {
@@ -42,6 +45,36 @@ func TestBar(t *testing.T) {
 	for _, want := range []string{"[" + strings.Repeat("#", 15) + strings.Repeat(".", 15) + "]", "15s/30s", "45,000 actions", "3,000/s", "2 errors"} {
 		if !strings.Contains(b, want) {
 			t.Errorf("bar %q lacks %q", b, want)
+		}
+	}
+}
+
+func TestOptionalOnly(t *testing.T) {
+	anyOf := func(a *sabaisabaiv1.Action) *anypb.Any {
+		x, err := anypb.New(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	throw := anyOf(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Throw{Throw: &sabaisabaiv1.Throw{}}})
+	call := anyOf(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_CallSabaiSabai{CallSabaiSabai: &sabaisabaiv1.CallSabaiSabai{}}})
+	draw := anyOf(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Draw{Draw: &sabaisabaiv1.Draw{}}})
+	nose := anyOf(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_TouchNose{TouchNose: &sabaisabaiv1.TouchNose{}}})
+	for _, c := range []struct {
+		game string
+		acts []*anypb.Any
+		want bool
+	}{
+		{"sabaisabai", []*anypb.Any{throw, call}, true},
+		{"sabaisabai", []*anypb.Any{throw}, true},
+		{"sabaisabai", []*anypb.Any{draw, throw, call}, false},
+		{"sabaisabai", []*anypb.Any{nose, throw}, false},
+		{"sabaisabai", nil, false},
+		{"sapotagem", []*anypb.Any{throw}, false},
+	} {
+		if got := optionalOnly(c.game, c.acts); got != c.want {
+			t.Errorf("optionalOnly(%s, %d actions) = %v, want %v", c.game, len(c.acts), got, c.want)
 		}
 	}
 }

@@ -37,6 +37,35 @@ func fastOptions(game string) *anypb.Any {
 	return a
 }
 
+// optionalOdds is how seldom a seat plays a list of optional moves only (see optionalOnly): one
+// such list in optionalOdds.
+const optionalOdds = 8
+
+// optionalOnly reports whether every action of a list of game's is a move the game never waits
+// for, which any seat may make at any moment: sabai-sabai's throws and sabai sabai calls. Every
+// seat of a sabai-sabai table is listed some at every version; if each played them as soon as
+// listed, three of four calls at each version would be overtaken by another seat's move and refused
+// (about 1,700 refused calls a second at full load, each a round trip through the gateway and the
+// rules service), so a seat plays such a list once in optionalOdds. The seat to act, whose list
+// has the move the game waits for, plays as before (a throw or a call among its choices too).
+func optionalOnly(game string, actions []*anypb.Any) bool {
+	if game != "sabaisabai" || len(actions) == 0 {
+		return false
+	}
+	var a sabaisabaiv1.Action
+	for _, x := range actions {
+		if x.UnmarshalTo(&a) != nil {
+			return false
+		}
+		switch a.GetKind().(type) {
+		case *sabaisabaiv1.Action_Throw, *sabaisabaiv1.Action_CallSabaiSabai:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // slot keeps one table in play for the whole run: when its table finishes, it opens the next.
 type slot struct {
 	r      *runner
@@ -381,6 +410,9 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 		actions, version := l.GetActions(), l.GetVersion()
 		if len(actions) == 0 || version < sw.version.Load() {
 			continue
+		}
+		if optionalOnly(s.game.name, actions) && s.intn(optionalOdds) != 0 {
+			continue // the stream lists again at the next version
 		}
 		if err := s.r.pace(ctx); err != nil {
 			return

@@ -106,6 +106,9 @@ func BenchmarkAct(b *testing.B) {
 	b.Run("store=memory/bus=in-process", func(b *testing.B) {
 		benchActions(b, newServer(store.NewMemory(), &sink{}), 1)
 	})
+	b.Run("store=memory/bus=in-process+live", func(b *testing.B) {
+		benchActions(b, newServer(store.NewMemory(), &liveSink{}), 1)
+	})
 	b.Run("store=memory/bus=embedded-nats", func(b *testing.B) {
 		benchActions(b, newServer(store.NewMemory(), embeddedBus(b)), 1)
 	})
@@ -137,6 +140,18 @@ type sink struct {
 func (s *sink) Publish(_ context.Context, msgs []bus.Message) error {
 	s.n += len(msgs)
 	s.last = msgs
+	return nil
+}
+
+// liveSink is a sink that also takes live updates, as *bus.Bus does: it copies each (the bus
+// copies it into its connection's buffer) and keeps the last.
+type liveSink struct {
+	sink
+	live []byte
+}
+
+func (s *liveSink) PublishLive(_ context.Context, _ string, data []byte) error {
+	s.live = append(s.live[:0], data...)
 	return nil
 }
 

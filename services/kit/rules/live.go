@@ -2,18 +2,23 @@ package rules
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // LivePublisher sends messages that nobody keeps, without waiting: *bus.Bus is one. A Server
 // whose Publisher is also a LivePublisher sends the gateways a cardroom.rules.v1.TableUpdate after
-// every commit.
+// every commit. PublishLive must not keep data after it returns: the Server reuses the buffer for
+// the next update (*bus.Bus copies it into the connection's buffer).
 type LivePublisher interface {
 	PublishLive(ctx context.Context, subject string, data []byte) error
 }
@@ -34,6 +39,14 @@ const (
 // The tags below are written as one byte.
 const _ = uint(15 - max(updateTableID, updateVersion, updateEvents, updateLegal, updateOmitted, seatActionsSeat, seatActionsActions, seatActionsLabels))
 
+// updateBufs holds the buffers live updates are encoded in: an update is handed to the bus, which
+// copies it, so one buffer serves update after update instead of a new one growing (by doubling,
+// copied each time) for each commit. Buffers past maxPooledUpdate are left to the collector.
+var updateBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledUpdate bounds the buffers kept for reuse.
+const maxPooledUpdate = 256 << 10
+
 // publishLive sends the table's update at version: the committed events (already encoded) and the
 // legal actions of every seat at st (nil: none, the table is over). It is best effort: a gateway
 // that misses it reads the log and asks for legal actions.
@@ -41,62 +54,102 @@ func (s *Server) publishLive(ctx context.Context, table string, version uint64, 
 	if s.live == nil {
 		return
 	}
-	data, err := appendTableUpdate(nil, table, version, evs, st, seats)
+	buf := updateBufs.Get().(*[]byte)
+	data, err := appendTableUpdate((*buf)[:0], table, version, evs, st, seats)
 	if err == nil {
 		err = s.live.PublishLive(ctx, s.subjects.Live(table), data)
+		if cap(data) <= maxPooledUpdate {
+			*buf = data[:0]
+			updateBufs.Put(buf)
+		}
 	}
 	if err != nil {
 		s.log.WarnContext(ctx, "live update not sent; gateways will read the log", slog.String("table", table), slog.Any("error", err))
 	}
 }
 
-// appendTableUpdate appends a cardroom.rules.v1.TableUpdate to b.
+// seatLegal is one seat's legal actions as an update carries them: the actions, their labels,
+// their encoded sizes (sizes[i] for acts[i]) and type URLs, and the SeatActions message's size.
+type seatLegal struct {
+	seat   int
+	acts   []proto.Message
+	labels []string
+	sizes  []int
+	urls   []string
+	size   int
+}
+
+// appendTableUpdate appends a cardroom.rules.v1.TableUpdate to b. Every seat's list is sized
+// first, so that b grows once to the update's size.
 func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEvent, st engine.State, seats int) ([]byte, error) {
+	size := sizeString(updateTableID, table) + sizeUint(updateVersion, version)
+	for i := range evs {
+		size += sizeMessage(updateEvents, len(evs[i].raw))
+	}
+	var small [8]seatLegal
+	lists := small[:0]
+	if st != nil {
+		// One slice for every seat's sizes and one for their URLs, cut per seat below.
+		var sizes []int
+		var urls []string
+		var lastType protoreflect.MessageDescriptor
+		var lastURL string
+		for seat := range seats {
+			acts, labels := st.LegalLabelled(seat)
+			if len(acts) == 0 {
+				continue
+			}
+			first := len(sizes)
+			n := sizeUint(seatActionsSeat, uint64(seat))
+			for i, a := range acts {
+				// The actions of a game are of one type: ask the shared cache once.
+				if d := a.ProtoReflect().Descriptor(); d != lastType {
+					lastType, lastURL = d, typeURL(a)
+				}
+				sz := proto.Size(a)
+				sizes = append(sizes, sz)
+				urls = append(urls, lastURL)
+				n += sizeMessage(seatActionsActions, anySize(lastURL, sz))
+				labels[i] = validLabel(labels[i])
+				// A repeated string writes every element, empty or not.
+				n += protowire.SizeTag(seatActionsLabels) + protowire.SizeBytes(len(labels[i]))
+			}
+			lists = append(lists, seatLegal{seat: seat, acts: acts, labels: labels, sizes: sizes[first:len(sizes):len(sizes)], urls: urls[first:len(urls):len(urls)], size: n})
+			size += sizeMessage(updateLegal, n)
+		}
+	}
+	start := len(b)
+	b = slices.Grow(b, size)
 	b = appendString(b, updateTableID, table)
 	b = appendUint(b, updateVersion, version)
 	for i := range evs {
 		b = appendMessageHead(b, updateEvents, len(evs[i].raw))
 		b = append(b, evs[i].raw...)
 	}
-	if st == nil {
-		return b, nil
-	}
-	var sizes []int
-	for seat := range seats {
-		acts, labels := st.LegalLabelled(seat)
-		if len(acts) == 0 {
-			continue
-		}
-		sizes = sizes[:0]
-		n := sizeUint(seatActionsSeat, uint64(seat))
-		for i, a := range acts {
-			sz := proto.Size(a)
-			sizes = append(sizes, sz)
-			n += sizeMessage(seatActionsActions, anySize(typeURL(a), sz))
-			labels[i] = validLabel(labels[i])
-			// A repeated string writes every element, empty or not.
-			n += protowire.SizeTag(seatActionsLabels) + protowire.SizeBytes(len(labels[i]))
-		}
-		b = appendMessageHead(b, updateLegal, n)
-		b = appendUint(b, seatActionsSeat, uint64(seat))
-		for i, a := range acts {
-			url := typeURL(a)
-			b = appendMessageHead(b, seatActionsActions, anySize(url, sizes[i]))
-			b = appendString(b, anyTypeURL, url)
-			if sizes[i] == 0 {
+	for _, l := range lists {
+		b = appendMessageHead(b, updateLegal, l.size)
+		b = appendUint(b, seatActionsSeat, uint64(l.seat))
+		for i, a := range l.acts {
+			b = appendMessageHead(b, seatActionsActions, anySize(l.urls[i], l.sizes[i]))
+			b = appendString(b, anyTypeURL, l.urls[i])
+			if l.sizes[i] == 0 {
 				continue
 			}
-			b = appendMessageHead(b, anyValue, sizes[i])
+			b = appendMessageHead(b, anyValue, l.sizes[i])
 			var err error
+			// The size was just computed: reuse it.
 			if b, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(b, a); err != nil {
 				return nil, fmt.Errorf("encode legal action: %w", err)
 			}
 		}
-		for _, l := range labels {
+		for _, lb := range l.labels {
 			b = appendTag(b, seatActionsLabels, protowire.BytesType)
-			b = appendVarint(b, uint64(len(l)))
-			b = append(b, l...)
+			b = appendVarint(b, uint64(len(lb)))
+			b = append(b, lb...)
 		}
+	}
+	if len(b)-start != size {
+		return nil, errors.New("encode table update: size mismatch")
 	}
 	return b, nil
 }

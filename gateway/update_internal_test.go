@@ -1,0 +1,128 @@
+package gateway
+
+import (
+	"fmt"
+	"testing"
+
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+)
+
+func sampleUpdate(seats, actions int) *rulesv1.TableUpdate {
+	u := &rulesv1.TableUpdate{TableId: "t-1", Version: 42}
+	for i := range 3 {
+		payload, _ := anypb.New(&eventsv1.TableFinished{Actions: uint64(i)})
+		u.Events = append(u.Events, &eventsv1.Event{TableId: "t-1", Game: "g", Sequence: uint64(i + 1), Version: 42,
+			Visibility: &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: uint32(i)}},
+			Time:       timestamppb.New(timestamppb.Now().AsTime()), Payload: payload, Label: fmt.Sprintf("{seat:%d} did ✓ %d", i, i)})
+	}
+	for s := range seats {
+		sa := &rulesv1.SeatActions{Seat: uint32(s)}
+		for a := range actions {
+			v := []byte{byte(a), 1, 2}
+			if a%5 == 0 {
+				v = nil // an action whose message is empty
+			}
+			sa.Actions = append(sa.Actions, &anypb.Any{TypeUrl: "type.googleapis.com/cardroom.test.v1.Action", Value: v})
+			sa.Labels = append(sa.Labels, fmt.Sprintf("open green %d, bet on {seat:%d} — doubled", a, s))
+		}
+		u.Legal = append(u.Legal, sa)
+	}
+	return u
+}
+
+// decodeUpdate decodes what proto.Unmarshal decodes, and refuses what it refuses.
+func TestDecodeUpdate(t *testing.T) {
+	check := func(name string, data []byte) {
+		t.Helper()
+		want := &rulesv1.TableUpdate{}
+		werr := proto.Unmarshal(data, want)
+		got, err := decodeUpdate(data)
+		switch {
+		case (err != nil) != (werr != nil):
+			t.Fatalf("%s: error %v, proto.Unmarshal's %v", name, err, werr)
+		case err == nil && !proto.Equal(got, want):
+			t.Fatalf("%s: decoded %v, proto.Unmarshal %v", name, got, want)
+		}
+	}
+	for _, c := range []struct{ seats, actions int }{{0, 0}, {1, 0}, {1, 1}, {4, 7}, {2, 250}} {
+		data, err := proto.Marshal(sampleUpdate(c.seats, c.actions))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(fmt.Sprintf("%d seats × %d actions", c.seats, c.actions), data)
+		fast := &rulesv1.TableUpdate{}
+		if !decodeUpdateFast(data, fast) {
+			t.Fatalf("%d seats × %d actions: not decoded by the fast path", c.seats, c.actions)
+		}
+	}
+	omitted, _ := proto.Marshal(&rulesv1.TableUpdate{TableId: "t", Version: 3, LegalOmitted: true})
+	check("legal omitted", omitted)
+
+	base, _ := proto.Marshal(sampleUpdate(2, 3))
+	// An unknown field at each level goes to proto.Unmarshal, which keeps it.
+	unknown := protowire.AppendTag(append([]byte(nil), base...), 99, protowire.VarintType)
+	unknown = protowire.AppendVarint(unknown, 7)
+	check("unknown field", unknown)
+	sa := protowire.AppendTag(nil, seatActionsSeat, protowire.VarintType)
+	sa = protowire.AppendVarint(sa, 1)
+	sa = protowire.AppendTag(sa, 9, protowire.BytesType)
+	sa = protowire.AppendBytes(sa, []byte("x"))
+	withSA := protowire.AppendTag(append([]byte(nil), base...), updateLegal, protowire.BytesType)
+	check("unknown field in seat actions", protowire.AppendBytes(withSA, sa))
+	anyb := protowire.AppendTag(nil, anyTypeURL, protowire.BytesType)
+	anyb = protowire.AppendBytes(anyb, []byte("type.googleapis.com/x"))
+	anyb = protowire.AppendTag(anyb, 5, protowire.VarintType)
+	anyb = protowire.AppendVarint(anyb, 1)
+	sa2 := protowire.AppendTag(nil, seatActionsActions, protowire.BytesType)
+	sa2 = protowire.AppendBytes(sa2, anyb)
+	withAny := protowire.AppendTag(append([]byte(nil), base...), updateLegal, protowire.BytesType)
+	check("unknown field in an action", protowire.AppendBytes(withAny, sa2))
+
+	// Invalid UTF-8 in a label, a type URL, the table id: refused, as proto.Unmarshal refuses it.
+	bad := protowire.AppendTag(nil, seatActionsLabels, protowire.BytesType)
+	bad = protowire.AppendBytes(bad, []byte{0xff, 'a'})
+	withBad := protowire.AppendTag(append([]byte(nil), base...), updateLegal, protowire.BytesType)
+	check("invalid label", protowire.AppendBytes(withBad, bad))
+	badURL := protowire.AppendTag(nil, anyTypeURL, protowire.BytesType)
+	badURL = protowire.AppendBytes(badURL, []byte{0xc3})
+	sa3 := protowire.AppendTag(nil, seatActionsActions, protowire.BytesType)
+	sa3 = protowire.AppendBytes(sa3, badURL)
+	withBadURL := protowire.AppendTag(append([]byte(nil), base...), updateLegal, protowire.BytesType)
+	check("invalid type url", protowire.AppendBytes(withBadURL, sa3))
+	badID := protowire.AppendTag(append([]byte(nil), base...), updateTableID, protowire.BytesType)
+	check("invalid table id", protowire.AppendBytes(badID, []byte{0xfe}))
+	// Truncated anywhere: refused or decoded exactly as proto.Unmarshal does.
+	for n := range len(base) {
+		check(fmt.Sprintf("truncated to %d bytes", n), base[:n])
+	}
+}
+
+// BenchmarkDecodeUpdate decodes a live update with one seat listing 250 actions, as a Sponsio
+// betting turn does.
+func BenchmarkDecodeUpdate(b *testing.B) {
+	data, err := proto.Marshal(sampleUpdate(1, 250))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("proto.Unmarshal", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := proto.Unmarshal(data, &rulesv1.TableUpdate{}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decodeUpdate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := decodeUpdate(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
