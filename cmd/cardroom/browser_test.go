@@ -243,7 +243,7 @@ func TestBrowserPlaysEveryGame(t *testing.T) {
 					t.Fatalf("cards without words: %v", bad)
 				}
 				if shots != "" {
-					png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+					png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 					if err != nil {
 						t.Fatal(err)
 					}

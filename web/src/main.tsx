@@ -346,6 +346,16 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
         viewBusy = false;
       }
     };
+    // The events of one burst (one network read) ask for one view.
+    let viewSoon = false;
+    const viewAfterEvents = () => {
+      if (viewSoon) return;
+      viewSoon = true;
+      setTimeout(() => {
+        viewSoon = false;
+        refreshView();
+      }, 0);
+    };
     (async () => {
       let backoff = 250;
       w.__cardroomSeqs = [];
@@ -367,7 +377,7 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
               update((x) => ({ events: [...x.events, ev], lastSeq: seq, finished: fin ?? x.finished }));
               w.__cardroomSeqs.push(seq);
               (w.__cardroomVersions ??= {})[seq] = Number(ev.version);
-              refreshView();
+              viewAfterEvents();
             }
             if (r.legalActions) {
               const labels = r.legalActions.labels;
