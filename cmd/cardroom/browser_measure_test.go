@@ -74,7 +74,7 @@ func TestBrowserFigures(t *testing.T) {
 		})()`)
 	}
 	for _, tab := range tabs {
-		runB(t, tab, 10*time.Minute, chromedp.Poll[chromedp.Void](`!!document.querySelector("[data-testid=result]")`, chromedp.WithPollingInterval(200*time.Millisecond)))
+		runB(t, tab, 10*time.Minute, chromedp.Poll[chromedp.Void](`!!document.querySelector("[data-testid=result]")`, chromedp.WithPollingInterval(200*time.Millisecond), chromedp.WithPollingTimeout(0)))
 	}
 	// Latency per event and page: DOM time minus the time the actor's Act returned; and, to tell
 	// where it goes, the time the page received the event (the stream's message decoded) and the
