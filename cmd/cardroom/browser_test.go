@@ -148,11 +148,23 @@ func playMoves(t *testing.T, tab context.Context, n int) bool {
 		if evalJS[bool](t, tab, `!!document.querySelector("[data-testid=result]")`) {
 			return true
 		}
-		// The button may be gone already (a move by a bot, a timer): a refused move is shown and play goes on.
-		evalJS[bool](t, tab, `(() => { const b = document.querySelector("[data-testid=act]"); if (b) b.click(); return !!b })()`)
+		// Moves are chosen the way the table offers them: a legal board cell or a card of the hand
+		// first (it plays the only move that uses it, or narrows the list to those), else the first
+		// move of the list. The button may be gone already (a move by a bot, a timer): a refused
+		// move is shown and play goes on.
+		evalJS[bool](t, tab, clickFirstMove)
 	}
 	return evalJS[bool](t, tab, `!!document.querySelector("[data-testid=result]")`)
 }
+
+// clickFirstMove clicks a legal board cell or a playable card of the hand when the move list is not
+// narrowed yet, else the first listed move.
+const clickFirstMove = `(() => {
+	const narrowed = !!document.querySelector("[data-testid=show-all]");
+	const b = (!narrowed && document.querySelector("td.legal button, [data-testid=hand] button.card")) || document.querySelector("[data-testid=act]");
+	if (b) b.click();
+	return !!b;
+})()`
 
 func tableOf(t *testing.T, tab context.Context) string {
 	h := evalJS[string](t, tab, `location.hash`)
@@ -215,12 +227,23 @@ func TestBrowserPlaysEveryGame(t *testing.T) {
 				// A spectator sees the table and no hand.
 				spec := newBrowser(t)() // a browser of its own: another profile, another person
 				signIn(t, spec, url+"#/spectate/"+table, "Sam")
-				runB(t, spec, 30*time.Second, chromedp.WaitVisible(chromedp.CSS(`.view dl`)))
-				if n := evalJS[int](t, spec, `[...document.querySelectorAll(".view dt")].filter(d => d.textContent === "hand").map(d => d.nextElementSibling.querySelectorAll(".card").length).reduce((a, b) => a + b, 0)`); n != 0 {
+				runB(t, spec, 30*time.Second, chromedp.WaitVisible(chromedp.CSS(`.view dl, [data-testid=game]`)))
+				if n := evalJS[int](t, spec, `[...document.querySelectorAll(".view dt")].filter(d => d.textContent === "hand").map(d => d.nextElementSibling.querySelectorAll(".card").length).reduce((a, b) => a + b, 0) + document.querySelectorAll("[data-testid=hand] .card").length`); n != 0 {
 					t.Fatalf("the spectator's page shows %d cards of a hand", n)
 				}
+				if game == "sapotagem" || game == "sponsio" {
+					// The game's own table, with the seat's hand drawn as cards.
+					runB(t, tab, 30*time.Second, chromedp.WaitVisible(chromedp.CSS(`[data-testid=game] [data-testid=round]`)))
+					if n := evalJS[int](t, tab, `document.querySelectorAll("[data-testid=hand] .card").length`); n == 0 {
+						t.Fatal("the player's page shows no card of its hand")
+					}
+				}
+				// Every card says its colour and rank in words, and shows its rank as text.
+				if bad := evalJS[[]string](t, tab, `[...document.querySelectorAll(".card")].filter(c => !c.getAttribute("aria-label") || !c.textContent.trim()).map(c => c.outerHTML).slice(0, 3)`); len(bad) > 0 {
+					t.Fatalf("cards without words: %v", bad)
+				}
 				if shots != "" {
-					png, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+					png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -8,7 +8,9 @@ import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
 import { PlayerKind, type Outcome, type TableSummary } from "./gen/cardroom/game/v1/game_pb";
-import { isCard, keyWords, unpack, words, cardWords, type Plain, type PlainObj } from "./plain";
+import { isCard, keyWords, unpack, words, type Plain, type PlainObj } from "./plain";
+import { Card, cardsIn, cellOf, chooser, matches, type Legal } from "./cards";
+import { SapotagemPane, SponsioPane } from "./games";
 import "./style.css";
 
 // Where the player is, kept in the URL's hash (and so across reloads): #/, #/private/<table>,
@@ -271,8 +273,6 @@ function PrivateTable({ id, me }: { id: string; me: Session }) {
 
 // ---- the table ----
 
-type Legal = { action: Any; plain: PlainObj; text: string };
-
 interface TableData {
   events: Event[];
   lastSeq: number;
@@ -302,29 +302,27 @@ function whoseTurn(game: string, view: PlainObj | null): number | undefined {
   return typeof v === "number" ? v : undefined;
 }
 
+const w = window as any; // for tests and measurements: what the page showed, and when
+
 function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spectate: boolean }) {
   const [d, setD] = useState<TableData>({ events: [], lastSeq: 0, legal: [], view: null, summary: null, seat: undefined, deadline: null, finished: null });
   const [err, setErr] = useState("");
   const [status, setStatus] = useState("connecting");
-  const [pick, setPick] = useState<string | null>(null); // a filter on the legal actions (a board cell)
-  const [now, setNow] = useState(Date.now());
+  const [pick, setPick] = useState<string | null>(null); // narrows the legal moves (a cell, a card, a coupon)
   const data = useRef(d);
   data.current = d;
   const update = (f: (x: TableData) => Partial<TableData>) => {
     data.current = { ...data.current, ...f(data.current) };
     setD(data.current);
   };
-  const nameOf = seatNamer(d.summary, d.seat);
-
-  useEffect(() => {
-    const t = setInterval(() => setNow(Date.now()), 500);
-    return () => clearInterval(t);
-  }, []);
+  const nameOf = useMemo(() => seatNamer(d.summary, d.seat), [d.summary, d.seat]);
 
   useEffect(() => {
     const ac = new AbortController();
     let viewBusy = false,
       viewAgain = false;
+    // The view after the latest event: one GetView at a time, the events that came meanwhile
+    // folded into the next one.
     const refreshView = async () => {
       if (viewBusy) {
         viewAgain = true;
@@ -348,43 +346,53 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
         viewBusy = false;
       }
     };
+    // The events of one burst (one network read) ask for one view.
+    let viewSoon = false;
+    const viewAfterEvents = () => {
+      if (viewSoon) return;
+      viewSoon = true;
+      setTimeout(() => {
+        viewSoon = false;
+        refreshView();
+      }, 0);
+    };
     (async () => {
       let backoff = 250;
+      w.__cardroomSeqs = [];
       while (!ac.signal.aborted) {
         try {
-          setStatus("connected");
           // Resumes after the last event seen: no gap, no duplicate.
           const stream = api.watch({ tableId: id, afterSequence: BigInt(data.current.lastSeq), includeLegalActions: !spectate }, { signal: ac.signal });
           refreshView();
+          let first = true;
           for await (const r of stream) {
+            if (first) setStatus("connected"), (first = false);
             backoff = 250;
             if (r.event) {
               const ev = r.event;
               const seq = Number(ev.sequence);
               if (seq <= data.current.lastSeq) continue;
-              const p = unpack(ev.payload);
-              update((x) => ({
-                events: [...x.events, ev],
-                lastSeq: seq,
-                finished: p?.["@type"] === "TableFinished" ? (unpackOutcome(ev) ?? x.finished) : x.finished,
-              }));
-              // For tests and measurements: every sequence shown, and when each reached the page.
-              (window as any).__cardroomSeqs = data.current.events.map((e) => Number(e.sequence));
-              ((window as any).__cardroomVersions ??= {})[seq] = Number(ev.version);
-              refreshView();
+              (w.__cardroomRecv ??= {})[seq] = performance.timeOrigin + performance.now();
+              const fin = ev.payload?.typeUrl.endsWith(".TableFinished") ? unpackOutcome(ev) : null;
+              update((x) => ({ events: [...x.events, ev], lastSeq: seq, finished: fin ?? x.finished }));
+              w.__cardroomSeqs.push(seq);
+              (w.__cardroomVersions ??= {})[seq] = Number(ev.version);
+              viewAfterEvents();
             }
             if (r.legalActions) {
               const labels = r.legalActions.labels;
+              const name = seatNamer(data.current.summary, data.current.seat);
               const legal = r.legalActions.actions.map((a, i) => {
                 const plain = unpack(a) ?? {};
                 // The engine's label when the gateway gives one; else the action's fields in words.
-                return { action: a, plain, text: labels[i] || words(plain, seatNamer(data.current.summary, data.current.seat)) };
+                return { action: a, plain, text: labels[i] || words(plain, name) };
               });
               update(() => ({ legal }));
               setPick(null);
             }
           }
           if (data.current.finished) return;
+          setStatus("reconnecting (the stream ended)");
         } catch (e) {
           if (ac.signal.aborted) return;
           const ce = ConnectError.from(e);
@@ -393,6 +401,7 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
             return;
           }
           setStatus(`reconnecting (${errorText(e)})`);
+          w.__cardroomReconnects = (w.__cardroomReconnects ?? 0) + 1;
         }
         await new Promise((res) => setTimeout(res, backoff));
         backoff = Math.min(backoff * 2, 5000);
@@ -404,30 +413,74 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
   const act = async (l: Legal) => {
     try {
       setErr("");
+      setPick(null);
       update(() => ({ legal: [] }));
       const r = await api.act({ tableId: id, action: l.action, actionId: newActionId() });
       // For measurements: when this page's Act returned, by table version.
-      ((window as any).__cardroomActs ??= {})[String(r.version)] = performance.timeOrigin + performance.now();
+      (w.__cardroomActs ??= {})[String(r.version)] = performance.timeOrigin + performance.now();
     } catch (e) {
       setErr(errorText(e));
     }
   };
+  const choose = chooser(d.legal, pick, setPick, act);
 
-  // Keyboard: 1–9 play the listed actions.
-  const shown = d.legal.filter((l) => !pick || cellOf(l.plain) === pick);
+  // Keyboard: 1–9 play the listed moves, Escape shows them all again; every other control (the
+  // rest of the moves, cards, cells, coupons) is a button that Tab reaches and Enter presses.
+  const shown = d.legal.filter((l) => matches(l, pick));
+  const keys = useRef({ shown, act, setPick });
+  keys.current = { shown, act, setPick };
   useEffect(() => {
     const f = (e: KeyboardEvent) => {
-      if (e.target instanceof HTMLInputElement) return;
+      if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
+      const { shown, act, setPick } = keys.current;
       const n = Number(e.key);
       if (n >= 1 && n <= 9 && shown[n - 1]) act(shown[n - 1]);
+      if (e.key === "Escape") setPick(null);
     };
     addEventListener("keydown", f);
     return () => removeEventListener("keydown", f);
-  });
+  }, []);
 
   const game = d.summary?.config?.game ?? "";
   const turn = whoseTurn(game, d.view);
-  const left = d.deadline ? Math.max(0, Math.round((d.deadline - now) / 1000)) : null;
+  // The parts that depend on the view only are rebuilt when it changes: an event alone re-renders
+  // the log and the status line, nothing else.
+  const seats = useMemo(() => <Seats summary={d.summary} mySeat={d.seat} turn={turn} />, [d.summary, d.seat, turn]);
+  const pane = useMemo(() => {
+    if (!d.view) return null;
+    const props = { view: d.view, name: nameOf, legal: d.legal, pick, choose };
+    if (game === "sapotagem") return <SapotagemPane {...props} />;
+    if (game === "sponsio") return <SponsioPane {...props} />;
+    return (
+      <>
+        {game === "saboteur" && <Board view={d.view} legal={d.legal} pick={pick} onPick={setPick} />}
+        {game === "sabaisabai" && <Rows view={d.view} name={nameOf} legal={d.legal} onAct={act} />}
+        <ViewPane view={d.view} name={nameOf} />
+      </>
+    );
+  }, [d.view, d.legal, pick, nameOf, game]);
+  const moves = useMemo(
+    () =>
+      !d.finished &&
+      d.legal.length > 0 && (
+        <div class="actions" role="group" aria-label="your legal moves">
+          <h2>
+            Your moves{" "}
+            {pick && (
+              <button onClick={() => setPick(null)} data-testid="show-all">
+                show all (Esc)
+              </button>
+            )}
+          </h2>
+          {shown.map((l, i) => (
+            <button key={i} class="act" data-testid="act" data-cell={cellOf(l.plain) ?? undefined} onClick={() => act(l)} title={i < 9 ? `key ${i + 1}` : undefined}>
+              {i < 9 && <kbd>{i + 1}</kbd>} <ActionText plain={l.plain} text={l.text} />
+            </button>
+          ))}
+        </div>
+      ),
+    [d.legal, d.finished, pick],
+  );
   return (
     <section class="table" data-game={game}>
       <h1>
@@ -441,27 +494,26 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
             · {d.legal.length > 0 ? <b>your move</b> : turn !== undefined ? `${nameOf(turn)} to play` : "waiting"}
           </span>
         )}
-        {left !== null && !d.finished && <span data-testid="timer"> · {left}s left</span>}
+        {d.deadline !== null && !d.finished && <Timer deadline={d.deadline} />}
       </p>
-      <Seats summary={d.summary} mySeat={d.seat} turn={turn} />
+      {seats}
       {err && <p role="alert" class="error">{err}</p>}
       {d.finished && <Result outcome={d.finished} name={nameOf} id={id} />}
-      {d.view && game === "saboteur" && <Board view={d.view} legal={d.legal} pick={pick} onPick={setPick} />}
-      {d.view && game === "sabaisabai" && <Rows view={d.view} name={nameOf} legal={d.legal} onAct={act} />}
-      {!d.finished && d.legal.length > 0 && (
-        <div class="actions" role="group" aria-label="your legal moves">
-          <h2>Your moves {pick && <button onClick={() => setPick(null)}>show all</button>}</h2>
-          {shown.map((l, i) => (
-            <button key={i} class="act" data-testid="act" onClick={() => act(l)} title={`key ${i + 1}`}>
-              {i < 9 && <kbd>{i + 1}</kbd>} <ActionText plain={l.plain} text={l.text} />
-            </button>
-          ))}
-        </div>
-      )}
-      {d.view && <ViewPane game={game} view={d.view} name={nameOf} legal={d.legal} pick={pick} onPick={setPick} onAct={act} />}
+      {moves}
+      {pane}
       <EventLog events={d.events} name={nameOf} />
     </section>
   );
+}
+
+// Timer ticks on its own: the table does not re-render twice a second for it.
+function Timer({ deadline }: { deadline: number }) {
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), 500);
+    return () => clearInterval(t);
+  }, []);
+  return <span data-testid="timer"> · {Math.max(0, Math.round((deadline - now) / 1000))}s left</span>;
 }
 
 function unpackOutcome(ev: Event): Outcome | null {
@@ -526,32 +578,8 @@ function Result({ outcome, name, id }: { outcome: Outcome; name: (n: number) => 
   );
 }
 
-function Card({ c, onClick, hot }: { c: PlainObj; onClick?: () => void; hot?: boolean }) {
-  const label = cardWords(c);
-  const n = String(c.rank ?? c.value);
-  const cls = `card c-${String(c.colour).replace(/\s/g, "-")}${hot ? " hot" : ""}`;
-  if (onClick)
-    return (
-      <button class={cls} aria-label={label} title={label} onClick={onClick}>
-        <span class="rank">{n}</span>
-        <span class="suit">{String(c.colour)}</span>
-      </button>
-    );
-  return (
-    <span class={cls} role="img" aria-label={label} title={label}>
-      <span class="rank">{n}</span>
-      <span class="suit">{String(c.colour)}</span>
-    </span>
-  );
-}
-
 function ActionText({ plain, text }: { plain: PlainObj; text: string }) {
-  const cards: PlainObj[] = [];
-  const find = (p: Plain) => {
-    if (isCard(p)) cards.push(p);
-    else if (p && typeof p === "object") Object.values(p).forEach(find);
-  };
-  find(plain);
+  const cards = cardsIn(plain);
   return (
     <span>
       {cards.slice(0, 3).map((c, i) => (
@@ -562,14 +590,9 @@ function ActionText({ plain, text }: { plain: PlainObj; text: string }) {
   );
 }
 
-function cellOf(p: PlainObj): string | null {
-  const place = p.place as PlainObj | undefined;
-  const cell = (place?.cell ?? null) as PlainObj | null;
-  return cell ? `${cell.x ?? 0},${cell.y ?? 0}` : null;
-}
-
-function ViewPane(props: { game: string; view: PlainObj; name: (n: number) => string; legal: Legal[]; pick: string | null; onPick: (c: string | null) => void; onAct: (l: Legal) => void }) {
-  const { game, view, name } = props;
+// ViewPane is the whole view as a tree in words (Saboteur's and sabai-sabai's table beside the
+// board and rows).
+function ViewPane({ view, name }: { view: PlainObj; name: (n: number) => string }) {
   const rest = { ...view };
   delete rest["@type"];
   delete rest.options;
@@ -581,8 +604,6 @@ function ViewPane(props: { game: string; view: PlainObj; name: (n: number) => st
   );
 }
 
-// The Saboteur board as a grid with coordinates; cells where a legal path card may go are
-// highlighted, and choosing one narrows the move list to that cell.
 function Board({ view, legal, pick, onPick }: { view: PlainObj; legal: Legal[]; pick: string | null; onPick: (c: string | null) => void }) {
   const board = (view.board as PlainObj[]) ?? [];
   const cells = new Map<string, PlainObj>();
@@ -607,9 +628,9 @@ function Board({ view, legal, pick, onPick }: { view: PlainObj; legal: Legal[]; 
       const b = cells.get(k);
       const text = b ? (b.faceDown ? "face down" : `${b.card}${b.rotated ? " (rotated)" : ""}`) : "";
       tds.push(
-        <td class={`${b ? "filled" : ""} ${hot.has(k) ? "legal" : ""} ${pick === k ? "picked" : ""}`} title={`${k} ${text}`}>
+        <td class={`${b ? "filled" : ""} ${hot.has(k) ? "legal" : ""} ${pick === "cell:" + k ? "picked" : ""}`} title={`${k} ${text}`} data-cell={k}>
           {hot.has(k) ? (
-            <button aria-label={`place a card at ${k}`} onClick={() => onPick(pick === k ? null : k)}>
+            <button aria-label={`place a card at ${k}`} onClick={() => onPick(pick === "cell:" + k ? null : "cell:" + k)}>
               {text || "+"}
             </button>
           ) : (
@@ -718,23 +739,35 @@ function eventWords(ev: Event, name: (n: number) => string): string {
   return w || keyWords(type);
 }
 
+// EventLog keeps each line it drew: a new event adds one line, the others are not rendered again
+// (until the seat names change).
 function EventLog({ events, name }: { events: Event[]; name: (n: number) => string }) {
   const shown = events.slice(-200);
+  const rows = useRef<{ name: typeof name; lines: WeakMap<Event, any> }>({ name, lines: new WeakMap() });
+  if (rows.current.name !== name) rows.current = { name, lines: new WeakMap() };
+  const lines = rows.current.lines;
   // For measurements: when each event's line reached the DOM (ms since the epoch).
   useLayoutEffect(() => {
-    const arr = ((window as any).__cardroomArrivals ??= {});
+    const arr = (w.__cardroomArrivals ??= {});
     const t = performance.timeOrigin + performance.now();
-    for (const e of shown) arr[String(e.sequence)] ??= t;
+    for (let i = shown.length - 1; i >= 0 && arr[String(shown[i].sequence)] === undefined; i--) arr[String(shown[i].sequence)] = t;
   });
   return (
     <div class="log">
       <h2>What happened</h2>
       <ol aria-live="polite" data-testid="log">
-        {shown.map((e) => (
-          <li key={String(e.sequence)} value={Number(e.sequence)} data-seq={String(e.sequence)}>
-            {eventWords(e, name)}
-          </li>
-        ))}
+        {shown.map((e) => {
+          let li = lines.get(e);
+          if (!li) {
+            li = (
+              <li key={String(e.sequence)} value={Number(e.sequence)} data-seq={String(e.sequence)}>
+                {eventWords(e, name)}
+              </li>
+            );
+            lines.set(e, li);
+          }
+          return li;
+        })}
       </ol>
     </div>
   );

@@ -76,6 +76,7 @@ export function isCard(p: Plain): p is PlainObj {
 export function cardWords(c: PlainObj): string {
   const n = c.rank ?? c.value;
   let s = `${c.colour} ${n}`;
+  if (n === 13 && "faction" in c) s += " (clock bomb)"; // Sapotagem's bombs have no faction
   if (c.faction && c.faction !== "unspecified") s += ` (${c.faction})`;
   return s;
 }
