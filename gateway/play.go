@@ -134,7 +134,8 @@ func (s *Server) getReplay(ctx context.Context, sess Session, req *gatewayv1.Get
 	if err != nil {
 		return nil, err
 	}
-	names := seatNames(t, t.SeatOf(sess.Player))
+	own := t.SeatOf(sess.Player)
+	names := seatNames(t, own)
 	c, err := s.rulesOf(t.Game)
 	if err != nil {
 		return nil, err
@@ -152,6 +153,11 @@ func (s *Server) getReplay(ctx context.Context, sess Session, req *gatewayv1.Get
 		switch by := e.GetBy().(type) {
 		case *rulesv1.LogEntry_Seat:
 			re.By = &gatewayv1.ReplayEntry_Seat{Seat: by.Seat}
+			// Only the mover learns its action ids: another's would tell nothing but how its
+			// client names its moves.
+			if own >= 0 && by.Seat == uint32(own) && !e.GetStandIn() {
+				re.ActionId = e.GetActionId()
+			}
 		case *rulesv1.LogEntry_Timeout:
 			re.By = &gatewayv1.ReplayEntry_Timeout{Timeout: true}
 		case *rulesv1.LogEntry_Abort:
