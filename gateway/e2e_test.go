@@ -106,6 +106,10 @@ func TestMatchmadeGame(t *testing.T) {
 			if own != (en.GetActionId() != "") {
 				t.Fatalf("client %d (seat %d) sees action id %q on version %d, by %v", i, seatOf[min(i, len(clients)-1)], en.GetActionId(), en.GetVersion(), en.GetBy())
 			}
+			// As the client sent it (nextActionID), not as the gateway stores it.
+			if own && !regexp.MustCompile(`^a\d+$`).MatchString(en.GetActionId()) {
+				t.Fatalf("client %d sees action id %q on its move at version %d: not one it sent", i, en.GetActionId(), en.GetVersion())
+			}
 			if own {
 				mine++
 			}

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"strings"
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
@@ -153,10 +154,10 @@ func (s *Server) getReplay(ctx context.Context, sess Session, req *gatewayv1.Get
 		switch by := e.GetBy().(type) {
 		case *rulesv1.LogEntry_Seat:
 			re.By = &gatewayv1.ReplayEntry_Seat{Seat: by.Seat}
-			// Only the mover learns its action ids: another's would tell nothing but how its
-			// client names its moves.
-			if own >= 0 && by.Seat == uint32(own) && !e.GetStandIn() {
-				re.ActionId = e.GetActionId()
+			// Only the mover learns its action ids (another's would tell nothing but how its
+			// client names its moves), as it sent them: without the prefix the gateway adds.
+			if id, sent := strings.CutPrefix(e.GetActionId(), clientActionPrefix); sent && own >= 0 && by.Seat == uint32(own) && !e.GetStandIn() {
+				re.ActionId = id
 			}
 		case *rulesv1.LogEntry_Timeout:
 			re.By = &gatewayv1.ReplayEntry_Timeout{Timeout: true}
