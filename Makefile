@@ -79,6 +79,12 @@ perf-pair: ## cardroom serve beside the skeleton, alternating runs; output in do
 run-distributed: ## every service its own process on loopback: 2 gateways, 2 replicas per rules service, stats, Redis, NATS
 	scripts/run-distributed $(ARGS)
 
-.PHONY: chaos
-chaos: ## faults during games in the distributed mode (rules and gateway replicas killed, Redis and NATS restarted)
+.PHONY: chaos chaos-long soak
+chaos: ## faults during games in the distributed mode (replicas, Redis, NATS, stats killed; network latency and cuts; two at once), every action audited
 	scripts/chaos
+
+chaos-long: ## chaos with twice the tables, graceful Redis/NATS restarts and Redis killed with a rules replica (outside CI)
+	CHAOS_LONG=1 scripts/chaos
+
+soak: ## 10 minutes of steady play in the distributed mode; fails when goroutines, heap, descriptors or Redis keys grow (outside CI)
+	scripts/soak

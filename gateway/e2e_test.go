@@ -35,6 +35,7 @@ func TestMatchmadeGame(t *testing.T) {
 	}
 	var table string
 	seats := map[uint32]bool{}
+	seatOf := make([]uint32, len(clients))
 	for i, c := range clients {
 		m := c.waitMatched(tickets[i])
 		if table == "" {
@@ -44,6 +45,7 @@ func TestMatchmadeGame(t *testing.T) {
 			t.Fatalf("client %d matched to %s seat %v; want %s and a seat of its own", i, m.GetTableId(), m.Seat, table)
 		}
 		seats[m.GetSeat()] = true
+		seatOf[i] = m.GetSeat()
 	}
 	// A spectator (signed in, no seat) watches from the start on the other replica.
 	spy := e.signIn(1, "spectator")
@@ -91,6 +93,31 @@ func TestMatchmadeGame(t *testing.T) {
 		spy.events = append(spy.events, e)
 	}
 	checkStream(t, spy, all, nil)
+	// Each player's replay names the action ids of its own seat's moves, and only those.
+	for i, c := range append(clients, spy) {
+		r, err := c.c.GetReplay(c.ctx(), &gatewayv1.GetReplayRequest{TableId: table})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mine := 0
+		for _, en := range r.GetEntries() {
+			by, moved := en.GetBy().(*gatewayv1.ReplayEntry_Seat)
+			own := i < len(clients) && moved && by.Seat == seatOf[i]
+			if own != (en.GetActionId() != "") {
+				t.Fatalf("client %d (seat %d) sees action id %q on version %d, by %v", i, seatOf[min(i, len(clients)-1)], en.GetActionId(), en.GetVersion(), en.GetBy())
+			}
+			// As the client sent it (nextActionID), not as the gateway stores it.
+			if own && !regexp.MustCompile(`^a\d+$`).MatchString(en.GetActionId()) {
+				t.Fatalf("client %d sees action id %q on its move at version %d: not one it sent", i, en.GetActionId(), en.GetVersion())
+			}
+			if own {
+				mine++
+			}
+		}
+		if i < len(clients) && mine == 0 {
+			t.Fatalf("client %d's replay names no move of its own", i)
+		}
+	}
 }
 
 func replayEvents(r *gatewayv1.GetReplayResponse) []*eventsv1.Event {

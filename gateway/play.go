@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"strings"
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
@@ -132,7 +133,8 @@ func (s *Server) getReplay(ctx context.Context, sess Session, req *gatewayv1.Get
 	if err != nil {
 		return nil, err
 	}
-	names := seatNames(t, t.SeatOf(sess.Player))
+	own := t.SeatOf(sess.Player)
+	names := seatNames(t, own)
 	c, err := s.rulesOf(t.Game)
 	if err != nil {
 		return nil, err
@@ -150,6 +152,11 @@ func (s *Server) getReplay(ctx context.Context, sess Session, req *gatewayv1.Get
 		switch by := e.GetBy().(type) {
 		case *rulesv1.LogEntry_Seat:
 			re.By = &gatewayv1.ReplayEntry_Seat{Seat: by.Seat}
+			// Only the mover learns its action ids (another's would tell nothing but how its
+			// client names its moves), as it sent them: without the prefix the gateway adds.
+			if id, sent := strings.CutPrefix(e.GetActionId(), clientActionPrefix); sent && own >= 0 && by.Seat == uint32(own) && !e.GetStandIn() {
+				re.ActionId = id
+			}
 		case *rulesv1.LogEntry_Timeout:
 			re.By = &gatewayv1.ReplayEntry_Timeout{Timeout: true}
 		case *rulesv1.LogEntry_Abort:

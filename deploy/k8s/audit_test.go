@@ -447,6 +447,10 @@ func (p *problems) dev(o *objects) {
 		if name == "redis" && !strings.Contains(strings.Join(c.Args, " "), "--appendonly yes") {
 			p.add("dev: redis runs without persistence")
 		}
+		// The durability promise (docs/operations.md, "Durability"): on disk before the answer.
+		if name == "redis" && !strings.Contains(strings.Join(c.Args, " "), "--appendfsync always") {
+			p.add("dev: redis does not fsync its append-only file before answering (--appendfsync always)")
+		}
 		if len(st.Spec.VolumeClaimTemplates) == 0 {
 			p.add("dev: %s keeps no data on a volume", name)
 		}

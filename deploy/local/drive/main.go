@@ -33,6 +33,10 @@ import (
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
+	// Every game's messages, so that the audit compares events as messages (check.go).
+	_ "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+	_ "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
+	_ "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -45,6 +49,9 @@ import (
 func main() {
 	if len(os.Args) > 1 && os.Args[1] == "recovery" {
 		os.Exit(recoveryMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
+	if len(os.Args) > 1 && os.Args[1] == "statscheck" {
+		os.Exit(statsCheckMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
 	addrs := flag.String("addr", "127.0.0.1:7070,127.0.0.1:7071", "gateways, comma-separated; tables take them in turn")
 	games := flag.String("games", "", "games to play, comma-separated (empty: every game the gateway lists)")
@@ -195,6 +202,16 @@ type result struct {
 	table                           string
 	acted, events, retries, resumed int
 	version                         uint64
+	// answered is the final answer to each of our Act calls, by action id: its code and, when OK,
+	// the version it answered with.
+	answered map[string]answer
+	// stream is every event the Watch streams delivered, across resumptions, in order.
+	stream []*eventsv1.Event
+}
+
+type answer struct {
+	code    codes.Code
+	version uint64
 }
 
 // gateways is one table's view of the gateways: calls go to the current one and move to the next
@@ -297,7 +314,7 @@ func (g *gateways) watch(ctx context.Context, table string, after uint64) (<-cha
 // when, waiting for an event, none arrives for stall (0: no bound): a stream that stopped
 // without an error.
 func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, addrs []string, i int, game string, seats uint32, name string, stall time.Duration, rec *recorder) (result, error) {
-	var res result
+	res := result{answered: map[string]answer{}}
 	g := &gateways{clients: clients, addrs: addrs, cur: i % len(clients), res: &res, rec: rec, table: i}
 	rec.add(record{Table: i, Kind: kindBegin, Game: game})
 	var in *gatewayv1.SignInResponse
@@ -348,6 +365,7 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 		}
 		last = e.GetSequence()
 		res.events++
+		res.stream = append(res.stream, e)
 		return e.GetPayload().MessageIs(&eventsv1.TableFinished{}), nil
 	}
 	var stallTimer *time.Timer
@@ -369,10 +387,13 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 			// One action id for every attempt: a retry of an action that was applied is answered
 			// from the log, never applied twice.
 			req := &gatewayv1.ActRequest{TableId: res.table, Action: legal.GetActions()[0], ActionId: actionID(), ExpectedVersion: &v}
+			var version uint64
 			err := g.callV(ctx, "Act", func(c gatewayv1.GatewayServiceClient) (uint64, error) {
 				r, err := c.Act(ctx, req)
-				return r.GetVersion(), err
+				version = r.GetVersion()
+				return version, err
 			})
+			res.answered[req.GetActionId()] = answer{code: status.Code(err), version: version}
 			switch status.Code(err) {
 			case codes.OK:
 				res.acted++
@@ -420,7 +441,8 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 	}
 }
 
-// checkReplay: the replay ends where the stream did, each version once.
+// checkReplay reads the finished table's replay and our seat, and audits the run against them
+// (audit, check.go).
 func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64) error {
 	var r *gatewayv1.GetReplayResponse
 	err := g.call(ctx, "GetReplay", func(c gatewayv1.GatewayServiceClient) (err error) {
@@ -430,26 +452,23 @@ func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64) 
 	if err != nil {
 		return fmt.Errorf("replay: %w", err)
 	}
-	var seq, version uint64
-	for _, e := range r.GetCreatedEvents() {
-		seq = max(seq, e.GetSequence())
+	var t *gatewayv1.GetTableResponse
+	err = g.call(ctx, "GetTable", func(c gatewayv1.GatewayServiceClient) (err error) {
+		t, err = c.GetTable(ctx, &gatewayv1.GetTableRequest{TableId: res.table})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("get table: %w", err)
 	}
-	for i, en := range r.GetEntries() {
-		if en.GetVersion() != uint64(i+1) {
-			return fmt.Errorf("replay entry %d has version %d: an action lost or applied twice", i, en.GetVersion())
-		}
-		version = en.GetVersion()
-		for _, e := range en.GetEvents() {
-			if e.GetSequence() != seq+1 {
-				return fmt.Errorf("replay: event %d after %d", e.GetSequence(), seq)
-			}
-			seq = e.GetSequence()
-		}
+	if t.GetTable().YourSeat == nil {
+		return fmt.Errorf("get table: no seat of ours at the finished table")
 	}
-	if seq != lastSeq {
-		return fmt.Errorf("the stream ended at event %d, the replay at %d", lastSeq, seq)
+	if err := audit(r, t.GetTable().GetYourSeat(), res.answered, res.stream); err != nil {
+		return err
 	}
-	res.version = version
+	if n := len(r.GetEntries()); n > 0 {
+		res.version = r.GetEntries()[n-1].GetVersion()
+	}
 	return nil
 }
 

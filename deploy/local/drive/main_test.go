@@ -28,16 +28,24 @@ func (f *fakeGateway) GetReplay(context.Context, *gatewayv1.GetReplayRequest, ..
 	return f.replay, nil
 }
 
+// GetTable answers that our seat is 0.
+func (f *fakeGateway) GetTable(context.Context, *gatewayv1.GetTableRequest, ...grpc.CallOption) (*gatewayv1.GetTableResponse, error) {
+	seat := uint32(0)
+	return &gatewayv1.GetTableResponse{Table: &gatewayv1.Table{YourSeat: &seat}}, nil
+}
+
+var public = &eventsv1.Visibility{Audience: &eventsv1.Visibility_Public{Public: true}}
+
 func entry(version uint64, seqs ...uint64) *gatewayv1.ReplayEntry {
 	e := &gatewayv1.ReplayEntry{Version: version}
 	for _, s := range seqs {
-		e.Events = append(e.Events, &eventsv1.Event{Sequence: s})
+		e.Events = append(e.Events, &eventsv1.Event{Sequence: s, Version: version, Visibility: public})
 	}
 	return e
 }
 
 func TestCheckReplay(t *testing.T) {
-	created := []*eventsv1.Event{{Sequence: 1}, {Sequence: 2}}
+	created := []*eventsv1.Event{{Sequence: 1, Visibility: public}, {Sequence: 2, Visibility: public}}
 	cases := []struct {
 		name    string
 		entries []*gatewayv1.ReplayEntry
@@ -47,12 +55,22 @@ func TestCheckReplay(t *testing.T) {
 		{"whole", []*gatewayv1.ReplayEntry{entry(1, 3), entry(2, 4, 5)}, 5, ""},
 		{"an action applied twice", []*gatewayv1.ReplayEntry{entry(1, 3), entry(1, 4)}, 4, "applied twice"},
 		{"an action lost", []*gatewayv1.ReplayEntry{entry(1, 3), entry(3, 4)}, 4, "lost"},
-		{"an event gap", []*gatewayv1.ReplayEntry{entry(1, 3), entry(2, 5)}, 5, "event 5 after 3"},
-		{"the stream stopped early", []*gatewayv1.ReplayEntry{entry(1, 3), entry(2, 4)}, 3, "stream ended at event 3"},
+		{"an event gap", []*gatewayv1.ReplayEntry{entry(1, 3), entry(2, 5)}, 5, "event 5 where 4 was due"},
+		{"the stream stopped early", []*gatewayv1.ReplayEntry{entry(1, 3), entry(2, 4)}, 3, "streams ended at event 3"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			var res result
+			res := result{answered: map[string]answer{}}
+			// The stream carried events 1..last, as the replay has them (from the deal on).
+			all := append([]*eventsv1.Event{}, created...)
+			for _, en := range tc.entries {
+				all = append(all, en.GetEvents()...)
+			}
+			for _, e := range all {
+				if e.GetSequence() <= tc.last && (len(res.stream) == 0 || e.GetSequence() > lastSeq(res.stream)) {
+					res.stream = append(res.stream, e)
+				}
+			}
 			dead := &fakeGateway{unavailable: 1 << 30}
 			live := &fakeGateway{replay: &gatewayv1.GetReplayResponse{CreatedEvents: created, Entries: tc.entries}, unavailable: 1}
 			g := &gateways{clients: []gatewayv1.GatewayServiceClient{dead, live}, res: &res}

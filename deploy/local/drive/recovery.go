@@ -17,6 +17,9 @@ package main
 //   - A Watch stream broke at the fault when it ended with an error between K and the next fault;
 //     its recovery is from K to the first event received on the stream that replaced it.
 //   - Calls retried and streams resumed are counted between K and the next fault.
+//   - A fault that lasts a set time (a network cut healed after 10 s) is written with "@heal" after
+//     its times: its recoveries are measured from its end (up, the heal) instead of K, and a table
+//     served again before the heal counts 0.
 
 import (
 	"bufio"
@@ -33,11 +36,21 @@ import (
 	"time"
 )
 
-// A fault, as scripts/chaos writes it: one line "kill down up name...", times in seconds since
-// the Unix epoch with a fraction (bash's $EPOCHREALTIME); up is "-" for a process left dead.
+// A fault, as scripts/chaos writes it: one line "kill down up [@heal] name...", times in seconds
+// since the Unix epoch with a fraction (bash's $EPOCHREALTIME); up is "-" for a process left dead.
 type fault struct {
 	name           string
 	kill, down, up time.Time
+	// heal: recoveries are measured from up, the end of a fault that lasts a set time.
+	heal bool
+}
+
+// from is when the fault's recoveries start.
+func (f fault) from() time.Time {
+	if f.heal && !f.up.IsZero() {
+		return f.up
+	}
+	return f.kill
 }
 
 func parseFaults(r io.Reader) ([]fault, error) {
@@ -69,7 +82,14 @@ func parseFaults(r io.Reader) ([]fault, error) {
 		if ts[1].Before(ts[0]) {
 			ts[1] = ts[0]
 		}
-		out = append(out, fault{name: strings.Join(f[3:], " "), kill: ts[0], down: ts[1], up: ts[2]})
+		heal := f[3] == "@heal"
+		if heal {
+			if len(f) < 5 || ts[2].IsZero() {
+				return nil, fmt.Errorf("faults line %d: @heal wants an end time (up) and a name", n)
+			}
+			f = slices.Delete(f, 3, 4)
+		}
+		out = append(out, fault{name: strings.Join(f[3:], " "), kill: ts[0], down: ts[1], up: ts[2], heal: heal})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, err
@@ -186,7 +206,7 @@ func (t *tableLog) recovery(f fault) (time.Duration, bool) {
 	}
 	best := never
 	if !t.finished.IsZero() {
-		best = t.finished.Sub(f.kill)
+		best = max(0, t.finished.Sub(f.from()))
 	}
 	i, _ := slices.BinarySearchFunc(t.acts, f.down, func(a act, d time.Time) int { return a.sent.Compare(d) })
 	if i < len(t.acts) {
@@ -197,7 +217,7 @@ func (t *tableLog) recovery(f fault) (time.Duration, bool) {
 			if t.events[j].t.After(at) {
 				at = t.events[j].t
 			}
-			best = min(best, at.Sub(f.kill))
+			best = min(best, max(0, at.Sub(f.from())))
 		}
 	}
 	return best, true
@@ -207,6 +227,7 @@ func (t *tableLog) recovery(f fault) (time.Duration, bool) {
 type faultReport struct {
 	Fault     string  `json:"fault"`
 	Injected  string  `json:"injected"`            // RFC 3339, UTC
+	FromHeal  bool    `json:"from_heal,omitempty"` // recoveries measured from the fault's end
 	OutFor    float64 `json:"out_for_s,omitempty"` // restarted: from injection until it answered again
 	Tables    int     `json:"tables"`              // in play at the injection
 	Median    float64 `json:"median_s"`
@@ -241,7 +262,7 @@ func analyze(faults []fault, tables map[int]*tableLog) []faultReport {
 			}
 			return n
 		}
-		r := faultReport{Fault: f.name, Injected: f.kill.UTC().Format(time.RFC3339Nano)}
+		r := faultReport{Fault: f.name, Injected: f.kill.UTC().Format(time.RFC3339Nano), FromHeal: f.heal}
 		if !f.up.IsZero() {
 			r.OutFor = f.up.Sub(f.kill).Seconds()
 		}
@@ -262,7 +283,7 @@ func analyze(faults []fault, tables map[int]*tableLog) []faultReport {
 				r.Broken++
 				d := never
 				if j := slices.IndexFunc(t.events, func(e stamped) bool { return e.t.After(b) }); j >= 0 {
-					d = t.events[j].t.Sub(f.kill)
+					d = max(0, t.events[j].t.Sub(f.from()))
 				}
 				srec = append(srec, d)
 			}
@@ -319,7 +340,7 @@ func secs(v float64) string {
 
 // printReports writes the table of faults and returns the breaches of limit.
 func printReports(w io.Writer, reports []faultReport, limit time.Duration) []string {
-	const row = "%-44s %-12s %-7s %6s %8s %8s %6s %7s %9s %7s %8s %8s  %s\n"
+	const row = "%-58s %-12s %-7s %6s %8s %8s %6s %7s %9s %7s %8s %8s  %s\n"
 	fmt.Fprintf(w, row, "fault", "injected", "out for", "tables", "median", "worst", "failed",
 		"retried", "throttled", "resumed", "s.median", "s.worst", "slowest table")
 	var bad []string
@@ -341,7 +362,11 @@ func printReports(w io.Writer, reports []faultReport, limit time.Duration) []str
 		if r.Tables > 0 {
 			med, worst = secs(r.Median), secs(r.Worst)
 		}
-		fmt.Fprintf(w, row, r.Fault, injected, out, strconv.Itoa(r.Tables), med, worst, strconv.Itoa(r.Failed),
+		name := r.Fault
+		if r.FromHeal {
+			name += " [from heal]"
+		}
+		fmt.Fprintf(w, row, name, injected, out, strconv.Itoa(r.Tables), med, worst, strconv.Itoa(r.Failed),
 			strconv.Itoa(r.Retried), strconv.Itoa(r.Throttled), strconv.Itoa(r.Resumed), sm, sw, r.Slowest)
 		if r.Failed > 0 {
 			bad = append(bad, fmt.Sprintf("%s: %d tables failed", r.Fault, r.Failed))

@@ -130,3 +130,30 @@ func TestRecovery(t *testing.T) {
 		t.Errorf("control, limit 0.5s: breaches %q", bad)
 	}
 }
+
+func TestHealedFaultMeasuredFromItsEnd(t *testing.T) {
+	fs, err := parseFaults(strings.NewReader("1000.0 1000.0 1010.0 @heal cut gateway-1 from NATS for 10 s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fs) != 1 || !fs[0].heal || fs[0].name != "cut gateway-1 from NATS for 10 s" {
+		t.Fatalf("got %+v", fs)
+	}
+	if _, err := parseFaults(strings.NewReader("1000.0 1000.0 - @heal cut\n")); err == nil {
+		t.Error("@heal without an end: want an error")
+	}
+	ms := func(v int64) time.Time { return time.UnixMilli(v) }
+	f := fault{name: "cut", kill: ms(1000), down: ms(1000), up: ms(11000), heal: true}
+	// Acted during the cut, answered after the heal; its event 0.4 s after the heal.
+	tl := &tableLog{begin: ms(0), acts: []act{{sent: ms(5000), answered: ms(11200), version: 7}},
+		events: []stamped{{ms(11400), 7}}}
+	if d, ok := tl.recovery(f); !ok || d != 400*time.Millisecond {
+		t.Errorf("recovery %s, %v: want 0.4 s after the heal", d, ok)
+	}
+	// Served again during the cut (not touched by it): 0.
+	tl = &tableLog{begin: ms(0), acts: []act{{sent: ms(2000), answered: ms(2100), version: 3}},
+		events: []stamped{{ms(2200), 3}}}
+	if d, ok := tl.recovery(f); !ok || d != 0 {
+		t.Errorf("recovery %s, %v: want 0", d, ok)
+	}
+}

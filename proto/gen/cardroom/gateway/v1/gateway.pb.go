@@ -2624,10 +2624,13 @@ type ReplayEntry struct {
 	//	*ReplayEntry_Seat
 	//	*ReplayEntry_Timeout
 	//	*ReplayEntry_Abort
-	By            isReplayEntry_By       `protobuf_oneof:"by"`
-	Action        *anypb.Any             `protobuf:"bytes,5,opt,name=action,proto3" json:"action,omitempty"`
-	Time          *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
-	Events        []*v11.Event           `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
+	By     isReplayEntry_By       `protobuf_oneof:"by"`
+	Action *anypb.Any             `protobuf:"bytes,5,opt,name=action,proto3" json:"action,omitempty"`
+	Time   *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
+	Events []*v11.Event           `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
+	// The action id the move was sent with (ActRequest.action_id), on the caller's own seat's entries
+	// only: a client that lost the answer to an Act can see whether, and at which version, it applied.
+	ActionId      string `protobuf:"bytes,8,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2722,6 +2725,13 @@ func (x *ReplayEntry) GetEvents() []*v11.Event {
 		return x.Events
 	}
 	return nil
+}
+
+func (x *ReplayEntry) GetActionId() string {
+	if x != nil {
+		return x.ActionId
+	}
+	return ""
 }
 
 type isReplayEntry_By interface {
@@ -2981,7 +2991,7 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
 	"\x06labels\x18\x03 \x03(\tR\x06labels\"-\n" +
 	"\x10GetReplayRequest\x12\x19\n" +
-	"\btable_id\x18\x01 \x01(\tR\atableId\"\x88\x02\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\"\xa5\x02\n" +
 	"\vReplayEntry\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x14\n" +
 	"\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x12\x1a\n" +
@@ -2989,7 +2999,8 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x05abort\x18\x04 \x01(\bH\x00R\x05abort\x12,\n" +
 	"\x06action\x18\x05 \x01(\v2\x14.google.protobuf.AnyR\x06action\x12.\n" +
 	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x121\n" +
-	"\x06events\x18\a \x03(\v2\x19.cardroom.events.v1.EventR\x06eventsB\x04\n" +
+	"\x06events\x18\a \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x1b\n" +
+	"\taction_id\x18\b \x01(\tR\bactionIdB\x04\n" +
 	"\x02by\"\xc7\x01\n" +
 	"\x11GetReplayResponse\x124\n" +
 	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x12@\n" +
