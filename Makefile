@@ -63,3 +63,15 @@ run-distributed: ## every service its own process on loopback: 2 gateways, 2 rep
 .PHONY: chaos
 chaos: ## faults during games in the distributed mode (rules and gateway replicas killed, Redis and NATS restarted)
 	scripts/chaos
+
+# Images (docs/deploy.md): ko builds each main package into cardroom/<binary>:<tag> on a base that
+# tools/images makes and serves itself, so no registry is needed. The tag is the one the manifests
+# use (deploy/k8s/base/kustomization.yaml). Out: out/images/images.tar (docker load), sbom/ (SPDX).
+IMAGE_TAG ?= $(shell awk '/newTag:/ { print $$2; exit }' deploy/k8s/base/kustomization.yaml)
+IMAGE_PKGS = ./gateway/cmd/gateway ./services/sapotagem/cmd/sapotagem ./services/sponsio/cmd/sponsio \
+	./services/sabaisabai/cmd/sabaisabai ./services/saboteur/cmd/saboteur ./services/stats/cmd/stats ./cmd/cardroom
+
+.PHONY: images
+images: ## build every service's image (ko, no registry) into out/images; loads them into Docker when a daemon answers
+	cd tools && GOWORK=off $(GO) run ./images -ko "$$(./gotool -path ko)" -C .. -out ../out/images -tag $(IMAGE_TAG) $(IMAGE_PKGS)
+	@if docker info >/dev/null 2>&1; then docker load -i out/images/images.tar; else echo "images: no Docker daemon answers; the images are in out/images/images.tar"; fi
