@@ -65,7 +65,7 @@ func run(ko, out, tag, repo, dir string, pkgs []string) error {
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: registry.New(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: registry.New(registry.Logger(log.New(io.Discard, "", 0))), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(lis) }()
 	defer srv.Close()
 	// A registry on loopback is spoken to over plain HTTP, by this program and by ko alike.
@@ -75,6 +75,9 @@ func run(ko, out, tag, repo, dir string, pkgs []string) error {
 	}
 	if err := remote.Write(ref, base); err != nil {
 		return fmt.Errorf("pushing the base to the loopback registry: %w", err)
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Join(out, "sbom"), 0o755); err != nil {
 		return err
@@ -90,6 +93,8 @@ func run(ko, out, tag, repo, dir string, pkgs []string) error {
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	cmd.Env = append(os.Environ(),
+		// This program runs outside the workspace (GOWORK=off); ko builds inside it.
+		"GOWORK="+filepath.Join(dir, "go.work"),
 		"KO_DEFAULTBASEIMAGE="+ref.String(),
 		"KO_DOCKER_REPO="+repo,
 		// Same sources, same image: no build time in the config or the layers.
