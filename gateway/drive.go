@@ -179,13 +179,19 @@ func (s *Server) drive(ctx context.Context, id string) error {
 	period := s.opt.DriveInterval
 	tick := time.NewTicker(period)
 	defer tick.Stop()
+	// wake fires when a bot's move that had to wait becomes allowed (a reaction delay).
+	wake := time.NewTimer(time.Hour)
+	wake.Stop()
+	defer wake.Stop()
 	for {
 		_, changed, finished := h.since(^uint64(0))
 		if finished {
 			s.finish(ctx, id)
 			return nil
 		}
-		s.playFor(ctx, t, c, absent)
+		if next := s.playFor(ctx, t, c, absent); !next.IsZero() {
+			wake.Reset(max(next.Sub(s.now()), 0))
+		}
 		// A table with someone to play for is looked at every DriveInterval (a bot may have
 		// declined to move yet); a table of present players only when presence is due.
 		wait := checkEvery
@@ -200,6 +206,7 @@ func (s *Server) drive(ctx context.Context, id string) error {
 		case <-ctx.Done():
 			return nil
 		case <-changed:
+		case <-wake.C:
 		case <-tick.C:
 			if now := s.now(); humans && now.Sub(checked) >= checkEvery {
 				if absent, err = s.absent(ctx, t); err != nil {
@@ -227,8 +234,10 @@ func (s *Server) absent(ctx context.Context, t *lobby.Table) (map[int]bool, erro
 	return out, nil
 }
 
-// playFor asks the game's bot for a move at each seat it plays, and plays it.
-func (s *Server) playFor(ctx context.Context, t *lobby.Table, c rulesv1.RulesServiceClient, absent map[int]bool) {
+// playFor asks the game's bot for a move at each seat it plays, and plays it. A move the rules
+// allow only later (a bot's reaction delay) is left for then: next is the earliest such moment, zero
+// when there is none.
+func (s *Server) playFor(ctx context.Context, t *lobby.Table, c rulesv1.RulesServiceClient, absent map[int]bool) (next time.Time) {
 	for i, p := range t.Seats {
 		if !p.Bot && !absent[i] {
 			continue
@@ -236,6 +245,14 @@ func (s *Server) playFor(ctx context.Context, t *lobby.Table, c rulesv1.RulesSer
 		sug, err := c.SuggestAction(ctx, &rulesv1.SuggestActionRequest{TableId: t.ID, Seat: uint32(i)})
 		if err != nil {
 			continue // nothing to do at this seat now, or the table moved on
+		}
+		if nb := sug.GetNotBefore(); nb != nil {
+			if at := nb.AsTime(); at.After(s.now()) {
+				if next.IsZero() || at.Before(next) {
+					next = at
+				}
+				continue
+			}
 		}
 		v := sug.GetVersion()
 		_, err = c.Act(ctx, &rulesv1.ActRequest{
@@ -254,4 +271,5 @@ func (s *Server) playFor(ctx context.Context, t *lobby.Table, c rulesv1.RulesSer
 			s.log.WarnContext(ctx, "a bot move failed", "table", t.ID, "seat", i, "error", err)
 		}
 	}
+	return next
 }

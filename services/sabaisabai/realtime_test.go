@@ -3,6 +3,7 @@ package sabaisabai
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +19,8 @@ import (
 
 // TestPersonBeatsBotsThroughTheHarness runs a table of one person (seat 0) and two bots on the
 // rules service with its virtual clock, driven as the gateway drives it: every 50 ms the due
-// deadlines fire and each bot seat is asked for a move (SuggestAction) that is then played (Act),
-// refusals ignored. Every seat sees its whole row from the deal (peek_at_start 4), so whenever a
+// deadlines fire and each bot seat is asked for a move (SuggestAction) that is then played (Act)
+// once its not_before has passed; no such move may be refused for the bot's reaction delay. Every seat sees its whole row from the deal (peek_at_start 4), so whenever a
 // discard shows a rank, whoever holds one knows it. The person throws 300 ms after every discard
 // that matches a card of theirs. With the table's default timing, each of those throws must be
 // accepted, land before any bot's throw on that discard, and before the next discard.
@@ -107,11 +108,17 @@ func TestPersonBeatsBotsThroughTheHarness(t *testing.T) {
 			if err != nil {
 				continue
 			}
+			if nb := sug.GetNotBefore(); nb != nil && nb.AsTime().After(h.Now()) {
+				continue // the driver plays it then (Pacer)
+			}
 			v := sug.GetVersion()
 			_, err = h.Client.Act(ctx, &rulesv1.ActRequest{TableId: id, Seat: seat, Action: sug.GetAction(),
 				ActionId: fmt.Sprintf("b:%d:%d", v, seat), ExpectedVersion: &v})
 			if c := status.Code(err); err != nil && c != codes.FailedPrecondition && c != codes.Aborted {
 				t.Fatalf("bot %d: %v", seat, err)
+			}
+			if err != nil && strings.Contains(err.Error(), "reaction delay") {
+				t.Fatalf("bot %d's suggested throw was refused though not_before had passed: %v", seat, err)
 			}
 		}
 	}

@@ -121,6 +121,14 @@ type Waiter[A any] interface {
 	Wants(view proto.Message, legal []A) (A, bool)
 }
 
+// Pacer is a game whose rules make a bot wait before some of its actions are allowed (sabai-sabai's
+// Ruling B1: a bot throws only after its reaction delay). NotBefore is the earliest moment seat's
+// action a may be applied; false when it may be applied at once. The harness tells the bots' driver,
+// which plays the move at that moment rather than trying and being refused until it is allowed.
+type Pacer[S, A any] interface {
+	NotBefore(s S, seat int, a A) (time.Time, bool)
+}
+
 // RandomBot plays a uniformly random legal action.
 type RandomBot[A any] struct{}
 
@@ -154,6 +162,9 @@ type State interface {
 	// Suggest asks the game's bot for seat's move; false when the seat has nothing to do or its bot
 	// would rather wait (see Waiter).
 	Suggest(seat int, r *rand.Rand) (proto.Message, bool)
+	// NotBefore is the earliest moment seat's action may be applied, for games that make bots wait
+	// (see Pacer); false when it may be applied at once or the action is not the game's.
+	NotBefore(seat int, action proto.Message) (time.Time, bool)
 	Encode() ([]byte, error)
 }
 
@@ -240,6 +251,18 @@ func (b *bound[S, A]) LegalLabelled(seat int) ([]proto.Message, []string) {
 		labels[i] = b.g.DescribeAction(b.s, seat, a)
 	}
 	return out, labels
+}
+
+func (b *bound[S, A]) NotBefore(seat int, action proto.Message) (time.Time, bool) {
+	p, ok := b.g.(Pacer[S, A])
+	if !ok {
+		return time.Time{}, false
+	}
+	a, err := b.g.DecodeAction(action)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return p.NotBefore(b.s, seat, a)
 }
 
 func (b *bound[S, A]) Suggest(seat int, r *rand.Rand) (proto.Message, bool) {

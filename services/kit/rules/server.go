@@ -874,7 +874,11 @@ func (s *Server) suggest(ctx context.Context, req *rulesv1.SuggestActionRequest)
 	if err != nil {
 		return nil, fmt.Errorf("wrap action: %w", err)
 	}
-	return &rulesv1.SuggestActionResponse{Version: l.t.Version, Action: m}, nil
+	resp := &rulesv1.SuggestActionResponse{Version: l.t.Version, Action: m}
+	if at, ok := l.state.NotBefore(int(req.GetSeat()), a); ok && at.After(s.now()) {
+		resp.NotBefore = timestamppb.New(at)
+	}
+	return resp, nil
 }
 
 func (s *Server) GetLog(ctx context.Context, req *rulesv1.GetLogRequest) (*rulesv1.GetLogResponse, error) {

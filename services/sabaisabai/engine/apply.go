@@ -635,6 +635,16 @@ func (Game) Deadline(s *State) (time.Time, bool) {
 	return time.Unix(0, d).UTC(), true
 }
 
+// NotBefore implements engine.Pacer: a bot seat's throw is allowed once its reaction delay to the
+// card on top has passed since that card landed (Ruling B1). Any other action, or a person's, may be
+// applied at once (a discard chosen early waits on the table's deadline instead).
+func (Game) NotBefore(s *State, seat int, a Action) (time.Time, bool) {
+	if a.Kind != KindThrow || seat < 0 || seat >= int(s.n) || s.bots&bit(uint8(seat)) == 0 || s.top() == noCard {
+		return time.Time{}, false
+	}
+	return time.Unix(0, s.topAt+s.reaction(uint8(seat))).UTC(), true
+}
+
 // Timeout implements engine.Game. A passed nose deadline closes the window (every seat that has
 // not touched draws a penalty card). A passed turn deadline makes the awaited move: the pending
 // effect's first target (see autoResolve), the draw, or playing the drawn card.

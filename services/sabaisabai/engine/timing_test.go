@@ -308,3 +308,37 @@ func TestTimingSurvivesEncoding(t *testing.T) {
 		t.Fatal("timing lost in encoding")
 	}
 }
+
+// TestNotBefore: the harness learns when a bot's throw becomes allowed (Ruling B1), so that its
+// driver plays it then: refused a nanosecond earlier, accepted at that moment. A person's throw and
+// a bot's turn action may be applied at once.
+func TestNotBefore(t *testing.T) {
+	s := build(t, table{seats: 3, kinds: []gamev1.PlayerKind{person, robot, robot},
+		rows: [][]uint8{{8, 1, 2, 3}, {8, 1, 2, 3}, {8, 1, 2, 3}}, pile: []uint8{9, 8}})
+	for seat := range s.rows {
+		s.known[s.rows[seat][0]] = bit(uint8(seat))
+	}
+	doAt(t, s, 0, Action{Kind: KindDraw}, ms(0))
+	doAt(t, s, 0, Action{Kind: KindPlay}, ms(0))
+	if _, ok := (Game{}).NotBefore(s, 0, legalThrow(t, s, 0, 0, 0)); ok {
+		t.Fatal("a person's throw must not wait")
+	}
+	if _, ok := (Game{}).NotBefore(s, 1, Action{Kind: KindDraw}); ok {
+		t.Fatal("a bot's draw must not wait")
+	}
+	a := legalThrow(t, s, 1, 1, 0)
+	at, ok := (Game{}).NotBefore(s, 1, a)
+	if !ok {
+		t.Fatal("a bot's throw must wait for its reaction delay")
+	}
+	if d := at.Sub(ms(0)); d < DefaultBotReactionMin || d > DefaultBotReactionMax {
+		t.Fatalf("the bot may throw %v after the discard, outside [%v, %v]", d, DefaultBotReactionMin, DefaultBotReactionMax)
+	}
+	c := Game{}.Clone(s)
+	_, err := (Game{}).Apply(c, engine.Move[Action]{Seat: 1, Action: a, At: at.Add(-time.Nanosecond)})
+	var v *engine.Violation
+	if !errors.As(err, &v) || v.Code != CodeBotReacting {
+		t.Fatalf("a nanosecond early: %v, want %s", err, CodeBotReacting)
+	}
+	doAt(t, s, 1, a, at)
+}

@@ -1232,9 +1232,12 @@ func (x *SuggestActionRequest) GetSeat() uint32 {
 }
 
 type SuggestActionResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Version       uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
-	Action        *anypb.Any             `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Version uint64                 `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Action  *anypb.Any             `protobuf:"bytes,2,opt,name=action,proto3" json:"action,omitempty"`
+	// When set, the action is allowed only from this moment (a bot's reaction delay, sabai-sabai's
+	// Ruling B1): the driver plays it then, instead of trying earlier and being refused.
+	NotBefore     *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=not_before,json=notBefore,proto3" json:"not_before,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1279,6 +1282,13 @@ func (x *SuggestActionResponse) GetVersion() uint64 {
 func (x *SuggestActionResponse) GetAction() *anypb.Any {
 	if x != nil {
 		return x.Action
+	}
+	return nil
+}
+
+func (x *SuggestActionResponse) GetNotBefore() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NotBefore
 	}
 	return nil
 }
@@ -1465,10 +1475,12 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\x06labels\x18\x03 \x03(\tR\x06labels\"E\n" +
 	"\x14SuggestActionRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
-	"\x04seat\x18\x02 \x01(\rR\x04seat\"_\n" +
+	"\x04seat\x18\x02 \x01(\rR\x04seat\"\x9a\x01\n" +
 	"\x15SuggestActionResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12,\n" +
-	"\x06action\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x06action\"F\n" +
+	"\x06action\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x06action\x129\n" +
+	"\n" +
+	"not_before\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tnotBefore\"F\n" +
 	"\x11AbortTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"J\n" +
@@ -1548,28 +1560,29 @@ var file_cardroom_rules_v1_rules_proto_depIdxs = []int32{
 	15, // 17: cardroom.rules.v1.TableUpdate.legal:type_name -> cardroom.rules.v1.SeatActions
 	22, // 18: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
 	22, // 19: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
-	21, // 20: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	0,  // 21: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
-	2,  // 22: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
-	4,  // 23: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
-	7,  // 24: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
-	9,  // 25: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
-	11, // 26: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
-	16, // 27: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
-	18, // 28: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
-	1,  // 29: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
-	3,  // 30: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
-	5,  // 31: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
-	8,  // 32: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
-	10, // 33: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
-	13, // 34: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
-	17, // 35: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
-	19, // 36: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
-	29, // [29:37] is the sub-list for method output_type
-	21, // [21:29] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	24, // 20: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
+	21, // 21: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	0,  // 22: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
+	2,  // 23: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
+	4,  // 24: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
+	7,  // 25: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
+	9,  // 26: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
+	11, // 27: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
+	16, // 28: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
+	18, // 29: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
+	1,  // 30: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
+	3,  // 31: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
+	5,  // 32: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
+	8,  // 33: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
+	10, // 34: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
+	13, // 35: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
+	17, // 36: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
+	19, // 37: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
+	30, // [30:38] is the sub-list for method output_type
+	22, // [22:30] is the sub-list for method input_type
+	22, // [22:22] is the sub-list for extension type_name
+	22, // [22:22] is the sub-list for extension extendee
+	0,  // [0:22] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_rules_v1_rules_proto_init() }
