@@ -75,3 +75,7 @@ IMAGE_PKGS = ./gateway/cmd/gateway ./services/sapotagem/cmd/sapotagem ./services
 images: ## build every service's image (ko, no registry) into out/images; loads them into Docker when a daemon answers
 	cd tools && GOWORK=off $(GO) run ./images -ko "$$(./gotool -path ko)" -C .. -out ../out/images -tag $(IMAGE_TAG) $(IMAGE_PKGS)
 	@if docker info >/dev/null 2>&1; then docker load -i out/images/images.tar; else echo "images: no Docker daemon answers; the images are in out/images/images.tar"; fi
+
+.PHONY: e2e-containers
+e2e-containers: ## the distributed mode as containers of the built images, with rules and gateway containers killed mid-game (needs Docker; skips saying why without it)
+	scripts/e2e-containers
