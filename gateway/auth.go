@@ -21,42 +21,89 @@ import (
 
 // Session is who is calling.
 type Session struct {
-	Player  string
-	Name    string
+	Player string
+	Name   string
+	// Expires is when this token stops being accepted.
 	Expires time.Time
+	// ID names the sign-in the token comes from (kept by RefreshSession, revoked by SignOut);
+	// SignedIn is when it happened (a session lasts at most SessionMaxAge from it).
+	ID       string
+	SignedIn time.Time
 }
 
 type tokenClaims struct {
 	P string `json:"p"`
 	N string `json:"n"`
-	E int64  `json:"e"` // unix seconds
+	E int64  `json:"e"`           // expiry, unix seconds
+	A int64  `json:"a,omitempty"` // sign-in, unix seconds
+	S string `json:"s,omitempty"` // session id
 }
 
-// sessions signs and checks tokens: "v1.<payload>.<HMAC-SHA256 of the payload>", base64url.
+// sessions signs and checks tokens: "v2.<key id>.<payload>.<HMAC-SHA256 of v2.<key id>.<payload>>",
+// payload and HMAC base64url; the key of the first id signs, every key verifies. Tokens of the
+// form before key ids, "v1.<payload>.<HMAC of v1.<payload>>", are checked against every key.
 type sessions struct {
-	key []byte
-	ttl time.Duration
-	now func() time.Time
+	keys    map[string][]byte
+	signer  string
+	ttl     time.Duration
+	maxAge  time.Duration
+	now     func() time.Time
+	revoked *revocations
 
 	// verified remembers the sessions of tokens whose signature was checked (a client sends its
-	// token with every call): token → Session. Expiry is still checked at every call.
+	// token with every call): token → *verifiedToken. Expiry and revocation are still checked at
+	// every call.
 	verified  sync.Map
 	nVerified atomic.Int64
+}
+
+type verifiedToken struct {
+	sess Session
+	// checked is when the shared revocations last said the session was not revoked (unix nanos).
+	checked atomic.Int64
 }
 
 // maxVerified bounds the tokens remembered; past it the memory starts over.
 const maxVerified = 100_000
 
-func (ss *sessions) issue(player, name string) (string, time.Time) {
-	exp := ss.now().Add(ss.ttl).Truncate(time.Second)
-	payload, _ := json.Marshal(tokenClaims{P: player, N: name, E: exp.Unix()})
-	p := base64.RawURLEncoding.EncodeToString(payload)
-	return "v1." + p + "." + base64.RawURLEncoding.EncodeToString(ss.mac(p)), exp
+func newSessions(keys []SessionKey, ttl, maxAge time.Duration, now func() time.Time, rv *revocations) *sessions {
+	ss := &sessions{keys: map[string][]byte{}, signer: keys[0].ID, ttl: ttl, maxAge: maxAge, now: now, revoked: rv}
+	for _, k := range keys {
+		ss.keys[k.ID] = k.Secret
+	}
+	return ss
 }
 
-func (ss *sessions) mac(p string) []byte {
-	m := hmac.New(sha256.New, ss.key)
-	m.Write([]byte("v1." + p))
+// issue opens a new session for a player.
+func (ss *sessions) issue(player, name string) (string, time.Time) {
+	now := ss.now()
+	return ss.sign(Session{Player: player, Name: name, ID: newID("s-"), SignedIn: now.Truncate(time.Second)})
+}
+
+// sign makes a token of sess, valid for the TTL from now but never past the session's maximum age.
+func (ss *sessions) sign(sess Session) (string, time.Time) {
+	exp := ss.now().Add(ss.ttl)
+	if end := sess.SignedIn.Add(ss.maxAge); exp.After(end) {
+		exp = end
+	}
+	exp = exp.Truncate(time.Second)
+	payload, _ := json.Marshal(tokenClaims{P: sess.Player, N: sess.Name, E: exp.Unix(), A: sess.SignedIn.Unix(), S: sess.ID})
+	head := "v2." + ss.signer + "." + base64.RawURLEncoding.EncodeToString(payload)
+	return head + "." + base64.RawURLEncoding.EncodeToString(mac(ss.keys[ss.signer], head)), exp
+}
+
+// refresh signs a new token of sess's session, or refuses once its maximum age is reached.
+func (ss *sessions) refresh(sess Session) (string, time.Time, error) {
+	if !ss.now().Before(sess.SignedIn.Add(ss.maxAge)) {
+		return "", time.Time{}, unauthenticated("session reached its maximum age; sign in again")
+	}
+	tok, exp := ss.sign(sess)
+	return tok, exp, nil
+}
+
+func mac(key []byte, signed string) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(signed))
 	return m.Sum(nil)
 }
 
@@ -64,45 +111,86 @@ func unauthenticated(msg string) error {
 	return refusal(codes.Unauthenticated, CodeUnauthenticated, "%s", msg)
 }
 
-func (ss *sessions) check(token string) (Session, error) {
-	if v, ok := ss.verified.Load(token); ok {
-		sess := v.(Session)
-		if !ss.now().Before(sess.Expires) {
-			return Session{}, unauthenticated("session expired; sign in again")
+func sessionRevoked() error {
+	return refusal(codes.Unauthenticated, CodeSessionRevoked, "session signed out; sign in again")
+}
+
+func (ss *sessions) check(ctx context.Context, token string) (Session, error) {
+	v, ok := ss.verified.Load(token)
+	if !ok {
+		sess, err := ss.verify(token)
+		if err != nil {
+			return Session{}, err
 		}
-		return sess, nil
+		var loaded bool
+		if v, loaded = ss.verified.LoadOrStore(token, &verifiedToken{sess: sess}); !loaded && ss.nVerified.Add(1) > maxVerified {
+			ss.verified.Clear()
+			ss.nVerified.Store(0)
+		}
 	}
-	sess, err := ss.verify(token)
-	if err != nil {
+	vt := v.(*verifiedToken)
+	now := ss.now()
+	if !now.Before(vt.sess.Expires) {
+		return Session{}, unauthenticated("session expired; sign in again")
+	}
+	if err := ss.revoked.check(ctx, vt, now); err != nil {
 		return Session{}, err
 	}
-	if _, loaded := ss.verified.LoadOrStore(token, sess); !loaded && ss.nVerified.Add(1) > maxVerified {
-		ss.verified.Clear()
-		ss.nVerified.Store(0)
-	}
-	return sess, nil
+	return vt.sess, nil
 }
 
 // verify checks a token's signature, claims and expiry.
 func (ss *sessions) verify(token string) (Session, error) {
 	parts := strings.Split(token, ".")
-	if len(parts) != 3 || parts[0] != "v1" {
+	var payload string
+	switch {
+	case len(parts) == 4 && parts[0] == "v2":
+		key, ok := ss.keys[parts[1]]
+		if !ok {
+			return Session{}, unauthenticated("session token signed with a key this cardroom no longer has; sign in again")
+		}
+		sig, err := base64.RawURLEncoding.DecodeString(parts[3])
+		if err != nil || !hmac.Equal(sig, mac(key, "v2."+parts[1]+"."+parts[2])) {
+			return Session{}, unauthenticated("invalid session token")
+		}
+		payload = parts[2]
+	case len(parts) == 3 && parts[0] == "v1":
+		sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+		if err != nil || !ss.anyKeySigned(sig, "v1."+parts[1]) {
+			return Session{}, unauthenticated("invalid session token")
+		}
+		payload = parts[1]
+	default:
 		return Session{}, unauthenticated("malformed session token")
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
-	if err != nil || !hmac.Equal(sig, ss.mac(parts[1])) {
-		return Session{}, unauthenticated("invalid session token")
-	}
-	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	raw, err := base64.RawURLEncoding.DecodeString(payload)
 	var c tokenClaims
-	if err != nil || json.Unmarshal(payload, &c) != nil || c.P == "" {
+	if err != nil || json.Unmarshal(raw, &c) != nil || c.P == "" {
 		return Session{}, unauthenticated("invalid session token")
 	}
 	exp := time.Unix(c.E, 0)
 	if !ss.now().Before(exp) {
 		return Session{}, unauthenticated("session expired; sign in again")
 	}
-	return Session{Player: c.P, Name: c.N, Expires: exp}, nil
+	sess := Session{Player: c.P, Name: c.N, Expires: exp, ID: c.S, SignedIn: time.Unix(c.A, 0)}
+	if parts[0] == "v1" {
+		// Before session ids: the token is its own session, signed in one TTL before it expires.
+		sess.ID = "v1-" + parts[2]
+		sess.SignedIn = exp.Add(-ss.ttl)
+	}
+	if sess.ID == "" {
+		return Session{}, unauthenticated("invalid session token")
+	}
+	return sess, nil
+}
+
+func (ss *sessions) anyKeySigned(sig []byte, signed string) bool {
+	for _, k := range ss.keys {
+		if hmac.Equal(sig, mac(k, signed)) {
+			return true
+		}
+	}
+	return false
 }
 
 // fromContext checks the "authorization: Bearer <token>" metadata.
@@ -117,7 +205,7 @@ func (ss *sessions) fromContext(ctx context.Context) (Session, error) {
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return Session{}, unauthenticated("authorization must be \"Bearer <token>\"")
 	}
-	return ss.check(strings.TrimSpace(tok))
+	return ss.check(ctx, strings.TrimSpace(tok))
 }
 
 var idEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)

@@ -27,7 +27,7 @@ func TestBadInput(t *testing.T) {
 		onTurn = bob
 	}
 	// A token signed by a replica with another key, and one that expired.
-	otherKey, err := gateway.New(gateway.Options{SessionKey: []byte("another key")}, lobby.NewMemory(), e.natsConn,
+	otherKey, err := gateway.New(gateway.Options{SessionKey: []byte(strings.Repeat("another key ", 3))}, lobby.NewMemory(), e.natsConn,
 		map[string]grpc.ClientConnInterface{game: nil})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/testenv"
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -53,6 +54,8 @@ type envOptions struct {
 	fileBus  bool            // the stream on disk, so that it survives restartNATS
 	// gatewayUnary, when set, sees every unary call the gateway replicas serve.
 	gatewayUnary grpc.UnaryServerInterceptor
+	// perGateway, when set, changes the options of replica i.
+	perGateway func(i int, o *gateway.Options)
 }
 
 // env is a whole cardroom in the test process: an embedded NATS, the stores, rules replicas of the
@@ -65,6 +68,8 @@ type env struct {
 	lobby    lobby.Store
 	accounts gateway.Accounts
 	tables   store.Store
+	rdb      *redis.Client // with redis: the test Redis, keys under prefix
+	prefix   string
 	busURL   string
 	natsConn *bus.Bus
 	// restartNATS stops the embedded NATS and starts it again on the same port and directory.
@@ -119,6 +124,11 @@ func newEnv(t testing.TB, o envOptions) *env {
 		}
 		if e.accounts, err = accounts.NewRedis(ctx, rdb, prefix); err != nil {
 			t.Fatal(err)
+		}
+		e.rdb, e.prefix = rdb, prefix
+		if o.opt.Redis == nil {
+			// As Host does: rate limits and sign-outs shared by the replicas.
+			o.opt.Redis, o.opt.RedisPrefix = rdb, prefix
 		}
 	} else {
 		e.tables, e.lobby, e.accounts = store.NewMemory(), lobby.NewMemory(), accounts.NewMemory()
@@ -189,6 +199,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	for i := range o.gateways {
 		opt := o.opt
 		opt.Replica = fmt.Sprint("gw-", i)
+		if o.perGateway != nil {
+			o.perGateway(i, &opt)
+		}
 		gw, err := gateway.New(opt, e.lobby, connectBus(opt.Replica), conns)
 		if err != nil {
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 // Codes of the gateway's own refusals (RuleViolation.code); the rules services' codes pass through.
 const (
 	CodeUnauthenticated = "UNAUTHENTICATED"
+	CodeSessionRevoked  = "SESSION_REVOKED"
 	CodeNotYourSeat     = "NOT_YOUR_SEAT"
 	CodeTableNotFound   = "TABLE_NOT_FOUND"
 	CodeTicketNotFound  = "TICKET_NOT_FOUND"

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +28,7 @@ import (
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
 	"github.com/nats-io/nats.go"
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
@@ -36,10 +38,27 @@ import (
 
 // Options tune a Server; zero values take the defaults.
 type Options struct {
-	// SessionKey signs session tokens; every replica needs the same. Empty: a random key.
-	SessionKey []byte
-	// SessionTTL is a token's lifetime (default 12h).
-	SessionTTL time.Duration
+	// SessionKeys sign and verify session tokens: the first signs, every one verifies (a new key
+	// goes first while the old ones still verify the tokens they signed). Every replica needs the
+	// same keys, each at least MinSessionKeyBytes long. SessionKey is one key of id LegacyKeyID,
+	// used when SessionKeys is empty. Neither: a random key of this process, unless Redis is set
+	// (replicas sharing Redis serve each other's clients), where New refuses.
+	SessionKeys []SessionKey
+	SessionKey  []byte
+	// SessionTTL is a token's lifetime (default 12h); SessionMaxAge the longest a session lasts
+	// from its sign-in, RefreshSession included (default 7 days).
+	SessionTTL    time.Duration
+	SessionMaxAge time.Duration
+	// Redis, when set, makes the per-player rate limits and the sign-outs shared by every replica
+	// using it, with keys under RedisPrefix. RevocationRecheck is how long a replica trusts that a
+	// session it saw is not signed out on another replica before asking Redis again (default 5s;
+	// negative: at every call).
+	Redis             redis.UniversalClient
+	RedisPrefix       string
+	RevocationRecheck time.Duration
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client's address (for the
+	// sign-in limit); a call from any other peer is limited by the peer's address. Default none.
+	TrustedProxies []netip.Prefix
 	// AbsenceGrace is how long a seated player may go without Watch before a bot plays (default 30s).
 	AbsenceGrace time.Duration
 	// RateLimit (requests/s) and RateBurst per player (defaults 50 and 100; a negative RateLimit: none;
@@ -89,9 +108,8 @@ func OptionsFrom(cfg config.Config) Options {
 		MaxRequestBytes: cfg.MaxRequestBytes, TicketMaxWait: cfg.TicketMaxWait, Retention: cfg.Retention,
 		DriveLease: cfg.DriveLease,
 	}
-	if cfg.SessionKey != "" {
-		o.SessionKey = []byte(cfg.SessionKey)
-	}
+	// The keys and the trusted proxies are read by Host, which can refuse them.
+	o.SessionMaxAge = cfg.SessionMaxAge
 	if cfg.RateLimit == 0 {
 		o.RateLimit = -1
 	}
@@ -99,16 +117,14 @@ func OptionsFrom(cfg config.Config) Options {
 }
 
 func (o *Options) defaults() {
-	if len(o.SessionKey) == 0 {
-		o.SessionKey = make([]byte, 32)
-		_, _ = rand.Read(o.SessionKey)
-	}
 	def := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v
 		}
 	}
 	def(&o.SessionTTL, 12*time.Hour)
+	def(&o.SessionMaxAge, 7*24*time.Hour)
+	def(&o.RevocationRecheck, 5*time.Second)
 	def(&o.AbsenceGrace, 30*time.Second)
 	def(&o.TicketMaxWait, 30*time.Second)
 	def(&o.Retention, 24*time.Hour)
@@ -148,6 +164,26 @@ func (o *Options) defaults() {
 	}
 }
 
+// sessionKeys are the keys of o: SessionKeys, else SessionKey, else (not with Redis) a random one.
+func sessionKeys(o Options) ([]SessionKey, error) {
+	keys := o.SessionKeys
+	if len(keys) == 0 && len(o.SessionKey) > 0 {
+		keys = []SessionKey{{ID: LegacyKeyID, Secret: o.SessionKey}}
+	}
+	if len(keys) == 0 {
+		if o.Redis != nil {
+			return nil, fmt.Errorf("gateway: no session key: a gateway sharing Redis with other replicas needs the same key as they: set %s (at least %d bytes)", keyEnv, MinSessionKeyBytes)
+		}
+		secret := make([]byte, MinSessionKeyBytes)
+		_, _ = rand.Read(secret)
+		return []SessionKey{{ID: "local", Secret: secret}}, nil
+	}
+	if err := checkSessionKeys(keys); err != nil {
+		return nil, fmt.Errorf("gateway: %w", err)
+	}
+	return keys, nil
+}
+
 // Server serves cardroom.gateway.v1.GatewayService.
 type Server struct {
 	gatewayv1.UnimplementedGatewayServiceServer
@@ -180,14 +216,26 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 		return nil, errors.New("gateway: no rules service to route to")
 	}
 	opt.defaults()
+	keys, err := sessionKeys(opt)
+	if err != nil {
+		return nil, err
+	}
+	m := newMetrics()
+	log := opt.Logger.With(slog.String("replica", opt.Replica))
+	rv := newRevocations(opt.Redis, opt.RedisPrefix, max(0, opt.RevocationRecheck), log,
+		func(ctx context.Context) { m.fallbacks.Add(ctx, 1, fellBackRevocations) })
+	lim := newLimiter(opt.RateLimit, opt.RateBurst, opt.Now)
+	if opt.Redis != nil {
+		lim.share(opt.Redis, opt.RedisPrefix, log, func(ctx context.Context) { m.fallbacks.Add(ctx, 1, fellBackRateLimit) })
+	}
 	s := &Server{
-		opt: opt, log: opt.Logger.With(slog.String("replica", opt.Replica)), lobby: st, bus: b,
+		opt: opt, log: log, lobby: st, bus: b,
 		rules:    map[string]rulesv1.RulesServiceClient{},
-		sessions: &sessions{key: opt.SessionKey, ttl: opt.SessionTTL, now: opt.Now},
+		sessions: newSessions(keys, opt.SessionTTL, opt.SessionMaxAge, opt.Now, rv),
 		identity: newIdentity(opt.Accounts, opt.Argon2, opt.PasswordHashers, opt.Now),
-		limits:   newLimiter(opt.RateLimit, opt.RateBurst, opt.Now),
+		limits:   lim,
 		kick:     make(chan struct{}, 1),
-		metrics:  newMetrics(),
+		metrics:  m,
 		games:    map[string]*rulesv1.DescribeGameResponse{},
 	}
 	for g, cc := range conns {
@@ -228,7 +276,7 @@ func (s *Server) begin(ctx context.Context, req proto.Message) (Session, error) 
 		s.metrics.refusals.Add(ctx, 1, reasonUnauthenticated)
 		return Session{}, err
 	}
-	if !s.limits.allow(sess.Player) {
+	if !s.limits.allow(ctx, sess.Player) {
 		s.metrics.refusals.Add(ctx, 1, reasonRateLimited)
 		return Session{}, refusal(codes.ResourceExhausted, CodeRateLimited, "too many requests; slow down")
 	}

@@ -17,6 +17,7 @@ require (
 )
 
 require (
+	github.com/go-redis/redis_rate/v10 v10.0.1 // indirect
 	github.com/redis/go-redis/extra/redisotel/v9 v9.23.0 // indirect
 	github.com/soheilhy/cmux v0.1.5 // indirect
 )

@@ -29,7 +29,20 @@ func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b
 	if opt.Accounts, err = OpenAccounts(ctx, a); err != nil {
 		return nil, err
 	}
-	if len(opt.SessionKey) == 0 {
+	if opt.SessionKeys, err = ParseSessionKeys(a.Config.SessionKey); err != nil {
+		return nil, err
+	}
+	if opt.TrustedProxies, err = ParseTrustedProxies(a.Config.TrustedProxies); err != nil {
+		return nil, err
+	}
+	if a.Config.RedisURL != "" {
+		// Shared with the other replicas: rate limits and sign-outs (and New refuses to start
+		// without a session key).
+		if opt.Redis, err = a.Redis(ctx); err != nil {
+			return nil, err
+		}
+		opt.RedisPrefix = a.Config.RedisPrefix
+	} else if len(opt.SessionKeys) == 0 {
 		a.Log.Warn("no session key set (CARDROOM_SESSION_KEY): sessions are signed with a random key of this process")
 	}
 	srv, err := New(opt, st, b, conns)

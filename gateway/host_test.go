@@ -20,7 +20,7 @@ import (
 // rules service in the same process (InProcess), the embedded NATS and the memory stores.
 func TestHost(t *testing.T) {
 	cfg, err := config.Parse("test", []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "warn",
-		"--session-key", "k", "--absence-grace", "1h"}, func(string) string { return "" })
+		"--session-key", "a key of this test, 32 bytes long", "--absence-grace", "1h"}, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

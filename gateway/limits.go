@@ -1,16 +1,91 @@
 package gateway
 
 import (
+	"context"
+	"log/slog"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/keepalive"
 )
 
-// limiter is a token bucket per player, in this replica (a client spread over n replicas gets up
-// to n times the rate; a shared limit would cost a Redis round trip per call).
+// limiter limits each key's requests (a player's calls, an address's sign-ins): a token bucket
+// per key in this replica, and, in the distributed mode, the same limit shared by every replica in
+// Redis (redis_rate's GCRA, key rate:<prefix>gw:rl:<key>). A call passes when both allow it; the
+// local bucket is asked first, so a client over its limit costs no Redis round trip. When Redis
+// does not answer, the local bucket alone decides (fails open to the per-replica limit) until
+// Redis answers again, tried at most once a second; each such call is counted in
+// cardroom.gateway.rate_limit_fallbacks and the first of each outage logged.
 type limiter struct {
+	local  *localLimiter
+	shared *redis_rate.Limiter // nil: this replica only
+	limit  redis_rate.Limit
+	prefix string
+	now    func() time.Time
+	log    *slog.Logger
+	onFall func(context.Context)
+
+	// down is when Redis last failed (unix nanos; 0: up).
+	down atomic.Int64
+}
+
+// sharedTimeout bounds one look-up of the shared limit; past it the call is judged locally.
+const sharedTimeout = 250 * time.Millisecond
+
+func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
+	return &limiter{local: newLocalLimiter(rate, burst, now), now: now, log: slog.Default(), onFall: func(context.Context) {}}
+}
+
+// share makes the limit shared through rdb, with keys under prefix.
+func (l *limiter) share(rdb redis.UniversalClient, prefix string, log *slog.Logger, onFall func(context.Context)) {
+	if l.local.rate < 0 {
+		return
+	}
+	// redis_rate counts whole events per period: the rate per hour keeps fractional rates.
+	l.shared = redis_rate.NewLimiter(rdb)
+	l.limit = redis_rate.Limit{Rate: max(1, int(math.Round(l.local.rate*3600))), Burst: int(l.local.burst), Period: time.Hour}
+	l.prefix = prefix + "gw:rl:"
+	l.log, l.onFall = log, onFall
+}
+
+func (l *limiter) allow(ctx context.Context, key string) bool {
+	if !l.local.allow(key) {
+		return false
+	}
+	if l.shared == nil {
+		return true
+	}
+	now := l.now().UnixNano()
+	if d := l.down.Load(); d != 0 && now-d < int64(time.Second) {
+		l.onFall(ctx)
+		return true
+	}
+	cctx, cancel := context.WithTimeout(ctx, sharedTimeout)
+	res, err := l.shared.Allow(cctx, l.prefix+key, l.limit)
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return true // the caller left; its call fails on its own
+		}
+		if l.down.Swap(now) == 0 {
+			l.log.WarnContext(ctx, "shared rate limit unavailable: limiting per replica until Redis answers", slog.Any("error", err))
+		}
+		l.onFall(ctx)
+		return true
+	}
+	if l.down.Load() != 0 && l.down.Swap(0) != 0 {
+		l.log.InfoContext(ctx, "shared rate limit available again")
+	}
+	return res.Allowed > 0
+}
+
+// localLimiter is a token bucket per key, in this replica.
+type localLimiter struct {
 	rate  float64
 	burst float64
 	now   func() time.Time
@@ -25,11 +100,11 @@ type bucket struct {
 	at     time.Time
 }
 
-func newLimiter(rate float64, burst int, now func() time.Time) *limiter {
-	return &limiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
+func newLocalLimiter(rate float64, burst int, now func() time.Time) *localLimiter {
+	return &localLimiter{rate: rate, burst: float64(burst), now: now, buckets: map[string]*bucket{}}
 }
 
-func (l *limiter) allow(player string) bool {
+func (l *localLimiter) allow(player string) bool {
 	if l.rate < 0 {
 		return true
 	}

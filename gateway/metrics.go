@@ -15,6 +15,7 @@ type metrics struct {
 	queueWait    metric.Float64Histogram
 	botMoves     metric.Int64Counter
 	gapRepairs   metric.Int64Counter
+	fallbacks    metric.Int64Counter
 }
 
 func newMetrics() *metrics {
@@ -29,13 +30,17 @@ func newMetrics() *metrics {
 		metric.WithExplicitBucketBoundaries(0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300))
 	bots, _ := m.Int64Counter("cardroom.gateway.bot_moves", metric.WithDescription("Moves played by the gateway, for bots and for absent players."))
 	gaps, _ := m.Int64Counter("cardroom.gateway.gap_repairs", metric.WithDescription("Reads of a table's log to fill a gap in its events."))
-	return &metrics{watchStreams: streams, hubs: hubs, refusals: refusals, matches: matches, queueWait: wait, botMoves: bots, gapRepairs: gaps}
+	fallbacks, _ := m.Int64Counter("cardroom.gateway.shared_fallbacks",
+		metric.WithDescription("Calls judged without Redis because it did not answer: rate limit per replica, sign-outs of other replicas unchecked."))
+	return &metrics{fallbacks: fallbacks, watchStreams: streams, hubs: hubs, refusals: refusals, matches: matches, queueWait: wait, botMoves: bots, gapRepairs: gaps}
 }
 
 var (
 	reasonUnauthenticated = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", "unauthenticated")))
 	reasonRateLimited     = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", "rate_limited")))
 	reasonTooLarge        = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", "too_large")))
+	fellBackRateLimit     = metric.WithAttributeSet(attribute.NewSet(attribute.String("check", "rate_limit")))
+	fellBackRevocations   = metric.WithAttributeSet(attribute.NewSet(attribute.String("check", "revocation")))
 	forBot                = metric.WithAttributeSet(attribute.NewSet(attribute.String("seat", "bot")))
 	forAbsent             = metric.WithAttributeSet(attribute.NewSet(attribute.String("seat", "absent")))
 )

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
-	"net"
 	"slices"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -29,12 +27,8 @@ func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gat
 		return nil, invalid("", CodeTooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
 	}
 	// Before a session there is no player: sign-ins are limited per client address.
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		host, _, err := net.SplitHostPort(p.Addr.String())
-		if err != nil {
-			host = p.Addr.String()
-		}
-		if !s.limits.allow("addr:" + host) {
+	if host := clientAddr(ctx, s.opt.TrustedProxies); host != "" {
+		if !s.limits.allow(ctx, "addr:"+host) {
 			s.metrics.refusals.Add(ctx, 1, reasonRateLimited)
 			return nil, refusal(codes.ResourceExhausted, CodeRateLimited, "too many sign-ins; slow down")
 		}
@@ -67,8 +61,32 @@ func (s *Server) RefreshSession(ctx context.Context, req *gatewayv1.RefreshSessi
 	if err != nil {
 		return nil, err
 	}
-	tok, exp := s.sessions.issue(sess.Player, sess.Name)
+	tok, exp, err := s.sessions.refresh(sess)
+	if err != nil {
+		return nil, err
+	}
 	return &gatewayv1.RefreshSessionResponse{SessionToken: tok, ExpiresAt: timestamppb.New(exp)}, nil
+}
+
+// SignOut revokes the caller's session: every token of its sign-in, until the latest any of them
+// could expire (the TTL from now, within the maximum age).
+func (s *Server) SignOut(ctx context.Context, req *gatewayv1.SignOutRequest) (*gatewayv1.SignOutResponse, error) {
+	sess, err := s.begin(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	until := now.Add(s.opt.SessionTTL)
+	if end := sess.SignedIn.Add(s.opt.SessionMaxAge); until.After(end) {
+		until = end
+	}
+	if until.Before(sess.Expires) {
+		until = sess.Expires
+	}
+	if err := s.sessions.revoked.revoke(ctx, sess.ID, now, until); err != nil {
+		return nil, s.toStatus(ctx, err)
+	}
+	return &gatewayv1.SignOutResponse{}, nil
 }
 
 func (s *Server) ListGames(ctx context.Context, _ *gatewayv1.ListGamesRequest) (*gatewayv1.ListGamesResponse, error) {

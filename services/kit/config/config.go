@@ -50,11 +50,17 @@ type Config struct {
 	// target resolves to and sends each table's calls to one of them by table affinity
 	// (gateway/affinity.go); calls that name no table go round-robin.
 	RulesTargets string
-	// SessionKey signs session tokens (HMAC-SHA256); every gateway replica needs the same one. Empty:
-	// a random key per process (sessions do not survive a restart nor cross replicas).
+	// SessionKey holds the keys of session tokens (HMAC-SHA256), "id:base64,..." with the first
+	// signing and all verifying, or one key as written (gateway.ParseSessionKeys); every gateway
+	// replica needs the same. Empty: a random key per process, refused when Redis is set.
 	SessionKey string
-	// SessionTTL is how long a session token is valid; RefreshSession renews it.
-	SessionTTL time.Duration
+	// SessionTTL is how long a session token is valid; RefreshSession renews it, up to
+	// SessionMaxAge from the sign-in.
+	SessionTTL    time.Duration
+	SessionMaxAge time.Duration
+	// TrustedProxies are the CIDR prefixes of the proxies whose X-Forwarded-For names a client's
+	// address, comma-separated. Empty: none (the peer's address is the client's).
+	TrustedProxies string
 	// AbsenceGrace is how long a seated player may go without a Watch stream before a bot plays for them.
 	AbsenceGrace time.Duration
 	// RateLimit is each player's sustained requests per second (0: no limit); RateBurst the burst
@@ -130,8 +136,10 @@ var settings = []setting{
 	{"retention", "CARDROOM_RETENTION", "24h", "how long finished tables and their logs are kept", dur(func(c *Config) *time.Duration { return &c.Retention })},
 	{"shutdown-timeout", "CARDROOM_SHUTDOWN_TIMEOUT", "10s", "bound on the graceful stop", dur(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"rules-targets", "CARDROOM_RULES_TARGETS", "", "gateway: game=target pairs of the rules services, comma-separated", str(func(c *Config) *string { return &c.RulesTargets })},
-	{"session-key", "CARDROOM_SESSION_KEY", "", "gateway: HMAC key of session tokens (empty: random per process)", str(func(c *Config) *string { return &c.SessionKey })},
+	{"session-key", "CARDROOM_SESSION_KEY", "", "gateway: keys of session tokens, id:base64 comma-separated, the first signing (one key without ':' is taken as written); required with Redis (empty: random per process)", str(func(c *Config) *string { return &c.SessionKey })},
 	{"session-ttl", "CARDROOM_SESSION_TTL", "12h", "gateway: how long a session token is valid", dur(func(c *Config) *time.Duration { return &c.SessionTTL })},
+	{"session-max-age", "CARDROOM_SESSION_MAX_AGE", "168h", "gateway: longest a session lasts from its sign-in, refreshes included", dur(func(c *Config) *time.Duration { return &c.SessionMaxAge })},
+	{"trusted-proxies", "CARDROOM_TRUSTED_PROXIES", "", "gateway: CIDR prefixes of proxies whose X-Forwarded-For is believed, comma-separated (empty: none)", str(func(c *Config) *string { return &c.TrustedProxies })},
 	{"absence-grace", "CARDROOM_ABSENCE_GRACE", "30s", "gateway: time without a Watch stream before a bot plays a seat", dur(func(c *Config) *time.Duration { return &c.AbsenceGrace })},
 	{"rate-limit", "CARDROOM_RATE_LIMIT", "50", "gateway: requests per second per player (0: no limit)", float(func(c *Config) *float64 { return &c.RateLimit })},
 	{"rate-burst", "CARDROOM_RATE_BURST", "100", "gateway: burst of requests per player", num(func(c *Config) *int { return &c.RateBurst })},
@@ -222,6 +230,8 @@ func (c Config) LogValue() slog.Value {
 		slog.String("rules_targets", c.RulesTargets),
 		slog.Bool("session_key_set", c.SessionKey != ""),
 		slog.Duration("session_ttl", c.SessionTTL),
+		slog.Duration("session_max_age", c.SessionMaxAge),
+		slog.String("trusted_proxies", c.TrustedProxies),
 		slog.Duration("absence_grace", c.AbsenceGrace),
 		slog.Float64("rate_limit", c.RateLimit),
 		slog.Int("rate_burst", c.RateBurst),

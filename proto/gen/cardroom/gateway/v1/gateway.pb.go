@@ -10,8 +10,8 @@
 // google.protobuf.Any (ListGames names their types).
 //
 // Errors are gRPC statuses; refusals carry a cardroom.game.v1.RuleViolation detail with a stable
-// code. UNAUTHENTICATED: no, forged or expired session token; a sign-in with a wrong secret or
-// password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
+// code. UNAUTHENTICATED: no, forged or expired session token (UNAUTHENTICATED), a signed-out one
+// (SESSION_REVOKED); a sign-in with a wrong secret or password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
 // PERMISSION_DENIED: acting for a seat that is not the caller's. NOT_FOUND: unknown table or
 // ticket. INVALID_ARGUMENT: malformed or oversized request. FAILED_PRECONDITION: an illegal move
 // or a lobby step out of order. RESOURCE_EXHAUSTED: the caller's rate limit.
@@ -545,6 +545,78 @@ func (x *RefreshSessionResponse) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
+type SignOutRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignOutRequest) Reset() {
+	*x = SignOutRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignOutRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignOutRequest) ProtoMessage() {}
+
+func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignOutRequest.ProtoReflect.Descriptor instead.
+func (*SignOutRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
+}
+
+type SignOutResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SignOutResponse) Reset() {
+	*x = SignOutResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SignOutResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SignOutResponse) ProtoMessage() {}
+
+func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SignOutResponse.ProtoReflect.Descriptor instead.
+func (*SignOutResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
+}
+
 type ListGamesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -553,7 +625,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -565,7 +637,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[6]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -578,7 +650,7 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{6}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
 }
 
 type GameInfo struct {
@@ -596,7 +668,7 @@ type GameInfo struct {
 
 func (x *GameInfo) Reset() {
 	*x = GameInfo{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +680,7 @@ func (x *GameInfo) String() string {
 func (*GameInfo) ProtoMessage() {}
 
 func (x *GameInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[7]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +693,7 @@ func (x *GameInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GameInfo.ProtoReflect.Descriptor instead.
 func (*GameInfo) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{7}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GameInfo) GetGame() string {
@@ -675,7 +747,7 @@ type ListGamesResponse struct {
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -687,7 +759,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[8]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -700,7 +772,7 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{8}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListGamesResponse) GetGames() []*GameInfo {
@@ -735,7 +807,7 @@ type Table struct {
 
 func (x *Table) Reset() {
 	*x = Table{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -747,7 +819,7 @@ func (x *Table) String() string {
 func (*Table) ProtoMessage() {}
 
 func (x *Table) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[9]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -760,7 +832,7 @@ func (x *Table) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Table.ProtoReflect.Descriptor instead.
 func (*Table) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{9}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Table) GetTableId() string {
@@ -853,7 +925,7 @@ type CreateTableRequest struct {
 
 func (x *CreateTableRequest) Reset() {
 	*x = CreateTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -865,7 +937,7 @@ func (x *CreateTableRequest) String() string {
 func (*CreateTableRequest) ProtoMessage() {}
 
 func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[10]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -878,7 +950,7 @@ func (x *CreateTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableRequest.ProtoReflect.Descriptor instead.
 func (*CreateTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{10}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateTableRequest) GetGame() string {
@@ -920,7 +992,7 @@ type CreateTableResponse struct {
 
 func (x *CreateTableResponse) Reset() {
 	*x = CreateTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -932,7 +1004,7 @@ func (x *CreateTableResponse) String() string {
 func (*CreateTableResponse) ProtoMessage() {}
 
 func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[11]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -945,7 +1017,7 @@ func (x *CreateTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTableResponse.ProtoReflect.Descriptor instead.
 func (*CreateTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{11}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateTableResponse) GetTableId() string {
@@ -978,7 +1050,7 @@ type JoinTableRequest struct {
 
 func (x *JoinTableRequest) Reset() {
 	*x = JoinTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -990,7 +1062,7 @@ func (x *JoinTableRequest) String() string {
 func (*JoinTableRequest) ProtoMessage() {}
 
 func (x *JoinTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[12]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1003,7 +1075,7 @@ func (x *JoinTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinTableRequest.ProtoReflect.Descriptor instead.
 func (*JoinTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{12}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *JoinTableRequest) GetInviteCode() string {
@@ -1022,7 +1094,7 @@ type JoinTableResponse struct {
 
 func (x *JoinTableResponse) Reset() {
 	*x = JoinTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1106,7 @@ func (x *JoinTableResponse) String() string {
 func (*JoinTableResponse) ProtoMessage() {}
 
 func (x *JoinTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[13]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1119,7 @@ func (x *JoinTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinTableResponse.ProtoReflect.Descriptor instead.
 func (*JoinTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{13}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *JoinTableResponse) GetTable() *Table {
@@ -1066,7 +1138,7 @@ type LeaveTableRequest struct {
 
 func (x *LeaveTableRequest) Reset() {
 	*x = LeaveTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1150,7 @@ func (x *LeaveTableRequest) String() string {
 func (*LeaveTableRequest) ProtoMessage() {}
 
 func (x *LeaveTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[14]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1163,7 @@ func (x *LeaveTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTableRequest.ProtoReflect.Descriptor instead.
 func (*LeaveTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{14}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *LeaveTableRequest) GetTableId() string {
@@ -1110,7 +1182,7 @@ type LeaveTableResponse struct {
 
 func (x *LeaveTableResponse) Reset() {
 	*x = LeaveTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1122,7 +1194,7 @@ func (x *LeaveTableResponse) String() string {
 func (*LeaveTableResponse) ProtoMessage() {}
 
 func (x *LeaveTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[15]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1135,7 +1207,7 @@ func (x *LeaveTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveTableResponse.ProtoReflect.Descriptor instead.
 func (*LeaveTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{15}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *LeaveTableResponse) GetTable() *Table {
@@ -1160,7 +1232,7 @@ type AddBotsRequest struct {
 
 func (x *AddBotsRequest) Reset() {
 	*x = AddBotsRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1172,7 +1244,7 @@ func (x *AddBotsRequest) String() string {
 func (*AddBotsRequest) ProtoMessage() {}
 
 func (x *AddBotsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[16]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1185,7 +1257,7 @@ func (x *AddBotsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddBotsRequest.ProtoReflect.Descriptor instead.
 func (*AddBotsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{16}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *AddBotsRequest) GetTableId() string {
@@ -1218,7 +1290,7 @@ type AddBotsResponse struct {
 
 func (x *AddBotsResponse) Reset() {
 	*x = AddBotsResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1230,7 +1302,7 @@ func (x *AddBotsResponse) String() string {
 func (*AddBotsResponse) ProtoMessage() {}
 
 func (x *AddBotsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[17]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1243,7 +1315,7 @@ func (x *AddBotsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddBotsResponse.ProtoReflect.Descriptor instead.
 func (*AddBotsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{17}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *AddBotsResponse) GetTable() *Table {
@@ -1262,7 +1334,7 @@ type StartTableRequest struct {
 
 func (x *StartTableRequest) Reset() {
 	*x = StartTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1274,7 +1346,7 @@ func (x *StartTableRequest) String() string {
 func (*StartTableRequest) ProtoMessage() {}
 
 func (x *StartTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[18]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1287,7 +1359,7 @@ func (x *StartTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTableRequest.ProtoReflect.Descriptor instead.
 func (*StartTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{18}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StartTableRequest) GetTableId() string {
@@ -1306,7 +1378,7 @@ type StartTableResponse struct {
 
 func (x *StartTableResponse) Reset() {
 	*x = StartTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1318,7 +1390,7 @@ func (x *StartTableResponse) String() string {
 func (*StartTableResponse) ProtoMessage() {}
 
 func (x *StartTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[19]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1331,7 +1403,7 @@ func (x *StartTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartTableResponse.ProtoReflect.Descriptor instead.
 func (*StartTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{19}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *StartTableResponse) GetTable() *Table {
@@ -1350,7 +1422,7 @@ type GetTableRequest struct {
 
 func (x *GetTableRequest) Reset() {
 	*x = GetTableRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +1434,7 @@ func (x *GetTableRequest) String() string {
 func (*GetTableRequest) ProtoMessage() {}
 
 func (x *GetTableRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[20]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +1447,7 @@ func (x *GetTableRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableRequest.ProtoReflect.Descriptor instead.
 func (*GetTableRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{20}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetTableRequest) GetTableId() string {
@@ -1394,7 +1466,7 @@ type GetTableResponse struct {
 
 func (x *GetTableResponse) Reset() {
 	*x = GetTableResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1406,7 +1478,7 @@ func (x *GetTableResponse) String() string {
 func (*GetTableResponse) ProtoMessage() {}
 
 func (x *GetTableResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[21]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1419,7 +1491,7 @@ func (x *GetTableResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTableResponse.ProtoReflect.Descriptor instead.
 func (*GetTableResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{21}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *GetTableResponse) GetTable() *Table {
@@ -1450,7 +1522,7 @@ type EnqueueTicketRequest struct {
 
 func (x *EnqueueTicketRequest) Reset() {
 	*x = EnqueueTicketRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1462,7 +1534,7 @@ func (x *EnqueueTicketRequest) String() string {
 func (*EnqueueTicketRequest) ProtoMessage() {}
 
 func (x *EnqueueTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[22]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1475,7 +1547,7 @@ func (x *EnqueueTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnqueueTicketRequest.ProtoReflect.Descriptor instead.
 func (*EnqueueTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{22}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *EnqueueTicketRequest) GetGame() string {
@@ -1543,7 +1615,7 @@ type EnqueueTicketResponse struct {
 
 func (x *EnqueueTicketResponse) Reset() {
 	*x = EnqueueTicketResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1555,7 +1627,7 @@ func (x *EnqueueTicketResponse) String() string {
 func (*EnqueueTicketResponse) ProtoMessage() {}
 
 func (x *EnqueueTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[23]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1568,7 +1640,7 @@ func (x *EnqueueTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnqueueTicketResponse.ProtoReflect.Descriptor instead.
 func (*EnqueueTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{23}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *EnqueueTicketResponse) GetTicketId() string {
@@ -1587,7 +1659,7 @@ type JoinTicketRequest struct {
 
 func (x *JoinTicketRequest) Reset() {
 	*x = JoinTicketRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1599,7 +1671,7 @@ func (x *JoinTicketRequest) String() string {
 func (*JoinTicketRequest) ProtoMessage() {}
 
 func (x *JoinTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[24]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1612,7 +1684,7 @@ func (x *JoinTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinTicketRequest.ProtoReflect.Descriptor instead.
 func (*JoinTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{24}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *JoinTicketRequest) GetTicketId() string {
@@ -1630,7 +1702,7 @@ type JoinTicketResponse struct {
 
 func (x *JoinTicketResponse) Reset() {
 	*x = JoinTicketResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1642,7 +1714,7 @@ func (x *JoinTicketResponse) String() string {
 func (*JoinTicketResponse) ProtoMessage() {}
 
 func (x *JoinTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[25]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1655,7 +1727,7 @@ func (x *JoinTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinTicketResponse.ProtoReflect.Descriptor instead.
 func (*JoinTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{25}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
 }
 
 type CancelTicketRequest struct {
@@ -1667,7 +1739,7 @@ type CancelTicketRequest struct {
 
 func (x *CancelTicketRequest) Reset() {
 	*x = CancelTicketRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1679,7 +1751,7 @@ func (x *CancelTicketRequest) String() string {
 func (*CancelTicketRequest) ProtoMessage() {}
 
 func (x *CancelTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[26]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1692,7 +1764,7 @@ func (x *CancelTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketRequest.ProtoReflect.Descriptor instead.
 func (*CancelTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{26}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *CancelTicketRequest) GetTicketId() string {
@@ -1710,7 +1782,7 @@ type CancelTicketResponse struct {
 
 func (x *CancelTicketResponse) Reset() {
 	*x = CancelTicketResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1722,7 +1794,7 @@ func (x *CancelTicketResponse) String() string {
 func (*CancelTicketResponse) ProtoMessage() {}
 
 func (x *CancelTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[27]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1735,7 +1807,7 @@ func (x *CancelTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTicketResponse.ProtoReflect.Descriptor instead.
 func (*CancelTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{27}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
 }
 
 type WatchTicketRequest struct {
@@ -1747,7 +1819,7 @@ type WatchTicketRequest struct {
 
 func (x *WatchTicketRequest) Reset() {
 	*x = WatchTicketRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1759,7 +1831,7 @@ func (x *WatchTicketRequest) String() string {
 func (*WatchTicketRequest) ProtoMessage() {}
 
 func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[28]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1772,7 +1844,7 @@ func (x *WatchTicketRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTicketRequest.ProtoReflect.Descriptor instead.
 func (*WatchTicketRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{28}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *WatchTicketRequest) GetTicketId() string {
@@ -1802,7 +1874,7 @@ type WatchTicketResponse struct {
 
 func (x *WatchTicketResponse) Reset() {
 	*x = WatchTicketResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1814,7 +1886,7 @@ func (x *WatchTicketResponse) String() string {
 func (*WatchTicketResponse) ProtoMessage() {}
 
 func (x *WatchTicketResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[29]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1827,7 +1899,7 @@ func (x *WatchTicketResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchTicketResponse.ProtoReflect.Descriptor instead.
 func (*WatchTicketResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{29}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *WatchTicketResponse) GetTicketId() string {
@@ -1905,7 +1977,7 @@ type ActRequest struct {
 
 func (x *ActRequest) Reset() {
 	*x = ActRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1917,7 +1989,7 @@ func (x *ActRequest) String() string {
 func (*ActRequest) ProtoMessage() {}
 
 func (x *ActRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[30]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1930,7 +2002,7 @@ func (x *ActRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActRequest.ProtoReflect.Descriptor instead.
 func (*ActRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{30}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ActRequest) GetTableId() string {
@@ -1988,7 +2060,7 @@ type ActResponse struct {
 
 func (x *ActResponse) Reset() {
 	*x = ActResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2000,7 +2072,7 @@ func (x *ActResponse) String() string {
 func (*ActResponse) ProtoMessage() {}
 
 func (x *ActResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[31]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2013,7 +2085,7 @@ func (x *ActResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ActResponse.ProtoReflect.Descriptor instead.
 func (*ActResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{31}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *ActResponse) GetVersion() uint64 {
@@ -2067,7 +2139,7 @@ type GetViewRequest struct {
 
 func (x *GetViewRequest) Reset() {
 	*x = GetViewRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2079,7 +2151,7 @@ func (x *GetViewRequest) String() string {
 func (*GetViewRequest) ProtoMessage() {}
 
 func (x *GetViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[32]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2092,7 +2164,7 @@ func (x *GetViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetViewRequest.ProtoReflect.Descriptor instead.
 func (*GetViewRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{32}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetViewRequest) GetTableId() string {
@@ -2117,7 +2189,7 @@ type GetViewResponse struct {
 
 func (x *GetViewResponse) Reset() {
 	*x = GetViewResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2129,7 +2201,7 @@ func (x *GetViewResponse) String() string {
 func (*GetViewResponse) ProtoMessage() {}
 
 func (x *GetViewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[33]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2142,7 +2214,7 @@ func (x *GetViewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetViewResponse.ProtoReflect.Descriptor instead.
 func (*GetViewResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{33}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetViewResponse) GetVersion() uint64 {
@@ -2196,7 +2268,7 @@ type ListLegalActionsRequest struct {
 
 func (x *ListLegalActionsRequest) Reset() {
 	*x = ListLegalActionsRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2208,7 +2280,7 @@ func (x *ListLegalActionsRequest) String() string {
 func (*ListLegalActionsRequest) ProtoMessage() {}
 
 func (x *ListLegalActionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[34]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2221,7 +2293,7 @@ func (x *ListLegalActionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalActionsRequest.ProtoReflect.Descriptor instead.
 func (*ListLegalActionsRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{34}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListLegalActionsRequest) GetTableId() string {
@@ -2245,7 +2317,7 @@ type ListLegalActionsResponse struct {
 
 func (x *ListLegalActionsResponse) Reset() {
 	*x = ListLegalActionsResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2257,7 +2329,7 @@ func (x *ListLegalActionsResponse) String() string {
 func (*ListLegalActionsResponse) ProtoMessage() {}
 
 func (x *ListLegalActionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[35]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2270,7 +2342,7 @@ func (x *ListLegalActionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalActionsResponse.ProtoReflect.Descriptor instead.
 func (*ListLegalActionsResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{35}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ListLegalActionsResponse) GetVersion() uint64 {
@@ -2313,7 +2385,7 @@ type WatchRequest struct {
 
 func (x *WatchRequest) Reset() {
 	*x = WatchRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2325,7 +2397,7 @@ func (x *WatchRequest) String() string {
 func (*WatchRequest) ProtoMessage() {}
 
 func (x *WatchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[36]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2338,7 +2410,7 @@ func (x *WatchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRequest.ProtoReflect.Descriptor instead.
 func (*WatchRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{36}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *WatchRequest) GetTableId() string {
@@ -2387,7 +2459,7 @@ type WatchResponse struct {
 
 func (x *WatchResponse) Reset() {
 	*x = WatchResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2399,7 +2471,7 @@ func (x *WatchResponse) String() string {
 func (*WatchResponse) ProtoMessage() {}
 
 func (x *WatchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[37]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2412,7 +2484,7 @@ func (x *WatchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchResponse.ProtoReflect.Descriptor instead.
 func (*WatchResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{37}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *WatchResponse) GetEvent() *v11.Event {
@@ -2450,7 +2522,7 @@ type LegalActions struct {
 
 func (x *LegalActions) Reset() {
 	*x = LegalActions{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2462,7 +2534,7 @@ func (x *LegalActions) String() string {
 func (*LegalActions) ProtoMessage() {}
 
 func (x *LegalActions) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[38]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2475,7 +2547,7 @@ func (x *LegalActions) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LegalActions.ProtoReflect.Descriptor instead.
 func (*LegalActions) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{38}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *LegalActions) GetVersion() uint64 {
@@ -2508,7 +2580,7 @@ type GetReplayRequest struct {
 
 func (x *GetReplayRequest) Reset() {
 	*x = GetReplayRequest{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2520,7 +2592,7 @@ func (x *GetReplayRequest) String() string {
 func (*GetReplayRequest) ProtoMessage() {}
 
 func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[39]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2533,7 +2605,7 @@ func (x *GetReplayRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReplayRequest.ProtoReflect.Descriptor instead.
 func (*GetReplayRequest) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{39}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *GetReplayRequest) GetTableId() string {
@@ -2562,7 +2634,7 @@ type ReplayEntry struct {
 
 func (x *ReplayEntry) Reset() {
 	*x = ReplayEntry{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[40]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2574,7 +2646,7 @@ func (x *ReplayEntry) String() string {
 func (*ReplayEntry) ProtoMessage() {}
 
 func (x *ReplayEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[40]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2587,7 +2659,7 @@ func (x *ReplayEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReplayEntry.ProtoReflect.Descriptor instead.
 func (*ReplayEntry) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{40}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *ReplayEntry) GetVersion() uint64 {
@@ -2687,7 +2759,7 @@ type GetReplayResponse struct {
 
 func (x *GetReplayResponse) Reset() {
 	*x = GetReplayResponse{}
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[41]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2699,7 +2771,7 @@ func (x *GetReplayResponse) String() string {
 func (*GetReplayResponse) ProtoMessage() {}
 
 func (x *GetReplayResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[41]
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2712,7 +2784,7 @@ func (x *GetReplayResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetReplayResponse.ProtoReflect.Descriptor instead.
 func (*GetReplayResponse) Descriptor() ([]byte, []int) {
-	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{41}
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *GetReplayResponse) GetTable() *v1.TableSummary {
@@ -2766,7 +2838,9 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x16RefreshSessionResponse\x12#\n" +
 	"\rsession_token\x18\x01 \x01(\tR\fsessionToken\x129\n" +
 	"\n" +
-	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x12\n" +
+	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x10\n" +
+	"\x0eSignOutRequest\"\x11\n" +
+	"\x0fSignOutResponse\"\x12\n" +
 	"\x10ListGamesRequest\"\xb9\x01\n" +
 	"\bGameInfo\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
@@ -2933,10 +3007,11 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x14TICKET_STATE_FORMING\x10\x01\x12\x17\n" +
 	"\x13TICKET_STATE_QUEUED\x10\x02\x12\x18\n" +
 	"\x14TICKET_STATE_MATCHED\x10\x03\x12\x1a\n" +
-	"\x16TICKET_STATE_CANCELLED\x10\x042\xa4\r\n" +
+	"\x16TICKET_STATE_CANCELLED\x10\x042\xfa\r\n" +
 	"\x0eGatewayService\x12Q\n" +
 	"\x06SignIn\x12\".cardroom.gateway.v1.SignInRequest\x1a#.cardroom.gateway.v1.SignInResponse\x12i\n" +
-	"\x0eRefreshSession\x12*.cardroom.gateway.v1.RefreshSessionRequest\x1a+.cardroom.gateway.v1.RefreshSessionResponse\x12Z\n" +
+	"\x0eRefreshSession\x12*.cardroom.gateway.v1.RefreshSessionRequest\x1a+.cardroom.gateway.v1.RefreshSessionResponse\x12T\n" +
+	"\aSignOut\x12#.cardroom.gateway.v1.SignOutRequest\x1a$.cardroom.gateway.v1.SignOutResponse\x12Z\n" +
 	"\tListGames\x12%.cardroom.gateway.v1.ListGamesRequest\x1a&.cardroom.gateway.v1.ListGamesResponse\x12`\n" +
 	"\vCreateTable\x12'.cardroom.gateway.v1.CreateTableRequest\x1a(.cardroom.gateway.v1.CreateTableResponse\x12Z\n" +
 	"\tJoinTable\x12%.cardroom.gateway.v1.JoinTableRequest\x1a&.cardroom.gateway.v1.JoinTableResponse\x12]\n" +
@@ -2971,7 +3046,7 @@ func file_cardroom_gateway_v1_gateway_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_gateway_v1_gateway_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 42)
+var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
 var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(TableState)(0),                  // 0: cardroom.gateway.v1.TableState
 	(TicketState)(0),                 // 1: cardroom.gateway.v1.TicketState
@@ -2981,130 +3056,134 @@ var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(*SignInResponse)(nil),           // 5: cardroom.gateway.v1.SignInResponse
 	(*RefreshSessionRequest)(nil),    // 6: cardroom.gateway.v1.RefreshSessionRequest
 	(*RefreshSessionResponse)(nil),   // 7: cardroom.gateway.v1.RefreshSessionResponse
-	(*ListGamesRequest)(nil),         // 8: cardroom.gateway.v1.ListGamesRequest
-	(*GameInfo)(nil),                 // 9: cardroom.gateway.v1.GameInfo
-	(*ListGamesResponse)(nil),        // 10: cardroom.gateway.v1.ListGamesResponse
-	(*Table)(nil),                    // 11: cardroom.gateway.v1.Table
-	(*CreateTableRequest)(nil),       // 12: cardroom.gateway.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),      // 13: cardroom.gateway.v1.CreateTableResponse
-	(*JoinTableRequest)(nil),         // 14: cardroom.gateway.v1.JoinTableRequest
-	(*JoinTableResponse)(nil),        // 15: cardroom.gateway.v1.JoinTableResponse
-	(*LeaveTableRequest)(nil),        // 16: cardroom.gateway.v1.LeaveTableRequest
-	(*LeaveTableResponse)(nil),       // 17: cardroom.gateway.v1.LeaveTableResponse
-	(*AddBotsRequest)(nil),           // 18: cardroom.gateway.v1.AddBotsRequest
-	(*AddBotsResponse)(nil),          // 19: cardroom.gateway.v1.AddBotsResponse
-	(*StartTableRequest)(nil),        // 20: cardroom.gateway.v1.StartTableRequest
-	(*StartTableResponse)(nil),       // 21: cardroom.gateway.v1.StartTableResponse
-	(*GetTableRequest)(nil),          // 22: cardroom.gateway.v1.GetTableRequest
-	(*GetTableResponse)(nil),         // 23: cardroom.gateway.v1.GetTableResponse
-	(*EnqueueTicketRequest)(nil),     // 24: cardroom.gateway.v1.EnqueueTicketRequest
-	(*EnqueueTicketResponse)(nil),    // 25: cardroom.gateway.v1.EnqueueTicketResponse
-	(*JoinTicketRequest)(nil),        // 26: cardroom.gateway.v1.JoinTicketRequest
-	(*JoinTicketResponse)(nil),       // 27: cardroom.gateway.v1.JoinTicketResponse
-	(*CancelTicketRequest)(nil),      // 28: cardroom.gateway.v1.CancelTicketRequest
-	(*CancelTicketResponse)(nil),     // 29: cardroom.gateway.v1.CancelTicketResponse
-	(*WatchTicketRequest)(nil),       // 30: cardroom.gateway.v1.WatchTicketRequest
-	(*WatchTicketResponse)(nil),      // 31: cardroom.gateway.v1.WatchTicketResponse
-	(*ActRequest)(nil),               // 32: cardroom.gateway.v1.ActRequest
-	(*ActResponse)(nil),              // 33: cardroom.gateway.v1.ActResponse
-	(*GetViewRequest)(nil),           // 34: cardroom.gateway.v1.GetViewRequest
-	(*GetViewResponse)(nil),          // 35: cardroom.gateway.v1.GetViewResponse
-	(*ListLegalActionsRequest)(nil),  // 36: cardroom.gateway.v1.ListLegalActionsRequest
-	(*ListLegalActionsResponse)(nil), // 37: cardroom.gateway.v1.ListLegalActionsResponse
-	(*WatchRequest)(nil),             // 38: cardroom.gateway.v1.WatchRequest
-	(*WatchResponse)(nil),            // 39: cardroom.gateway.v1.WatchResponse
-	(*LegalActions)(nil),             // 40: cardroom.gateway.v1.LegalActions
-	(*GetReplayRequest)(nil),         // 41: cardroom.gateway.v1.GetReplayRequest
-	(*ReplayEntry)(nil),              // 42: cardroom.gateway.v1.ReplayEntry
-	(*GetReplayResponse)(nil),        // 43: cardroom.gateway.v1.GetReplayResponse
-	(*timestamppb.Timestamp)(nil),    // 44: google.protobuf.Timestamp
-	(*v1.PlayerRef)(nil),             // 45: cardroom.game.v1.PlayerRef
-	(*v1.Seat)(nil),                  // 46: cardroom.game.v1.Seat
-	(*anypb.Any)(nil),                // 47: google.protobuf.Any
-	(*v1.TimeLimits)(nil),            // 48: cardroom.game.v1.TimeLimits
-	(*durationpb.Duration)(nil),      // 49: google.protobuf.Duration
-	(*v11.Event)(nil),                // 50: cardroom.events.v1.Event
-	(*v1.TableSummary)(nil),          // 51: cardroom.game.v1.TableSummary
+	(*SignOutRequest)(nil),           // 8: cardroom.gateway.v1.SignOutRequest
+	(*SignOutResponse)(nil),          // 9: cardroom.gateway.v1.SignOutResponse
+	(*ListGamesRequest)(nil),         // 10: cardroom.gateway.v1.ListGamesRequest
+	(*GameInfo)(nil),                 // 11: cardroom.gateway.v1.GameInfo
+	(*ListGamesResponse)(nil),        // 12: cardroom.gateway.v1.ListGamesResponse
+	(*Table)(nil),                    // 13: cardroom.gateway.v1.Table
+	(*CreateTableRequest)(nil),       // 14: cardroom.gateway.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),      // 15: cardroom.gateway.v1.CreateTableResponse
+	(*JoinTableRequest)(nil),         // 16: cardroom.gateway.v1.JoinTableRequest
+	(*JoinTableResponse)(nil),        // 17: cardroom.gateway.v1.JoinTableResponse
+	(*LeaveTableRequest)(nil),        // 18: cardroom.gateway.v1.LeaveTableRequest
+	(*LeaveTableResponse)(nil),       // 19: cardroom.gateway.v1.LeaveTableResponse
+	(*AddBotsRequest)(nil),           // 20: cardroom.gateway.v1.AddBotsRequest
+	(*AddBotsResponse)(nil),          // 21: cardroom.gateway.v1.AddBotsResponse
+	(*StartTableRequest)(nil),        // 22: cardroom.gateway.v1.StartTableRequest
+	(*StartTableResponse)(nil),       // 23: cardroom.gateway.v1.StartTableResponse
+	(*GetTableRequest)(nil),          // 24: cardroom.gateway.v1.GetTableRequest
+	(*GetTableResponse)(nil),         // 25: cardroom.gateway.v1.GetTableResponse
+	(*EnqueueTicketRequest)(nil),     // 26: cardroom.gateway.v1.EnqueueTicketRequest
+	(*EnqueueTicketResponse)(nil),    // 27: cardroom.gateway.v1.EnqueueTicketResponse
+	(*JoinTicketRequest)(nil),        // 28: cardroom.gateway.v1.JoinTicketRequest
+	(*JoinTicketResponse)(nil),       // 29: cardroom.gateway.v1.JoinTicketResponse
+	(*CancelTicketRequest)(nil),      // 30: cardroom.gateway.v1.CancelTicketRequest
+	(*CancelTicketResponse)(nil),     // 31: cardroom.gateway.v1.CancelTicketResponse
+	(*WatchTicketRequest)(nil),       // 32: cardroom.gateway.v1.WatchTicketRequest
+	(*WatchTicketResponse)(nil),      // 33: cardroom.gateway.v1.WatchTicketResponse
+	(*ActRequest)(nil),               // 34: cardroom.gateway.v1.ActRequest
+	(*ActResponse)(nil),              // 35: cardroom.gateway.v1.ActResponse
+	(*GetViewRequest)(nil),           // 36: cardroom.gateway.v1.GetViewRequest
+	(*GetViewResponse)(nil),          // 37: cardroom.gateway.v1.GetViewResponse
+	(*ListLegalActionsRequest)(nil),  // 38: cardroom.gateway.v1.ListLegalActionsRequest
+	(*ListLegalActionsResponse)(nil), // 39: cardroom.gateway.v1.ListLegalActionsResponse
+	(*WatchRequest)(nil),             // 40: cardroom.gateway.v1.WatchRequest
+	(*WatchResponse)(nil),            // 41: cardroom.gateway.v1.WatchResponse
+	(*LegalActions)(nil),             // 42: cardroom.gateway.v1.LegalActions
+	(*GetReplayRequest)(nil),         // 43: cardroom.gateway.v1.GetReplayRequest
+	(*ReplayEntry)(nil),              // 44: cardroom.gateway.v1.ReplayEntry
+	(*GetReplayResponse)(nil),        // 45: cardroom.gateway.v1.GetReplayResponse
+	(*timestamppb.Timestamp)(nil),    // 46: google.protobuf.Timestamp
+	(*v1.PlayerRef)(nil),             // 47: cardroom.game.v1.PlayerRef
+	(*v1.Seat)(nil),                  // 48: cardroom.game.v1.Seat
+	(*anypb.Any)(nil),                // 49: google.protobuf.Any
+	(*v1.TimeLimits)(nil),            // 50: cardroom.game.v1.TimeLimits
+	(*durationpb.Duration)(nil),      // 51: google.protobuf.Duration
+	(*v11.Event)(nil),                // 52: cardroom.events.v1.Event
+	(*v1.TableSummary)(nil),          // 53: cardroom.game.v1.TableSummary
 }
 var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
 	3,  // 0: cardroom.gateway.v1.SignInRequest.device:type_name -> cardroom.gateway.v1.DeviceCredential
 	4,  // 1: cardroom.gateway.v1.SignInRequest.password:type_name -> cardroom.gateway.v1.PasswordCredential
-	44, // 2: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	44, // 3: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
-	9,  // 4: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
+	46, // 2: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	46, // 3: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
+	11, // 4: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
 	0,  // 5: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
-	45, // 6: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
-	46, // 7: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
-	47, // 8: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
-	48, // 9: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	47, // 10: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
-	48, // 11: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	11, // 12: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	11, // 13: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	11, // 14: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	11, // 15: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
-	11, // 16: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	11, // 17: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	47, // 18: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
-	48, // 19: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	49, // 20: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
+	47, // 6: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
+	48, // 7: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
+	49, // 8: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
+	50, // 9: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	49, // 10: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
+	50, // 11: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	13, // 12: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 13: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 14: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 15: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 16: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 17: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	49, // 18: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
+	50, // 19: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	51, // 20: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
 	1,  // 21: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
-	49, // 22: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
-	47, // 23: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
-	50, // 24: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	47, // 25: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
-	47, // 26: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	44, // 27: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	51, // 28: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	47, // 29: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	50, // 30: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
-	40, // 31: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
-	50, // 32: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
-	47, // 33: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
-	47, // 34: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	44, // 35: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	50, // 36: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	51, // 37: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	50, // 38: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	42, // 39: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	51, // 22: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
+	49, // 23: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
+	52, // 24: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	49, // 25: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	49, // 26: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	46, // 27: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	53, // 28: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	49, // 29: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	52, // 30: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	42, // 31: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
+	52, // 32: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
+	49, // 33: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
+	49, // 34: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	46, // 35: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	52, // 36: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	53, // 37: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	52, // 38: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	44, // 39: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
 	2,  // 40: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
 	6,  // 41: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	8,  // 42: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	12, // 43: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	14, // 44: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	16, // 45: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	18, // 46: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	20, // 47: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	22, // 48: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	24, // 49: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	26, // 50: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	28, // 51: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	30, // 52: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	32, // 53: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	34, // 54: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	36, // 55: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	38, // 56: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	41, // 57: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	5,  // 58: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	7,  // 59: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	10, // 60: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	13, // 61: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	15, // 62: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	17, // 63: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	19, // 64: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	21, // 65: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	23, // 66: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	25, // 67: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	27, // 68: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	29, // 69: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	31, // 70: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	33, // 71: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	35, // 72: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	37, // 73: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	39, // 74: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	43, // 75: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	58, // [58:76] is the sub-list for method output_type
-	40, // [40:58] is the sub-list for method input_type
+	8,  // 42: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
+	10, // 43: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	14, // 44: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	16, // 45: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	18, // 46: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	20, // 47: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	22, // 48: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	24, // 49: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	26, // 50: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	28, // 51: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	30, // 52: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	32, // 53: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	34, // 54: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	36, // 55: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	38, // 56: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	40, // 57: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	43, // 58: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	5,  // 59: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	7,  // 60: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	9,  // 61: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
+	12, // 62: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	15, // 63: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	17, // 64: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	19, // 65: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	21, // 66: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	23, // 67: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	25, // 68: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	27, // 69: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	29, // 70: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	31, // 71: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	33, // 72: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	35, // 73: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	37, // 74: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	39, // 75: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	41, // 76: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	45, // 77: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	59, // [59:78] is the sub-list for method output_type
+	40, // [40:59] is the sub-list for method input_type
 	40, // [40:40] is the sub-list for extension type_name
 	40, // [40:40] is the sub-list for extension extendee
 	0,  // [0:40] is the sub-list for field type_name
@@ -3119,11 +3198,11 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 		(*SignInRequest_Device)(nil),
 		(*SignInRequest_Password)(nil),
 	}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[9].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[29].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[30].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[33].OneofWrappers = []any{}
-	file_cardroom_gateway_v1_gateway_proto_msgTypes[40].OneofWrappers = []any{
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[11].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[31].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[32].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[35].OneofWrappers = []any{}
+	file_cardroom_gateway_v1_gateway_proto_msgTypes[42].OneofWrappers = []any{
 		(*ReplayEntry_Seat)(nil),
 		(*ReplayEntry_Timeout)(nil),
 		(*ReplayEntry_Abort)(nil),
@@ -3134,7 +3213,7 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_gateway_v1_gateway_proto_rawDesc), len(file_cardroom_gateway_v1_gateway_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   42,
+			NumMessages:   44,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -10,8 +10,8 @@
 // google.protobuf.Any (ListGames names their types).
 //
 // Errors are gRPC statuses; refusals carry a cardroom.game.v1.RuleViolation detail with a stable
-// code. UNAUTHENTICATED: no, forged or expired session token; a sign-in with a wrong secret or
-// password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
+// code. UNAUTHENTICATED: no, forged or expired session token (UNAUTHENTICATED), a signed-out one
+// (SESSION_REVOKED); a sign-in with a wrong secret or password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
 // PERMISSION_DENIED: acting for a seat that is not the caller's. NOT_FOUND: unknown table or
 // ticket. INVALID_ARGUMENT: malformed or oversized request. FAILED_PRECONDITION: an illegal move
 // or a lobby step out of order. RESOURCE_EXHAUSTED: the caller's rate limit.
@@ -33,6 +33,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	GatewayService_SignIn_FullMethodName           = "/cardroom.gateway.v1.GatewayService/SignIn"
 	GatewayService_RefreshSession_FullMethodName   = "/cardroom.gateway.v1.GatewayService/RefreshSession"
+	GatewayService_SignOut_FullMethodName          = "/cardroom.gateway.v1.GatewayService/SignOut"
 	GatewayService_ListGames_FullMethodName        = "/cardroom.gateway.v1.GatewayService/ListGames"
 	GatewayService_CreateTable_FullMethodName      = "/cardroom.gateway.v1.GatewayService/CreateTable"
 	GatewayService_JoinTable_FullMethodName        = "/cardroom.gateway.v1.GatewayService/JoinTable"
@@ -62,8 +63,13 @@ type GatewayServiceClient interface {
 	// keeps (a device id and secret, or a user name and password), which returns the same player id
 	// at every sign-in.
 	SignIn(ctx context.Context, in *SignInRequest, opts ...grpc.CallOption) (*SignInResponse, error)
-	// RefreshSession exchanges a session token that has not expired for a new one.
+	// RefreshSession exchanges a session token that has not expired for a new one of the same
+	// session. A session lasts at most the gateway's maximum age from its sign-in: the new token's
+	// expires_at never passes it, and after it the player signs in again.
 	RefreshSession(ctx context.Context, in *RefreshSessionRequest, opts ...grpc.CallOption) (*RefreshSessionResponse, error)
+	// SignOut ends the caller's session: its token, and every token refreshed from the same
+	// sign-in, is refused from then on (UNAUTHENTICATED, SESSION_REVOKED) by every gateway replica.
+	SignOut(ctx context.Context, in *SignOutRequest, opts ...grpc.CallOption) (*SignOutResponse, error)
 	// ListGames lists the games this cardroom offers.
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
 	// CreateTable opens a private table; the caller takes its first place and receives an invite code.
@@ -132,6 +138,16 @@ func (c *gatewayServiceClient) RefreshSession(ctx context.Context, in *RefreshSe
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(RefreshSessionResponse)
 	err := c.cc.Invoke(ctx, GatewayService_RefreshSession_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) SignOut(ctx context.Context, in *SignOutRequest, opts ...grpc.CallOption) (*SignOutResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SignOutResponse)
+	err := c.cc.Invoke(ctx, GatewayService_SignOut_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -327,8 +343,13 @@ type GatewayServiceServer interface {
 	// keeps (a device id and secret, or a user name and password), which returns the same player id
 	// at every sign-in.
 	SignIn(context.Context, *SignInRequest) (*SignInResponse, error)
-	// RefreshSession exchanges a session token that has not expired for a new one.
+	// RefreshSession exchanges a session token that has not expired for a new one of the same
+	// session. A session lasts at most the gateway's maximum age from its sign-in: the new token's
+	// expires_at never passes it, and after it the player signs in again.
 	RefreshSession(context.Context, *RefreshSessionRequest) (*RefreshSessionResponse, error)
+	// SignOut ends the caller's session: its token, and every token refreshed from the same
+	// sign-in, is refused from then on (UNAUTHENTICATED, SESSION_REVOKED) by every gateway replica.
+	SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error)
 	// ListGames lists the games this cardroom offers.
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
 	// CreateTable opens a private table; the caller takes its first place and receives an invite code.
@@ -388,6 +409,9 @@ func (UnimplementedGatewayServiceServer) SignIn(context.Context, *SignInRequest)
 }
 func (UnimplementedGatewayServiceServer) RefreshSession(context.Context, *RefreshSessionRequest) (*RefreshSessionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RefreshSession not implemented")
+}
+func (UnimplementedGatewayServiceServer) SignOut(context.Context, *SignOutRequest) (*SignOutResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SignOut not implemented")
 }
 func (UnimplementedGatewayServiceServer) ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListGames not implemented")
@@ -490,6 +514,24 @@ func _GatewayService_RefreshSession_Handler(srv interface{}, ctx context.Context
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(GatewayServiceServer).RefreshSession(ctx, req.(*RefreshSessionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_SignOut_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SignOutRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).SignOut(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_SignOut_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).SignOut(ctx, req.(*SignOutRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -782,6 +824,10 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RefreshSession",
 			Handler:    _GatewayService_RefreshSession_Handler,
+		},
+		{
+			MethodName: "SignOut",
+			Handler:    _GatewayService_SignOut_Handler,
 		},
 		{
 			MethodName: "ListGames",

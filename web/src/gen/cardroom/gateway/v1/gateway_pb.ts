@@ -8,8 +8,8 @@
 // google.protobuf.Any (ListGames names their types).
 //
 // Errors are gRPC statuses; refusals carry a cardroom.game.v1.RuleViolation detail with a stable
-// code. UNAUTHENTICATED: no, forged or expired session token; a sign-in with a wrong secret or
-// password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
+// code. UNAUTHENTICATED: no, forged or expired session token (UNAUTHENTICATED), a signed-out one
+// (SESSION_REVOKED); a sign-in with a wrong secret or password (BAD_CREDENTIAL). ALREADY_EXISTS: a registration of a taken user name (NAME_TAKEN).
 // PERMISSION_DENIED: acting for a seat that is not the caller's. NOT_FOUND: unknown table or
 // ticket. INVALID_ARGUMENT: malformed or oversized request. FAILED_PRECONDITION: an illegal move
 // or a lobby step out of order. RESOURCE_EXHAUSTED: the caller's rate limit.
@@ -28,7 +28,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cardroom/gateway/v1/gateway.proto.
  */
 export const file_cardroom_gateway_v1_gateway: GenFile = /*@__PURE__*/
-  fileDesc("CiFjYXJkcm9vbS9nYXRld2F5L3YxL2dhdGV3YXkucHJvdG8SE2NhcmRyb29tLmdhdGV3YXkudjEiqQEKDVNpZ25JblJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEjcKBmRldmljZRgCIAEoCzIlLmNhcmRyb29tLmdhdGV3YXkudjEuRGV2aWNlQ3JlZGVudGlhbEgAEjsKCHBhc3N3b3JkGAMgASgLMicuY2FyZHJvb20uZ2F0ZXdheS52MS5QYXNzd29yZENyZWRlbnRpYWxIAEIMCgpjcmVkZW50aWFsIjUKEERldmljZUNyZWRlbnRpYWwSEQoJZGV2aWNlX2lkGAEgASgJEg4KBnNlY3JldBgCIAEoCSJLChJQYXNzd29yZENyZWRlbnRpYWwSEQoJdXNlcl9uYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhAKCHJlZ2lzdGVyGAMgASgIIpQBCg5TaWduSW5SZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpuZXdfcGxheWVyGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCSIXChVSZWZyZXNoU2Vzc2lvblJlcXVlc3QiXwoWUmVmcmVzaFNlc3Npb25SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhIKEExpc3RHYW1lc1JlcXVlc3QifAoIR2FtZUluZm8SDAoEZ2FtZRgBIAEoCRIRCgltaW5fc2VhdHMYAiABKA0SEQoJbWF4X3NlYXRzGAMgASgNEhQKDG9wdGlvbnNfdHlwZRgEIAEoCRITCgthY3Rpb25fdHlwZRgFIAEoCRIRCgl2aWV3X3R5cGUYBiABKAkiQQoRTGlzdEdhbWVzUmVzcG9uc2USLAoFZ2FtZXMYASADKAsyHS5jYXJkcm9vbS5nYXRld2F5LnYxLkdhbWVJbmZvIuwCCgVUYWJsZRIQCgh0YWJsZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEi4KBXN0YXRlGAMgASgOMh8uY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZVN0YXRlEhcKD293bmVyX3BsYXllcl9pZBgEIAEoCRIQCghjYXBhY2l0eRgFIAEoDRIsCgdwbGF5ZXJzGAYgAygLMhsuY2FyZHJvb20uZ2FtZS52MS5QbGF5ZXJSZWYSJQoFc2VhdHMYByADKAsyFi5jYXJkcm9vbS5nYW1lLnYxLlNlYXQSEwoLaW52aXRlX2NvZGUYCCABKAkSJQoHb3B0aW9ucxgJIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSMQoLdGltZV9saW1pdHMYCiABKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlRpbWVMaW1pdHMSFgoJeW91cl9zZWF0GAsgASgNSACIAQFCDAoKX3lvdXJfc2VhdCKLAQoSQ3JlYXRlVGFibGVSZXF1ZXN0EgwKBGdhbWUYASABKAkSDQoFc2VhdHMYAiABKA0SJQoHb3B0aW9ucxgDIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSMQoLdGltZV9saW1pdHMYBCABKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlRpbWVMaW1pdHMiZwoTQ3JlYXRlVGFibGVSZXNwb25zZRIQCgh0YWJsZV9pZBgBIAEoCRITCgtpbnZpdGVfY29kZRgCIAEoCRIpCgV0YWJsZRgDIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJwoQSm9pblRhYmxlUmVxdWVzdBITCgtpbnZpdGVfY29kZRgBIAEoCSI+ChFKb2luVGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJQoRTGVhdmVUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPwoSTGVhdmVUYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSJFCg5BZGRCb3RzUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRINCgVjb3VudBgCIAEoDRISCgpyZXF1ZXN0X2lkGAMgASgJIjwKD0FkZEJvdHNSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJQoRU3RhcnRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPwoSU3RhcnRUYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSIjCg9HZXRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPQoQR2V0VGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUi/AEKFEVucXVldWVUaWNrZXRSZXF1ZXN0EgwKBGdhbWUYASABKAkSEQoJbWluX3NlYXRzGAIgASgNEhEKCW1heF9zZWF0cxgDIAEoDRIlCgdvcHRpb25zGAQgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIxCgt0aW1lX2xpbWl0cxgFIAEoCzIcLmNhcmRyb29tLmdhbWUudjEuVGltZUxpbWl0cxIVCg1ib3RzX21heV9maWxsGAYgASgIEisKCG1heF93YWl0GAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhIKCnBhcnR5X3NpemUYCCABKA0iKgoVRW5xdWV1ZVRpY2tldFJlc3BvbnNlEhEKCXRpY2tldF9pZBgBIAEoCSImChFKb2luVGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAkiFAoSSm9pblRpY2tldFJlc3BvbnNlIigKE0NhbmNlbFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIhYKFENhbmNlbFRpY2tldFJlc3BvbnNlIicKEldhdGNoVGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAki8AEKE1dhdGNoVGlja2V0UmVzcG9uc2USEQoJdGlja2V0X2lkGAEgASgJEi8KBXN0YXRlGAIgASgOMiAuY2FyZHJvb20uZ2F0ZXdheS52MS5UaWNrZXRTdGF0ZRIPCgdwbGF5ZXJzGAMgASgNEhIKCnBhcnR5X3NpemUYBCABKA0SKQoGd2FpdGVkGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD3BsYXllcnNfd2FpdGluZxgGIAEoDRIQCgh0YWJsZV9pZBgHIAEoCRIRCgRzZWF0GAggASgNSACIAQFCBwoFX3NlYXQiqgEKCkFjdFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSJAoGYWN0aW9uGAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIRCglhY3Rpb25faWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgFIAEoCEITChFfZXhwZWN0ZWRfdmVyc2lvbiKwAQoLQWN0UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIpCgZldmVudHMYAiADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSEAoIZmluaXNoZWQYAyABKAgSEAoIcmVwbGF5ZWQYBCABKAgSKwoNbGVnYWxfYWN0aW9ucxgFIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSFAoMbGVnYWxfbGFiZWxzGAYgAygJIiIKDkdldFZpZXdSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJItYBCg9HZXRWaWV3UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIiCgR2aWV3GAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIsCghkZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoFdGFibGUYBCABKAsyHi5jYXJkcm9vbS5nYW1lLnYxLlRhYmxlU3VtbWFyeRIVCg1sYXN0X3NlcXVlbmNlGAUgASgEEhEKBHNlYXQYBiABKA1IAIgBAUIHCgVfc2VhdCIrChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJiChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIlCgdhY3Rpb25zGAIgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIOCgZsYWJlbHMYAyADKAkiZgoMV2F0Y2hSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhYKDmFmdGVyX3NlcXVlbmNlGAIgASgEEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgDIAEoCBINCgViYXRjaBgEIAEoCCKeAQoNV2F0Y2hSZXNwb25zZRIoCgVldmVudBgBIAEoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudBI4Cg1sZWdhbF9hY3Rpb25zGAIgASgLMiEuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWdhbEFjdGlvbnMSKQoGZXZlbnRzGAMgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50IlYKDExlZ2FsQWN0aW9ucxIPCgd2ZXJzaW9uGAEgASgEEiUKB2FjdGlvbnMYAiADKAsyFC5nb29nbGUucHJvdG9idWYuQW55Eg4KBmxhYmVscxgDIAMoCSIkChBHZXRSZXBsYXlSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJItMBCgtSZXBsYXlFbnRyeRIPCgd2ZXJzaW9uGAEgASgEEg4KBHNlYXQYAiABKA1IABIRCgd0aW1lb3V0GAMgASgISAASDwoFYWJvcnQYBCABKAhIABIkCgZhY3Rpb24YBSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBmV2ZW50cxgHIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudEIECgJieSKoAQoRR2V0UmVwbGF5UmVzcG9uc2USLQoFdGFibGUYASABKAsyHi5jYXJkcm9vbS5nYW1lLnYxLlRhYmxlU3VtbWFyeRIxCg5jcmVhdGVkX2V2ZW50cxgCIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudBIxCgdlbnRyaWVzGAMgAygLMiAuY2FyZHJvb20uZ2F0ZXdheS52MS5SZXBsYXlFbnRyeSqKAQoKVGFibGVTdGF0ZRIbChdUQUJMRV9TVEFURV9VTlNQRUNJRklFRBAAEhQKEFRBQkxFX1NUQVRFX09QRU4QARIXChNUQUJMRV9TVEFURV9QTEFZSU5HEAISGAoUVEFCTEVfU1RBVEVfRklOSVNIRUQQAxIWChJUQUJMRV9TVEFURV9DTE9TRUQQBCqUAQoLVGlja2V0U3RhdGUSHAoYVElDS0VUX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUVElDS0VUX1NUQVRFX0ZPUk1JTkcQARIXChNUSUNLRVRfU1RBVEVfUVVFVUVEEAISGAoUVElDS0VUX1NUQVRFX01BVENIRUQQAxIaChZUSUNLRVRfU1RBVEVfQ0FOQ0VMTEVEEAQypA0KDkdhdGV3YXlTZXJ2aWNlElEKBlNpZ25JbhIiLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbkluUmVxdWVzdBojLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbkluUmVzcG9uc2USaQoOUmVmcmVzaFNlc3Npb24SKi5jYXJkcm9vbS5nYXRld2F5LnYxLlJlZnJlc2hTZXNzaW9uUmVxdWVzdBorLmNhcmRyb29tLmdhdGV3YXkudjEuUmVmcmVzaFNlc3Npb25SZXNwb25zZRJaCglMaXN0R2FtZXMSJS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RHYW1lc1JlcXVlc3QaJi5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlEmAKC0NyZWF0ZVRhYmxlEicuY2FyZHJvb20uZ2F0ZXdheS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaKC5jYXJkcm9vbS5nYXRld2F5LnYxLkNyZWF0ZVRhYmxlUmVzcG9uc2USWgoJSm9pblRhYmxlEiUuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGFibGVSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGFibGVSZXNwb25zZRJdCgpMZWF2ZVRhYmxlEiYuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWF2ZVRhYmxlUmVxdWVzdBonLmNhcmRyb29tLmdhdGV3YXkudjEuTGVhdmVUYWJsZVJlc3BvbnNlElQKB0FkZEJvdHMSIy5jYXJkcm9vbS5nYXRld2F5LnYxLkFkZEJvdHNSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5BZGRCb3RzUmVzcG9uc2USXQoKU3RhcnRUYWJsZRImLmNhcmRyb29tLmdhdGV3YXkudjEuU3RhcnRUYWJsZVJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLlN0YXJ0VGFibGVSZXNwb25zZRJXCghHZXRUYWJsZRIkLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0VGFibGVSZXF1ZXN0GiUuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRUYWJsZVJlc3BvbnNlEmYKDUVucXVldWVUaWNrZXQSKS5jYXJkcm9vbS5nYXRld2F5LnYxLkVucXVldWVUaWNrZXRSZXF1ZXN0GiouY2FyZHJvb20uZ2F0ZXdheS52MS5FbnF1ZXVlVGlja2V0UmVzcG9uc2USXQoKSm9pblRpY2tldBImLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRpY2tldFJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UaWNrZXRSZXNwb25zZRJjCgxDYW5jZWxUaWNrZXQSKC5jYXJkcm9vbS5nYXRld2F5LnYxLkNhbmNlbFRpY2tldFJlcXVlc3QaKS5jYXJkcm9vbS5nYXRld2F5LnYxLkNhbmNlbFRpY2tldFJlc3BvbnNlEmIKC1dhdGNoVGlja2V0EicuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFRpY2tldFJlcXVlc3QaKC5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoVGlja2V0UmVzcG9uc2UwARJICgNBY3QSHy5jYXJkcm9vbS5nYXRld2F5LnYxLkFjdFJlcXVlc3QaIC5jYXJkcm9vbS5nYXRld2F5LnYxLkFjdFJlc3BvbnNlElQKB0dldFZpZXcSIy5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFZpZXdSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRWaWV3UmVzcG9uc2USbwoQTGlzdExlZ2FsQWN0aW9ucxIsLmNhcmRyb29tLmdhdGV3YXkudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaLS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJQCgVXYXRjaBIhLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hSZXF1ZXN0GiIuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFJlc3BvbnNlMAESWgoJR2V0UmVwbGF5EiUuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRSZXBsYXlSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRSZXBsYXlSZXNwb25zZWIGcHJvdG8z", [file_cardroom_events_v1_events, file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiFjYXJkcm9vbS9nYXRld2F5L3YxL2dhdGV3YXkucHJvdG8SE2NhcmRyb29tLmdhdGV3YXkudjEiqQEKDVNpZ25JblJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEjcKBmRldmljZRgCIAEoCzIlLmNhcmRyb29tLmdhdGV3YXkudjEuRGV2aWNlQ3JlZGVudGlhbEgAEjsKCHBhc3N3b3JkGAMgASgLMicuY2FyZHJvb20uZ2F0ZXdheS52MS5QYXNzd29yZENyZWRlbnRpYWxIAEIMCgpjcmVkZW50aWFsIjUKEERldmljZUNyZWRlbnRpYWwSEQoJZGV2aWNlX2lkGAEgASgJEg4KBnNlY3JldBgCIAEoCSJLChJQYXNzd29yZENyZWRlbnRpYWwSEQoJdXNlcl9uYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhAKCHJlZ2lzdGVyGAMgASgIIpQBCg5TaWduSW5SZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpuZXdfcGxheWVyGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCSIXChVSZWZyZXNoU2Vzc2lvblJlcXVlc3QiXwoWUmVmcmVzaFNlc3Npb25SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhAKDlNpZ25PdXRSZXF1ZXN0IhEKD1NpZ25PdXRSZXNwb25zZSISChBMaXN0R2FtZXNSZXF1ZXN0InwKCEdhbWVJbmZvEgwKBGdhbWUYASABKAkSEQoJbWluX3NlYXRzGAIgASgNEhEKCW1heF9zZWF0cxgDIAEoDRIUCgxvcHRpb25zX3R5cGUYBCABKAkSEwoLYWN0aW9uX3R5cGUYBSABKAkSEQoJdmlld190eXBlGAYgASgJIkEKEUxpc3RHYW1lc1Jlc3BvbnNlEiwKBWdhbWVzGAEgAygLMh0uY2FyZHJvb20uZ2F0ZXdheS52MS5HYW1lSW5mbyLsAgoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIuCgVzdGF0ZRgDIAEoDjIfLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGVTdGF0ZRIXCg9vd25lcl9wbGF5ZXJfaWQYBCABKAkSEAoIY2FwYWNpdHkYBSABKA0SLAoHcGxheWVycxgGIAMoCzIbLmNhcmRyb29tLmdhbWUudjEuUGxheWVyUmVmEiUKBXNlYXRzGAcgAygLMhYuY2FyZHJvb20uZ2FtZS52MS5TZWF0EhMKC2ludml0ZV9jb2RlGAggASgJEiUKB29wdGlvbnMYCSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAogASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzEhYKCXlvdXJfc2VhdBgLIAEoDUgAiAEBQgwKCl95b3VyX3NlYXQiiwEKEkNyZWF0ZVRhYmxlUmVxdWVzdBIMCgRnYW1lGAEgASgJEg0KBXNlYXRzGAIgASgNEiUKB29wdGlvbnMYAyABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAQgASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzImcKE0NyZWF0ZVRhYmxlUmVzcG9uc2USEAoIdGFibGVfaWQYASABKAkSEwoLaW52aXRlX2NvZGUYAiABKAkSKQoFdGFibGUYAyABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIicKEEpvaW5UYWJsZVJlcXVlc3QSEwoLaW52aXRlX2NvZGUYASABKAkiPgoRSm9pblRhYmxlUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIiUKEUxlYXZlVGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj8KEkxlYXZlVGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiRQoOQWRkQm90c1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSDQoFY291bnQYAiABKA0SEgoKcmVxdWVzdF9pZBgDIAEoCSI8Cg9BZGRCb3RzUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIiUKEVN0YXJ0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj8KElN0YXJ0VGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiIwoPR2V0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj0KEEdldFRhYmxlUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIvwBChRFbnF1ZXVlVGlja2V0UmVxdWVzdBIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoDRIRCgltYXhfc2VhdHMYAyABKA0SJQoHb3B0aW9ucxgEIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSMQoLdGltZV9saW1pdHMYBSABKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlRpbWVMaW1pdHMSFQoNYm90c19tYXlfZmlsbBgGIAEoCBIrCghtYXhfd2FpdBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpwYXJ0eV9zaXplGAggASgNIioKFUVucXVldWVUaWNrZXRSZXNwb25zZRIRCgl0aWNrZXRfaWQYASABKAkiJgoRSm9pblRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIhQKEkpvaW5UaWNrZXRSZXNwb25zZSIoChNDYW5jZWxUaWNrZXRSZXF1ZXN0EhEKCXRpY2tldF9pZBgBIAEoCSIWChRDYW5jZWxUaWNrZXRSZXNwb25zZSInChJXYXRjaFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIvABChNXYXRjaFRpY2tldFJlc3BvbnNlEhEKCXRpY2tldF9pZBgBIAEoCRIvCgVzdGF0ZRgCIAEoDjIgLmNhcmRyb29tLmdhdGV3YXkudjEuVGlja2V0U3RhdGUSDwoHcGxheWVycxgDIAEoDRISCgpwYXJ0eV9zaXplGAQgASgNEikKBndhaXRlZBgFIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIXCg9wbGF5ZXJzX3dhaXRpbmcYBiABKA0SEAoIdGFibGVfaWQYByABKAkSEQoEc2VhdBgIIAEoDUgAiAEBQgcKBV9zZWF0IqoBCgpBY3RSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEiQKBmFjdGlvbhgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSEQoJYWN0aW9uX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIdChVpbmNsdWRlX2xlZ2FsX2FjdGlvbnMYBSABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb24isAEKC0FjdFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSKQoGZXZlbnRzGAIgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50EhAKCGZpbmlzaGVkGAMgASgIEhAKCHJlcGxheWVkGAQgASgIEisKDWxlZ2FsX2FjdGlvbnMYBSADKAsyFC5nb29nbGUucHJvdG9idWYuQW55EhQKDGxlZ2FsX2xhYmVscxgGIAMoCSIiCg5HZXRWaWV3UmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSLWAQoPR2V0Vmlld1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSIgoEdmlldxgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KBXRhYmxlGAQgASgLMh4uY2FyZHJvb20uZ2FtZS52MS5UYWJsZVN1bW1hcnkSFQoNbGFzdF9zZXF1ZW5jZRgFIAEoBBIRCgRzZWF0GAYgASgNSACIAQFCBwoFX3NlYXQiKwoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiYgoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSJQoHYWN0aW9ucxgCIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSDgoGbGFiZWxzGAMgAygJImYKDFdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBBIdChVpbmNsdWRlX2xlZ2FsX2FjdGlvbnMYAyABKAgSDQoFYmF0Y2gYBCABKAgingEKDVdhdGNoUmVzcG9uc2USKAoFZXZlbnQYASABKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSOAoNbGVnYWxfYWN0aW9ucxgCIAEoCzIhLmNhcmRyb29tLmdhdGV3YXkudjEuTGVnYWxBY3Rpb25zEikKBmV2ZW50cxgDIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudCJWCgxMZWdhbEFjdGlvbnMSDwoHdmVyc2lvbhgBIAEoBBIlCgdhY3Rpb25zGAIgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIOCgZsYWJlbHMYAyADKAkiJAoQR2V0UmVwbGF5UmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSLTAQoLUmVwbGF5RW50cnkSDwoHdmVyc2lvbhgBIAEoBBIOCgRzZWF0GAIgASgNSAASEQoHdGltZW91dBgDIAEoCEgAEg8KBWFib3J0GAQgASgISAASJAoGYWN0aW9uGAUgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZldmVudHMYByADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnRCBAoCYnkiqAEKEUdldFJlcGxheVJlc3BvbnNlEi0KBXRhYmxlGAEgASgLMh4uY2FyZHJvb20uZ2FtZS52MS5UYWJsZVN1bW1hcnkSMQoOY3JlYXRlZF9ldmVudHMYAiADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSMQoHZW50cmllcxgDIAMoCzIgLmNhcmRyb29tLmdhdGV3YXkudjEuUmVwbGF5RW50cnkqigEKClRhYmxlU3RhdGUSGwoXVEFCTEVfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBUQUJMRV9TVEFURV9PUEVOEAESFwoTVEFCTEVfU1RBVEVfUExBWUlORxACEhgKFFRBQkxFX1NUQVRFX0ZJTklTSEVEEAMSFgoSVEFCTEVfU1RBVEVfQ0xPU0VEEAQqlAEKC1RpY2tldFN0YXRlEhwKGFRJQ0tFVF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFFRJQ0tFVF9TVEFURV9GT1JNSU5HEAESFwoTVElDS0VUX1NUQVRFX1FVRVVFRBACEhgKFFRJQ0tFVF9TVEFURV9NQVRDSEVEEAMSGgoWVElDS0VUX1NUQVRFX0NBTkNFTExFRBAEMvoNCg5HYXRld2F5U2VydmljZRJRCgZTaWduSW4SIi5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25JblJlcXVlc3QaIy5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25JblJlc3BvbnNlEmkKDlJlZnJlc2hTZXNzaW9uEiouY2FyZHJvb20uZ2F0ZXdheS52MS5SZWZyZXNoU2Vzc2lvblJlcXVlc3QaKy5jYXJkcm9vbS5nYXRld2F5LnYxLlJlZnJlc2hTZXNzaW9uUmVzcG9uc2USVAoHU2lnbk91dBIjLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbk91dFJlcXVlc3QaJC5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25PdXRSZXNwb25zZRJaCglMaXN0R2FtZXMSJS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RHYW1lc1JlcXVlc3QaJi5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlEmAKC0NyZWF0ZVRhYmxlEicuY2FyZHJvb20uZ2F0ZXdheS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaKC5jYXJkcm9vbS5nYXRld2F5LnYxLkNyZWF0ZVRhYmxlUmVzcG9uc2USWgoJSm9pblRhYmxlEiUuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGFibGVSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGFibGVSZXNwb25zZRJdCgpMZWF2ZVRhYmxlEiYuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWF2ZVRhYmxlUmVxdWVzdBonLmNhcmRyb29tLmdhdGV3YXkudjEuTGVhdmVUYWJsZVJlc3BvbnNlElQKB0FkZEJvdHMSIy5jYXJkcm9vbS5nYXRld2F5LnYxLkFkZEJvdHNSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5BZGRCb3RzUmVzcG9uc2USXQoKU3RhcnRUYWJsZRImLmNhcmRyb29tLmdhdGV3YXkudjEuU3RhcnRUYWJsZVJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLlN0YXJ0VGFibGVSZXNwb25zZRJXCghHZXRUYWJsZRIkLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0VGFibGVSZXF1ZXN0GiUuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRUYWJsZVJlc3BvbnNlEmYKDUVucXVldWVUaWNrZXQSKS5jYXJkcm9vbS5nYXRld2F5LnYxLkVucXVldWVUaWNrZXRSZXF1ZXN0GiouY2FyZHJvb20uZ2F0ZXdheS52MS5FbnF1ZXVlVGlja2V0UmVzcG9uc2USXQoKSm9pblRpY2tldBImLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRpY2tldFJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UaWNrZXRSZXNwb25zZRJjCgxDYW5jZWxUaWNrZXQSKC5jYXJkcm9vbS5nYXRld2F5LnYxLkNhbmNlbFRpY2tldFJlcXVlc3QaKS5jYXJkcm9vbS5nYXRld2F5LnYxLkNhbmNlbFRpY2tldFJlc3BvbnNlEmIKC1dhdGNoVGlja2V0EicuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFRpY2tldFJlcXVlc3QaKC5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoVGlja2V0UmVzcG9uc2UwARJICgNBY3QSHy5jYXJkcm9vbS5nYXRld2F5LnYxLkFjdFJlcXVlc3QaIC5jYXJkcm9vbS5nYXRld2F5LnYxLkFjdFJlc3BvbnNlElQKB0dldFZpZXcSIy5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFZpZXdSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRWaWV3UmVzcG9uc2USbwoQTGlzdExlZ2FsQWN0aW9ucxIsLmNhcmRyb29tLmdhdGV3YXkudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaLS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJQCgVXYXRjaBIhLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hSZXF1ZXN0GiIuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFJlc3BvbnNlMAESWgoJR2V0UmVwbGF5EiUuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRSZXBsYXlSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRSZXBsYXlSZXNwb25zZWIGcHJvdG8z", [file_cardroom_events_v1_events, file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message cardroom.gateway.v1.SignInRequest
@@ -217,6 +217,32 @@ export const RefreshSessionResponseSchema: GenMessage<RefreshSessionResponse> = 
   messageDesc(file_cardroom_gateway_v1_gateway, 5);
 
 /**
+ * @generated from message cardroom.gateway.v1.SignOutRequest
+ */
+export type SignOutRequest = Message<"cardroom.gateway.v1.SignOutRequest"> & {
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.SignOutRequest.
+ * Use `create(SignOutRequestSchema)` to create a new message.
+ */
+export const SignOutRequestSchema: GenMessage<SignOutRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 6);
+
+/**
+ * @generated from message cardroom.gateway.v1.SignOutResponse
+ */
+export type SignOutResponse = Message<"cardroom.gateway.v1.SignOutResponse"> & {
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.SignOutResponse.
+ * Use `create(SignOutResponseSchema)` to create a new message.
+ */
+export const SignOutResponseSchema: GenMessage<SignOutResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 7);
+
+/**
  * @generated from message cardroom.gateway.v1.ListGamesRequest
  */
 export type ListGamesRequest = Message<"cardroom.gateway.v1.ListGamesRequest"> & {
@@ -227,7 +253,7 @@ export type ListGamesRequest = Message<"cardroom.gateway.v1.ListGamesRequest"> &
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 6);
+  messageDesc(file_cardroom_gateway_v1_gateway, 8);
 
 /**
  * @generated from message cardroom.gateway.v1.GameInfo
@@ -271,7 +297,7 @@ export type GameInfo = Message<"cardroom.gateway.v1.GameInfo"> & {
  * Use `create(GameInfoSchema)` to create a new message.
  */
 export const GameInfoSchema: GenMessage<GameInfo> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 7);
+  messageDesc(file_cardroom_gateway_v1_gateway, 9);
 
 /**
  * @generated from message cardroom.gateway.v1.ListGamesResponse
@@ -288,7 +314,7 @@ export type ListGamesResponse = Message<"cardroom.gateway.v1.ListGamesResponse">
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 8);
+  messageDesc(file_cardroom_gateway_v1_gateway, 10);
 
 /**
  * Table is a table as the gateway keeps it.
@@ -367,7 +393,7 @@ export type Table = Message<"cardroom.gateway.v1.Table"> & {
  * Use `create(TableSchema)` to create a new message.
  */
 export const TableSchema: GenMessage<Table> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 9);
+  messageDesc(file_cardroom_gateway_v1_gateway, 11);
 
 /**
  * @generated from message cardroom.gateway.v1.CreateTableRequest
@@ -401,7 +427,7 @@ export type CreateTableRequest = Message<"cardroom.gateway.v1.CreateTableRequest
  * Use `create(CreateTableRequestSchema)` to create a new message.
  */
 export const CreateTableRequestSchema: GenMessage<CreateTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 10);
+  messageDesc(file_cardroom_gateway_v1_gateway, 12);
 
 /**
  * @generated from message cardroom.gateway.v1.CreateTableResponse
@@ -428,7 +454,7 @@ export type CreateTableResponse = Message<"cardroom.gateway.v1.CreateTableRespon
  * Use `create(CreateTableResponseSchema)` to create a new message.
  */
 export const CreateTableResponseSchema: GenMessage<CreateTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 11);
+  messageDesc(file_cardroom_gateway_v1_gateway, 13);
 
 /**
  * @generated from message cardroom.gateway.v1.JoinTableRequest
@@ -445,7 +471,7 @@ export type JoinTableRequest = Message<"cardroom.gateway.v1.JoinTableRequest"> &
  * Use `create(JoinTableRequestSchema)` to create a new message.
  */
 export const JoinTableRequestSchema: GenMessage<JoinTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 12);
+  messageDesc(file_cardroom_gateway_v1_gateway, 14);
 
 /**
  * @generated from message cardroom.gateway.v1.JoinTableResponse
@@ -462,7 +488,7 @@ export type JoinTableResponse = Message<"cardroom.gateway.v1.JoinTableResponse">
  * Use `create(JoinTableResponseSchema)` to create a new message.
  */
 export const JoinTableResponseSchema: GenMessage<JoinTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 13);
+  messageDesc(file_cardroom_gateway_v1_gateway, 15);
 
 /**
  * @generated from message cardroom.gateway.v1.LeaveTableRequest
@@ -479,7 +505,7 @@ export type LeaveTableRequest = Message<"cardroom.gateway.v1.LeaveTableRequest">
  * Use `create(LeaveTableRequestSchema)` to create a new message.
  */
 export const LeaveTableRequestSchema: GenMessage<LeaveTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 14);
+  messageDesc(file_cardroom_gateway_v1_gateway, 16);
 
 /**
  * @generated from message cardroom.gateway.v1.LeaveTableResponse
@@ -496,7 +522,7 @@ export type LeaveTableResponse = Message<"cardroom.gateway.v1.LeaveTableResponse
  * Use `create(LeaveTableResponseSchema)` to create a new message.
  */
 export const LeaveTableResponseSchema: GenMessage<LeaveTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 15);
+  messageDesc(file_cardroom_gateway_v1_gateway, 17);
 
 /**
  * @generated from message cardroom.gateway.v1.AddBotsRequest
@@ -528,7 +554,7 @@ export type AddBotsRequest = Message<"cardroom.gateway.v1.AddBotsRequest"> & {
  * Use `create(AddBotsRequestSchema)` to create a new message.
  */
 export const AddBotsRequestSchema: GenMessage<AddBotsRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 16);
+  messageDesc(file_cardroom_gateway_v1_gateway, 18);
 
 /**
  * @generated from message cardroom.gateway.v1.AddBotsResponse
@@ -545,7 +571,7 @@ export type AddBotsResponse = Message<"cardroom.gateway.v1.AddBotsResponse"> & {
  * Use `create(AddBotsResponseSchema)` to create a new message.
  */
 export const AddBotsResponseSchema: GenMessage<AddBotsResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 17);
+  messageDesc(file_cardroom_gateway_v1_gateway, 19);
 
 /**
  * @generated from message cardroom.gateway.v1.StartTableRequest
@@ -562,7 +588,7 @@ export type StartTableRequest = Message<"cardroom.gateway.v1.StartTableRequest">
  * Use `create(StartTableRequestSchema)` to create a new message.
  */
 export const StartTableRequestSchema: GenMessage<StartTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 18);
+  messageDesc(file_cardroom_gateway_v1_gateway, 20);
 
 /**
  * @generated from message cardroom.gateway.v1.StartTableResponse
@@ -579,7 +605,7 @@ export type StartTableResponse = Message<"cardroom.gateway.v1.StartTableResponse
  * Use `create(StartTableResponseSchema)` to create a new message.
  */
 export const StartTableResponseSchema: GenMessage<StartTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 19);
+  messageDesc(file_cardroom_gateway_v1_gateway, 21);
 
 /**
  * @generated from message cardroom.gateway.v1.GetTableRequest
@@ -596,7 +622,7 @@ export type GetTableRequest = Message<"cardroom.gateway.v1.GetTableRequest"> & {
  * Use `create(GetTableRequestSchema)` to create a new message.
  */
 export const GetTableRequestSchema: GenMessage<GetTableRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 20);
+  messageDesc(file_cardroom_gateway_v1_gateway, 22);
 
 /**
  * @generated from message cardroom.gateway.v1.GetTableResponse
@@ -613,7 +639,7 @@ export type GetTableResponse = Message<"cardroom.gateway.v1.GetTableResponse"> &
  * Use `create(GetTableResponseSchema)` to create a new message.
  */
 export const GetTableResponseSchema: GenMessage<GetTableResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 21);
+  messageDesc(file_cardroom_gateway_v1_gateway, 23);
 
 /**
  * @generated from message cardroom.gateway.v1.EnqueueTicketRequest
@@ -675,7 +701,7 @@ export type EnqueueTicketRequest = Message<"cardroom.gateway.v1.EnqueueTicketReq
  * Use `create(EnqueueTicketRequestSchema)` to create a new message.
  */
 export const EnqueueTicketRequestSchema: GenMessage<EnqueueTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 22);
+  messageDesc(file_cardroom_gateway_v1_gateway, 24);
 
 /**
  * @generated from message cardroom.gateway.v1.EnqueueTicketResponse
@@ -692,7 +718,7 @@ export type EnqueueTicketResponse = Message<"cardroom.gateway.v1.EnqueueTicketRe
  * Use `create(EnqueueTicketResponseSchema)` to create a new message.
  */
 export const EnqueueTicketResponseSchema: GenMessage<EnqueueTicketResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 23);
+  messageDesc(file_cardroom_gateway_v1_gateway, 25);
 
 /**
  * @generated from message cardroom.gateway.v1.JoinTicketRequest
@@ -709,7 +735,7 @@ export type JoinTicketRequest = Message<"cardroom.gateway.v1.JoinTicketRequest">
  * Use `create(JoinTicketRequestSchema)` to create a new message.
  */
 export const JoinTicketRequestSchema: GenMessage<JoinTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 24);
+  messageDesc(file_cardroom_gateway_v1_gateway, 26);
 
 /**
  * @generated from message cardroom.gateway.v1.JoinTicketResponse
@@ -722,7 +748,7 @@ export type JoinTicketResponse = Message<"cardroom.gateway.v1.JoinTicketResponse
  * Use `create(JoinTicketResponseSchema)` to create a new message.
  */
 export const JoinTicketResponseSchema: GenMessage<JoinTicketResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 25);
+  messageDesc(file_cardroom_gateway_v1_gateway, 27);
 
 /**
  * @generated from message cardroom.gateway.v1.CancelTicketRequest
@@ -739,7 +765,7 @@ export type CancelTicketRequest = Message<"cardroom.gateway.v1.CancelTicketReque
  * Use `create(CancelTicketRequestSchema)` to create a new message.
  */
 export const CancelTicketRequestSchema: GenMessage<CancelTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 26);
+  messageDesc(file_cardroom_gateway_v1_gateway, 28);
 
 /**
  * @generated from message cardroom.gateway.v1.CancelTicketResponse
@@ -752,7 +778,7 @@ export type CancelTicketResponse = Message<"cardroom.gateway.v1.CancelTicketResp
  * Use `create(CancelTicketResponseSchema)` to create a new message.
  */
 export const CancelTicketResponseSchema: GenMessage<CancelTicketResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 27);
+  messageDesc(file_cardroom_gateway_v1_gateway, 29);
 
 /**
  * @generated from message cardroom.gateway.v1.WatchTicketRequest
@@ -769,7 +795,7 @@ export type WatchTicketRequest = Message<"cardroom.gateway.v1.WatchTicketRequest
  * Use `create(WatchTicketRequestSchema)` to create a new message.
  */
 export const WatchTicketRequestSchema: GenMessage<WatchTicketRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 28);
+  messageDesc(file_cardroom_gateway_v1_gateway, 30);
 
 /**
  * @generated from message cardroom.gateway.v1.WatchTicketResponse
@@ -829,7 +855,7 @@ export type WatchTicketResponse = Message<"cardroom.gateway.v1.WatchTicketRespon
  * Use `create(WatchTicketResponseSchema)` to create a new message.
  */
 export const WatchTicketResponseSchema: GenMessage<WatchTicketResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 29);
+  messageDesc(file_cardroom_gateway_v1_gateway, 31);
 
 /**
  * @generated from message cardroom.gateway.v1.ActRequest
@@ -876,7 +902,7 @@ export type ActRequest = Message<"cardroom.gateway.v1.ActRequest"> & {
  * Use `create(ActRequestSchema)` to create a new message.
  */
 export const ActRequestSchema: GenMessage<ActRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 30);
+  messageDesc(file_cardroom_gateway_v1_gateway, 32);
 
 /**
  * @generated from message cardroom.gateway.v1.ActResponse
@@ -928,7 +954,7 @@ export type ActResponse = Message<"cardroom.gateway.v1.ActResponse"> & {
  * Use `create(ActResponseSchema)` to create a new message.
  */
 export const ActResponseSchema: GenMessage<ActResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 31);
+  messageDesc(file_cardroom_gateway_v1_gateway, 33);
 
 /**
  * @generated from message cardroom.gateway.v1.GetViewRequest
@@ -945,7 +971,7 @@ export type GetViewRequest = Message<"cardroom.gateway.v1.GetViewRequest"> & {
  * Use `create(GetViewRequestSchema)` to create a new message.
  */
 export const GetViewRequestSchema: GenMessage<GetViewRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 32);
+  messageDesc(file_cardroom_gateway_v1_gateway, 34);
 
 /**
  * @generated from message cardroom.gateway.v1.GetViewResponse
@@ -989,7 +1015,7 @@ export type GetViewResponse = Message<"cardroom.gateway.v1.GetViewResponse"> & {
  * Use `create(GetViewResponseSchema)` to create a new message.
  */
 export const GetViewResponseSchema: GenMessage<GetViewResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 33);
+  messageDesc(file_cardroom_gateway_v1_gateway, 35);
 
 /**
  * @generated from message cardroom.gateway.v1.ListLegalActionsRequest
@@ -1006,7 +1032,7 @@ export type ListLegalActionsRequest = Message<"cardroom.gateway.v1.ListLegalActi
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 34);
+  messageDesc(file_cardroom_gateway_v1_gateway, 36);
 
 /**
  * @generated from message cardroom.gateway.v1.ListLegalActionsResponse
@@ -1037,7 +1063,7 @@ export type ListLegalActionsResponse = Message<"cardroom.gateway.v1.ListLegalAct
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 35);
+  messageDesc(file_cardroom_gateway_v1_gateway, 37);
 
 /**
  * @generated from message cardroom.gateway.v1.WatchRequest
@@ -1079,7 +1105,7 @@ export type WatchRequest = Message<"cardroom.gateway.v1.WatchRequest"> & {
  * Use `create(WatchRequestSchema)` to create a new message.
  */
 export const WatchRequestSchema: GenMessage<WatchRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 36);
+  messageDesc(file_cardroom_gateway_v1_gateway, 38);
 
 /**
  * WatchResponse carries one event, or (with include_legal_actions) the seat's legal actions; with
@@ -1116,7 +1142,7 @@ export type WatchResponse = Message<"cardroom.gateway.v1.WatchResponse"> & {
  * Use `create(WatchResponseSchema)` to create a new message.
  */
 export const WatchResponseSchema: GenMessage<WatchResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 37);
+  messageDesc(file_cardroom_gateway_v1_gateway, 39);
 
 /**
  * LegalActions are the caller's legal actions at a table version.
@@ -1148,7 +1174,7 @@ export type LegalActions = Message<"cardroom.gateway.v1.LegalActions"> & {
  * Use `create(LegalActionsSchema)` to create a new message.
  */
 export const LegalActionsSchema: GenMessage<LegalActions> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 38);
+  messageDesc(file_cardroom_gateway_v1_gateway, 40);
 
 /**
  * @generated from message cardroom.gateway.v1.GetReplayRequest
@@ -1165,7 +1191,7 @@ export type GetReplayRequest = Message<"cardroom.gateway.v1.GetReplayRequest"> &
  * Use `create(GetReplayRequestSchema)` to create a new message.
  */
 export const GetReplayRequestSchema: GenMessage<GetReplayRequest> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 39);
+  messageDesc(file_cardroom_gateway_v1_gateway, 41);
 
 /**
  * ReplayEntry is one applied action (or timeout, or abort) with every event it caused.
@@ -1222,7 +1248,7 @@ export type ReplayEntry = Message<"cardroom.gateway.v1.ReplayEntry"> & {
  * Use `create(ReplayEntrySchema)` to create a new message.
  */
 export const ReplayEntrySchema: GenMessage<ReplayEntry> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 40);
+  messageDesc(file_cardroom_gateway_v1_gateway, 42);
 
 /**
  * @generated from message cardroom.gateway.v1.GetReplayResponse
@@ -1253,7 +1279,7 @@ export type GetReplayResponse = Message<"cardroom.gateway.v1.GetReplayResponse">
  * Use `create(GetReplayResponseSchema)` to create a new message.
  */
 export const GetReplayResponseSchema: GenMessage<GetReplayResponse> = /*@__PURE__*/
-  messageDesc(file_cardroom_gateway_v1_gateway, 41);
+  messageDesc(file_cardroom_gateway_v1_gateway, 43);
 
 /**
  * TableState is where a table is in its life.
@@ -1367,7 +1393,9 @@ export const GatewayService: GenService<{
     output: typeof SignInResponseSchema;
   },
   /**
-   * RefreshSession exchanges a session token that has not expired for a new one.
+   * RefreshSession exchanges a session token that has not expired for a new one of the same
+   * session. A session lasts at most the gateway's maximum age from its sign-in: the new token's
+   * expires_at never passes it, and after it the player signs in again.
    *
    * @generated from rpc cardroom.gateway.v1.GatewayService.RefreshSession
    */
@@ -1375,6 +1403,17 @@ export const GatewayService: GenService<{
     methodKind: "unary";
     input: typeof RefreshSessionRequestSchema;
     output: typeof RefreshSessionResponseSchema;
+  },
+  /**
+   * SignOut ends the caller's session: its token, and every token refreshed from the same
+   * sign-in, is refused from then on (UNAUTHENTICATED, SESSION_REVOKED) by every gateway replica.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.SignOut
+   */
+  signOut: {
+    methodKind: "unary";
+    input: typeof SignOutRequestSchema;
+    output: typeof SignOutResponseSchema;
   },
   /**
    * ListGames lists the games this cardroom offers.
