@@ -88,3 +88,19 @@ chaos-long: ## chaos with twice the tables, graceful Redis/NATS restarts and Red
 
 soak: ## 10 minutes of steady play in the distributed mode; fails when goroutines, heap, descriptors or Redis keys grow (outside CI)
 	scripts/soak
+
+# Images (docs/deploy.md): ko builds each main package into cardroom/<binary>:<tag> on a base that
+# tools/images makes and serves itself, so no registry is needed. The tag is the one the manifests
+# use (deploy/k8s/base/kustomization.yaml). Out: out/images/images.tar (docker load), sbom/ (SPDX).
+IMAGE_TAG ?= $(shell awk '/newTag:/ { print $$2; exit }' deploy/k8s/base/kustomization.yaml)
+IMAGE_PKGS = ./gateway/cmd/gateway ./services/sapotagem/cmd/sapotagem ./services/sponsio/cmd/sponsio \
+	./services/sabaisabai/cmd/sabaisabai ./services/saboteur/cmd/saboteur ./services/stats/cmd/stats ./cmd/cardroom
+
+.PHONY: images
+images: ## build every service's image (ko, no registry) into out/images; loads them into Docker when a daemon answers
+	cd tools && GOWORK=off $(GO) run ./images -ko "$$(./gotool -path ko)" -C .. -out ../out/images -tag $(IMAGE_TAG) $(IMAGE_PKGS)
+	@if docker info >/dev/null 2>&1; then docker load -i out/images/images.tar; else echo "images: no Docker daemon answers; the images are in out/images/images.tar"; fi
+
+.PHONY: e2e-containers
+e2e-containers: ## the distributed mode as containers of the built images, with rules and gateway containers killed mid-game (needs Docker; skips saying why without it)
+	scripts/e2e-containers

@@ -71,6 +71,11 @@ type Options struct {
 	RateBurst int
 	// MaxRequestBytes bounds one request message (default 64 KiB).
 	MaxRequestBytes int
+	// MaxConnectionAge closes a client connection after this long (default 5m, ±10 % jitter), and
+	// MaxConnectionAgeGrace (default 30s) later ends the streams still open on it: clients
+	// reconnect, and resume Watch after the last sequence they saw, through the load balancer,
+	// so that replicas an autoscaler added get their share of long-lived streams (ServerOptions).
+	MaxConnectionAge, MaxConnectionAgeGrace time.Duration
 	// TicketMaxWait is the longest wait of a ticket that names none (default 30s).
 	TicketMaxWait time.Duration
 	// Retention is how long finished tables are kept (default 24h).
@@ -129,6 +134,8 @@ func (o *Options) defaults() {
 	def(&o.MatchInterval, 200*time.Millisecond)
 	def(&o.DriveInterval, 250*time.Millisecond)
 	def(&o.DriveLease, 3*time.Second)
+	def(&o.MaxConnectionAge, 5*time.Minute)
+	def(&o.MaxConnectionAgeGrace, 30*time.Second)
 	if o.RateLimit == 0 {
 		o.RateLimit = 50
 	}

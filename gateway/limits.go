@@ -11,6 +11,7 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 )
 
 // limiter limits each key's requests (a player's calls, an address's sign-ins): a token bucket
@@ -140,9 +141,23 @@ func (l *localLimiter) allow(player string) bool {
 // over its limit from the length before reading it and writes that status itself, before any
 // handler or interceptor sees the error, so the gateway cannot answer it: only beyond
 // recvCeiling, which bounds what one request may hold in memory, is the refusal gRPC's.
+//
+// Connections are also closed at o.MaxConnectionAge (see Options), and kept alive: a ping after
+// 30 s without traffic, the connection dropped when it goes unanswered for 10 s (a client gone
+// without closing, a NAT that forgot the flow); clients may ping as often as every 10 s, with or
+// without a stream open.
 func ServerOptions(o Options) []grpc.ServerOption {
 	o.defaults()
-	return []grpc.ServerOption{grpc.MaxRecvMsgSize(recvCeiling(o.MaxRequestBytes))}
+	return []grpc.ServerOption{
+		grpc.MaxRecvMsgSize(recvCeiling(o.MaxRequestBytes)),
+		grpc.KeepaliveParams(keepalive.ServerParameters{
+			MaxConnectionAge:      o.MaxConnectionAge,
+			MaxConnectionAgeGrace: o.MaxConnectionAgeGrace,
+			Time:                  30 * time.Second,
+			Timeout:               10 * time.Second,
+		}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+	}
 }
 
 // recvCeiling is gRPC's receive limit for a gateway whose own is limit: gRPC's default (4 MiB),

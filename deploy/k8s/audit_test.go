@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -20,8 +21,11 @@ var healthService = map[string]string{
 	"stats":   "cardroom.stats.v1.StatsService",
 }
 
+// builtImages are the images `make images` builds (ko names each after its main package).
+var builtImages = []string{"cardroom/gateway", "cardroom/sapotagem", "cardroom/sponsio", "cardroom/sabaisabai", "cardroom/saboteur", "cardroom/stats", "cardroom/cardroom"}
+
 // externalSecrets are created out of band in an overlay, never rendered (they hold real keys).
-var externalSecrets = map[string][]string{"prod": {"gateway-session"}}
+var externalSecrets = map[string][]string{"prod": {"gateway-session", "cardroom-data", "cardroom-ca", "cardroom-tls"}}
 
 // audit lists every way an overlay breaks the deployment rules; nothing means it is fine.
 func audit(o *objects) []string {
@@ -189,6 +193,14 @@ func (p *problems) deployment(o *objects, d *appsv1.Deployment) {
 		}
 		if pr := c.ReadinessProbe; pr != nil && pr.GRPC != nil && (pr.GRPC.Service == nil || *pr.GRPC.Service != want) {
 			p.add("%s: readiness probe does not ask for %s", where, want)
+		}
+		// Readiness follows Redis and NATS; liveness must not (a restart would not bring them
+		// back), so it asks for the process's overall status.
+		if pr := c.LivenessProbe; pr != nil && pr.GRPC != nil && pr.GRPC.Service != nil && *pr.GRPC.Service != "" {
+			p.add("%s: liveness probe asks for %s, which follows the dependencies, not the overall status", where, *pr.GRPC.Service)
+		}
+		if image, _, _ := strings.Cut(c.Image, ":"); !slices.Contains(builtImages, image) {
+			p.add("%s: image %s is none of those make images builds", where, c.Image)
 		}
 	}
 	if d.Spec.Template.Spec.AutomountServiceAccountToken == nil || *d.Spec.Template.Spec.AutomountServiceAccountToken {
@@ -374,8 +386,11 @@ func (p *problems) denyAll(o *objects) {
 	p.add("no deny-all NetworkPolicy")
 }
 
-// scaling: every Deployment has a disruption budget; every one but stats (a single consumer) has
-// an autoscaler; every autoscaler scales a Deployment that exists.
+// scaling: a Deployment that runs more than one pod (under an autoscaler) has a disruption budget
+// and sets no replicas of its own (the autoscaler owns the count: a value in the manifest would
+// reset it at every apply); one that never runs more than one (stats, a single consumer) has no
+// budget, which would protect nothing and only block node drains; every one but stats has an
+// autoscaler; every autoscaler scales a Deployment that exists.
 func (p *problems) scaling(o *objects) {
 	for _, h := range o.hpas {
 		if h.Spec.ScaleTargetRef.Kind != "Deployment" || deploymentNamed(o, h.Spec.ScaleTargetRef.Name) == nil {
@@ -389,26 +404,46 @@ func (p *problems) scaling(o *objects) {
 				pdb = true
 			}
 		}
-		if !pdb {
+		h := hpaOf(o, d)
+		if h != nil && d.Spec.Replicas != nil {
+			p.add("Deployment %s: sets replicas (%d) under HPA %s, which owns the count", d.Name, *d.Spec.Replicas, h.Name)
+		}
+		single := h == nil && replicas(d) <= 1
+		if !pdb && !single {
 			p.add("Deployment %s: no PodDisruptionBudget", d.Name)
 		}
-		hpa := false
-		for _, h := range o.hpas {
-			if h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == d.Name {
-				hpa = true
-				if d.Spec.Replicas != nil && h.Spec.MinReplicas != nil && *h.Spec.MinReplicas > *d.Spec.Replicas {
-					p.add("HPA %s: minReplicas %d above the Deployment's %d", h.Name, *h.Spec.MinReplicas, *d.Spec.Replicas)
-				}
-			}
+		if pdb && single {
+			p.add("Deployment %s: a PodDisruptionBudget on a single replica protects nothing", d.Name)
 		}
 		stats := d.Name == "stats"
-		if !hpa && !stats {
+		if h == nil && !stats {
 			p.add("Deployment %s: no HorizontalPodAutoscaler", d.Name)
 		}
-		if hpa && stats {
+		if h != nil && stats {
 			p.add("Deployment stats: autoscaled, but runs one consumer")
 		}
 	}
+}
+
+// hpaOf is the autoscaler of d, or nil.
+func hpaOf(o *objects, d *appsv1.Deployment) *autoscalingv2.HorizontalPodAutoscaler {
+	for _, h := range o.hpas {
+		if h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == d.Name {
+			return h
+		}
+	}
+	return nil
+}
+
+// minReplicas is the fewest pods d runs: its autoscaler's minimum, or its own count.
+func minReplicas(o *objects, d *appsv1.Deployment) int32 {
+	if h := hpaOf(o, d); h != nil {
+		if h.Spec.MinReplicas == nil {
+			return 1
+		}
+		return *h.Spec.MinReplicas
+	}
+	return replicas(d)
 }
 
 func replicas(d *appsv1.Deployment) int32 {
@@ -422,8 +457,8 @@ func replicas(d *appsv1.Deployment) int32 {
 // and the processes pointed at them.
 func (p *problems) dev(o *objects) {
 	for _, d := range o.deployments {
-		if replicas(d) != 1 {
-			p.add("dev: Deployment %s has %d replicas, want 1", d.Name, replicas(d))
+		if n := minReplicas(o, d); n != 1 {
+			p.add("dev: Deployment %s runs at least %d replicas, want 1", d.Name, n)
 		}
 	}
 	dep := map[string]struct{ image, url string }{
@@ -472,8 +507,8 @@ func (p *problems) prod(o *objects) {
 		if d.Name == "stats" {
 			continue
 		}
-		if replicas(d) != 3 {
-			p.add("prod: Deployment %s has %d replicas, want 3", d.Name, replicas(d))
+		if n := minReplicas(o, d); n != 3 {
+			p.add("prod: Deployment %s runs at least %d replicas, want 3", d.Name, n)
 		}
 		aa := d.Spec.Template.Spec.Affinity
 		if aa == nil || aa.PodAntiAffinity == nil {
@@ -505,11 +540,65 @@ func (p *problems) prod(o *objects) {
 		p.add("prod: runs StatefulSets; Redis and NATS are external")
 	}
 	for _, d := range o.deployments {
+		c := d.Spec.Template.Spec.Containers[0]
 		for _, v := range []string{"CARDROOM_REDIS_URL", "CARDROOM_NATS_URL"} {
-			if u, _ := env(o, d.Spec.Template.Spec.Containers[0], v); u == "" && !fromSecret(d.Spec.Template.Spec.Containers[0], v) {
+			u, _ := env(o, c, v)
+			switch {
+			case u == "" && !fromSecret(c, v):
 				p.add("prod: Deployment %s has no %s (it would run on an embedded one)", d.Name, v)
+			case !fromSecret(c, v):
+				p.add("prod: Deployment %s's %s does not come from a Secret (its credentials would be in a ConfigMap)", d.Name, v)
 			}
 		}
+		if ca, _ := env(o, c, "SSL_CERT_FILE"); ca == "" || !mounted(d, ca) {
+			p.add("prod: Deployment %s has no CA bundle mounted at SSL_CERT_FILE %q (no TLS to Redis, NATS and the collector)", d.Name, ca)
+		}
+	}
+	p.ingress(o)
+}
+
+// mounted: the file path lies under one of d's first container's volume mounts.
+func mounted(d *appsv1.Deployment, path string) bool {
+	for _, m := range d.Spec.Template.Spec.Containers[0].VolumeMounts {
+		if strings.HasPrefix(path, strings.TrimSuffix(m.MountPath, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// ingress: native gRPC and the browsers' gRPC-Web both reach the gateway over TLS.
+func (p *problems) ingress(o *objects) {
+	var grpc, web bool
+	for _, in := range o.ingresses {
+		proto := in.Annotations["nginx.ingress.kubernetes.io/backend-protocol"]
+		hosts := map[string]bool{}
+		for _, t := range in.Spec.TLS {
+			if t.SecretName == "" {
+				p.add("Ingress %s: TLS without a certificate Secret", in.Name)
+			}
+			for _, h := range t.Hosts {
+				hosts[h] = true
+			}
+		}
+		for _, r := range in.Spec.Rules {
+			if !hosts[r.Host] {
+				p.add("Ingress %s: host %q without TLS", in.Name, r.Host)
+				continue
+			}
+			for _, path := range r.HTTP.Paths {
+				if b := path.Backend.Service; b != nil && b.Name == "gateway" {
+					grpc = grpc || proto == "GRPC"
+					web = web || proto == "HTTP"
+				}
+			}
+		}
+	}
+	if !grpc {
+		p.add("prod: no Ingress takes native gRPC (backend-protocol GRPC) to the gateway over TLS")
+	}
+	if !web {
+		p.add("prod: no Ingress takes gRPC-Web (backend-protocol HTTP) to the gateway over TLS")
 	}
 }
 

@@ -1,12 +1,15 @@
 package k8s_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 )
@@ -119,7 +122,41 @@ func TestAuditCatchesEachMistake(t *testing.T) {
 		{"autoscaler of nothing", "dev", "which does not exist", func(o *objects) { o.hpas[0].Spec.ScaleTargetRef.Name = "gatewya" }},
 		{"missing config map", "dev", "ConfigMap", func(o *objects) { o.configMaps = nil }},
 		{"missing secret", "dev", "Secret gateway-session", func(o *objects) { o.secrets = nil }},
-		{"prod with two replicas", "prod", "has 2 replicas, want 3", func(o *objects) { dep(o, "sapotagem-rules").Spec.Replicas = ptr.To[int32](2) }},
+		{"prod with two replicas", "prod", "runs at least 2 replicas, want 3", func(o *objects) {
+			for _, h := range o.hpas {
+				if h.Spec.ScaleTargetRef.Name == "sapotagem-rules" {
+					h.Spec.MinReplicas = ptr.To[int32](2)
+				}
+			}
+		}},
+		{"liveness on readiness", "dev", "liveness probe asks for cardroom.gateway.v1.GatewayService", func(o *objects) {
+			ctr(o, "gateway").LivenessProbe.GRPC.Service = ptr.To("cardroom.gateway.v1.GatewayService")
+		}},
+		{"an image not built here", "prod", "is none of those make images builds", func(o *objects) { ctr(o, "sponsio-rules").Image = "cardroom/sponsio-rules:0.1.0" }},
+		{"prod credentials in a ConfigMap", "prod", "CARDROOM_REDIS_URL does not come from a Secret", func(o *objects) {
+			c := ctr(o, "stats")
+			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "CARDROOM_REDIS_URL" })
+			for _, m := range o.configMaps {
+				if strings.HasPrefix(m.Name, "cardroom-config") {
+					m.Data["CARDROOM_REDIS_URL"] = "redis://:hunter2@redis:6379/0"
+				}
+			}
+		}},
+		{"prod without the CA", "prod", "no CA bundle mounted", func(o *objects) { ctr(o, "gateway").VolumeMounts = nil }},
+		{"prod gRPC-Web in plain text", "prod", "no Ingress takes gRPC-Web", func(o *objects) {
+			for _, in := range o.ingresses {
+				if in.Name == "gateway-web" {
+					in.Spec.TLS = nil
+				}
+			}
+		}},
+		{"prod without gRPC ingress", "prod", "no Ingress takes native gRPC", func(o *objects) { o.ingresses = o.ingresses[1:] }},
+		{"replicas under an autoscaler", "prod", "sets replicas (3) under HPA gateway", func(o *objects) { dep(o, "gateway").Spec.Replicas = ptr.To[int32](3) }},
+		{"budget on a single replica", "prod", "on a single replica protects nothing", func(o *objects) {
+			o.pdbs = append(o.pdbs, &policyv1.PodDisruptionBudget{Spec: policyv1.PodDisruptionBudgetSpec{
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "stats"}},
+			}})
+		}},
 		{"prod without anti-affinity", "prod", "no pod anti-affinity", func(o *objects) { dep(o, "gateway").Spec.Template.Spec.Affinity = nil }},
 		{"prod anti-affinity on others", "prod", "does not keep its own pods", func(o *objects) {
 			a := dep(o, "sponsio-rules").Spec.Template.Spec.Affinity.PodAntiAffinity
@@ -129,11 +166,13 @@ func TestAuditCatchesEachMistake(t *testing.T) {
 		}},
 		{"prod HPA below 3", "prod", "may scale below 3", func(o *objects) { o.hpas[0].Spec.MinReplicas = ptr.To[int32](1) }},
 		{"prod on embedded NATS", "prod", "has no CARDROOM_NATS_URL", func(o *objects) {
+			c := ctr(o, "sponsio-rules")
+			c.Env = slices.DeleteFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == "CARDROOM_NATS_URL" })
 			for _, m := range o.configMaps {
 				delete(m.Data, "CARDROOM_NATS_URL")
 			}
 		}},
-		{"dev with two replicas", "dev", "has 2 replicas, want 1", func(o *objects) { dep(o, "stats").Spec.Replicas = ptr.To[int32](2) }},
+		{"dev with two replicas", "dev", "runs at least 2 replicas, want 1", func(o *objects) { dep(o, "stats").Spec.Replicas = ptr.To[int32](2) }},
 		{"dev without redis", "dev", "no redis StatefulSet", func(o *objects) {
 			o.statefulSets = drop(o.statefulSets, func(s *appsv1.StatefulSet) bool { return s.Name == "redis" })
 		}},

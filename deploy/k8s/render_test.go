@@ -33,6 +33,7 @@ type objects struct {
 	hpas            []*autoscalingv2.HorizontalPodAutoscaler
 	pdbs            []*policyv1.PodDisruptionBudget
 	netpols         []*networkingv1.NetworkPolicy
+	ingresses       []*networkingv1.Ingress
 }
 
 var (
@@ -104,6 +105,8 @@ func decode(overlay string, docs [][]byte) (*objects, error) {
 			o.pdbs, err = strict(y, o.pdbs)
 		case "networking.k8s.io/v1/NetworkPolicy":
 			o.netpols, err = strict(y, o.netpols)
+		case "networking.k8s.io/v1/Ingress":
+			o.ingresses, err = strict(y, o.ingresses)
 		default:
 			err = fmt.Errorf("unexpected kind %s %s", meta.APIVersion, meta.Kind)
 		}

@@ -43,6 +43,7 @@ type App struct {
 	closers []func(context.Context) error
 	loops   []func(context.Context) error
 	servers []*server
+	deps    []dependency
 }
 
 type server struct {
@@ -157,6 +158,14 @@ func (a *App) recoverStream(srv any, ss grpc.ServerStream, info *grpc.StreamServ
 	return h(srv, ss)
 }
 
+func serviceNames(gs *grpc.Server) map[string]struct{} {
+	out := map[string]struct{}{}
+	for n := range gs.GetServiceInfo() {
+		out[n] = struct{}{}
+	}
+	return out
+}
+
 // SignalContext is ctx ended by SIGINT or SIGTERM.
 func SignalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -219,6 +228,18 @@ func (a *App) Run(ctx context.Context) error {
 			}
 		}()
 	}
+	// Readiness follows the dependencies (Depend); liveness (service "") stays SERVING.
+	hss := make([]*health.Server, len(a.servers))
+	names := make([][]string, len(a.servers))
+	for i, s := range a.servers {
+		hss[i] = s.health
+		names[i] = readinessServices(serviceNames(s.grpc))
+	}
+	loops.Add(1)
+	go func() {
+		defer loops.Done()
+		a.watchDeps(ctx, hss, names)
+	}()
 	var runErr error
 	select {
 	case <-ctx.Done():

@@ -34,7 +34,7 @@ func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
 	// Commands are traced only when traces are exported: otherwise no span would be recorded, and
 	// starting one per command still costs. The caller's file and line are left out: finding them
 	// walks the stack at every command.
-	if a.Config.OTLPEndpoint != "" {
+	if a.tel.Exporting {
 		if err := redisotel.InstrumentTracing(rdb, redisotel.WithCallerEnabled(false)); err != nil {
 			_ = rdb.Close()
 			return nil, fmt.Errorf("redis tracing: %w", err)
@@ -45,6 +45,7 @@ func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
 		return nil, fmt.Errorf("redis %s: %w", opt.Addr, err)
 	}
 	a.closers = append(a.closers, func(context.Context) error { return rdb.Close() })
+	a.deps = append(a.deps, dependency{name: "redis", check: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
 	a.rdb = rdb
 	a.Log.Info("redis connected", slog.String("addr", opt.Addr))
 	return rdb, nil
@@ -85,6 +86,7 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 		return nil, err
 	}
 	a.OnClose(func(context.Context) error { b.Close(); return nil })
+	a.Depend("nats", func(context.Context) error { return b.Healthy() })
 	return b, nil
 }
 

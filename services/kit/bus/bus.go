@@ -215,6 +215,15 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	return &Bus{nc: nc, js: js, subj: subj, stream: cfg.Name, prop: otel.GetTextMapPropagator()}, nil
 }
 
+// Healthy reports whether the connection to the NATS server is up: nil when connected, else an
+// error naming its state (readiness checks use it).
+func (b *Bus) Healthy() error {
+	if !b.nc.IsConnected() {
+		return fmt.Errorf("nats connection %s", b.nc.Status())
+	}
+	return nil
+}
+
 // Close drains the connection.
 func (b *Bus) Close() {
 	if b.nc != nil {

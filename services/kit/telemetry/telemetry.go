@@ -10,6 +10,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -28,9 +30,12 @@ import (
 // Options say how to report.
 type Options struct {
 	Service string
-	// OTLPEndpoint exports traces to host:port over OTLP/gRPC (insecure, for a local collector or
-	// sidecar). Empty: spans are not recorded at all (nothing would read them), but every span
-	// still carries a trace context, so logs keep their trace ids and calls propagate them.
+	// OTLPEndpoint exports traces over OTLP/gRPC to host:port (plaintext, for a local collector or
+	// sidecar, unless OTEL_EXPORTER_OTLP_INSECURE=false or a certificate is set, see Exporter) or
+	// to a URL (https:// for TLS). Empty: the standard OTEL_EXPORTER_OTLP_ENDPOINT or
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, when set, says where. With neither, spans are not
+	// recorded at all (nothing would read them), but every span still carries a trace context, so
+	// logs keep their trace ids and calls propagate them.
 	OTLPEndpoint string
 	// TraceSample is the share of new traces recorded when exporting (0 to 1); a trace started
 	// upstream follows its parent's decision.
@@ -43,6 +48,9 @@ type Options struct {
 // Telemetry is the process's reporting.
 type Telemetry struct {
 	Logger *slog.Logger
+	// Exporting is whether traces are exported (see Options.OTLPEndpoint): instrumentation that
+	// only makes spans (Redis commands) is worth installing only then.
+	Exporting bool
 	// Metrics serves the Prometheus exposition of every OpenTelemetry metric.
 	Metrics  http.Handler
 	shutdown []func(context.Context) error
@@ -50,12 +58,16 @@ type Telemetry struct {
 
 // Setup installs the global tracer and meter providers and the propagator, and builds the logger.
 func Setup(ctx context.Context, o Options) (*Telemetry, error) {
-	res := resource.NewSchemaless(semconv.ServiceName(o.Service))
-	t := &Telemetry{}
+	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the process's own name.
+	res, err := resource.Merge(resource.NewSchemaless(semconv.ServiceName(o.Service)), resource.Environment())
+	if err != nil {
+		return nil, fmt.Errorf("resource: %w", err)
+	}
+	t := &Telemetry{Exporting: Exporting(o)}
 
 	topts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(Sampler(o))}
-	if o.OTLPEndpoint != "" {
-		exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(o.OTLPEndpoint), otlptracegrpc.WithInsecure())
+	if t.Exporting {
+		exp, err := otlptracegrpc.New(ctx, ExporterOptions(o, os.Getenv)...)
 		if err != nil {
 			return nil, fmt.Errorf("otlp exporter: %w", err)
 		}
@@ -68,11 +80,11 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+	pexp, err := otelprom.New(otelprom.WithRegisterer(reg))
 	if err != nil {
 		return nil, fmt.Errorf("prometheus exporter: %w", err)
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(exp))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithResource(res), sdkmetric.WithReader(pexp))
 	otel.SetMeterProvider(mp)
 	t.shutdown = append(t.shutdown, mp.Shutdown)
 	t.Metrics = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
@@ -85,10 +97,51 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 // cost: on the busiest paths of a rules service, a fifth of its CPU), else the TraceSample share
 // of new traces and whatever an upstream caller decided for its own.
 func Sampler(o Options) sdktrace.Sampler {
-	if o.OTLPEndpoint == "" {
+	if !Exporting(o) {
 		return sdktrace.NeverSample()
 	}
 	return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(o.TraceSample))
+}
+
+// Exporting is whether o exports traces: an endpoint in o, or in the standard variables
+// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, unless OTEL_TRACES_EXPORTER
+// is "none".
+func Exporting(o Options) bool {
+	if os.Getenv("OTEL_TRACES_EXPORTER") == "none" {
+		return false
+	}
+	return o.OTLPEndpoint != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != ""
+}
+
+// ExporterOptions are the OTLP exporter's options beyond what it reads itself from the standard
+// variables (OTEL_EXPORTER_OTLP_[TRACES_]ENDPOINT, _INSECURE, _HEADERS, _CERTIFICATE,
+// _CLIENT_CERTIFICATE, _CLIENT_KEY, _COMPRESSION, _TIMEOUT), which decide everything when
+// o.OTLPEndpoint is empty. o.OTLPEndpoint, when set, names the collector instead: a URL as it is
+// (https:// for TLS), a bare host:port in plaintext, as it always was, unless getenv's standard
+// variables ask for TLS (OTEL_EXPORTER_OTLP_[TRACES_]INSECURE=false, or a CA certificate).
+func ExporterOptions(o Options, getenv func(string) string) []otlptracegrpc.Option {
+	switch {
+	case o.OTLPEndpoint == "":
+		return nil
+	case strings.Contains(o.OTLPEndpoint, "://"):
+		return []otlptracegrpc.Option{otlptracegrpc.WithEndpointURL(o.OTLPEndpoint)}
+	}
+	opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpoint(o.OTLPEndpoint)}
+	tls := false
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_INSECURE", "OTEL_EXPORTER_OTLP_INSECURE"} {
+		if strings.EqualFold(getenv(v), "false") {
+			tls = true
+		}
+	}
+	for _, v := range []string{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE", "OTEL_EXPORTER_OTLP_CERTIFICATE"} {
+		if getenv(v) != "" {
+			tls = true
+		}
+	}
+	if !tls {
+		opts = append(opts, otlptracegrpc.WithInsecure())
+	}
+	return opts
 }
 
 // Shutdown flushes and stops the providers.
