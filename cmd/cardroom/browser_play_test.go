@@ -236,7 +236,10 @@ func TestBrowserInteractions(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		cdp(func(ctx context.Context) error { _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); return err })
+		cdp(func(ctx context.Context) error {
+			_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+			return err
+		})
 		offline := func(off bool) {
 			cdp(func(ctx context.Context) error {
 				if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
@@ -401,4 +404,3 @@ func (p *cutProxy) restore() {
 	defer p.mu.Unlock()
 	p.down = false
 }
-
