@@ -29,8 +29,9 @@ const personLatency = 300 * time.Millisecond
 // discard shows a rank, whoever holds one knows it. The person throws a matching card 300 ms after
 // each discard that lands on one of theirs, until the game ends. Each of those throws must be
 // accepted and land before any bot's throw on that discard; the person must have won three races at
-// least, and a bot that held a match too must have thrown after the person (a race the person could
-// have lost).
+// least, and the bots must have thrown during the game (they race; whether one held a match on a
+// discard the person threw on depends on the deal, which the gateway draws at random, so that is
+// logged, not required: TestPersonBeatsBotsThroughTheHarness requires it on a chosen seed).
 //
 // A discard the person learns of later than 300 ms after it landed (a machine too busy to deliver
 // the event in time) is no race for this test and is passed over.
@@ -130,23 +131,25 @@ func TestPersonBeatsBotsThroughTheGateway(t *testing.T) {
 			}
 		}
 	}
-	if len(won) < 3 || !botThrewAfter(t, gw, ctx, id, me, won) {
-		t.Fatalf("the game ended after %d races won (%d discards seen too late), or with no race against a bot holding a match", len(won), late)
+	after, botThrows := botThrewAfter(t, gw, ctx, id, me, won)
+	if len(won) < 3 || botThrows == 0 {
+		t.Fatalf("the game ended after %d races won (%d discards seen too late) and %d bot throws: too few to tell", len(won), late, botThrows)
 	}
-	t.Logf("the person won %d races (%d discards seen too late to race)", len(won), late)
+	t.Logf("the person won %d races (%d discards seen too late to race); the bots threw %d times, %d of them on a discard the person had thrown on first",
+		len(won), late, botThrows, after)
 }
 
-// botThrewAfter checks the finished table's replay: no bot's throw lands between a discard and the person's
-// accepted throw on it (won: their versions), bots throw no sooner than their least reaction delay,
-// and true when a bot threw after the person on one of those discards.
-func botThrewAfter(t *testing.T, gw gatewayv1.GatewayServiceClient, ctx context.Context, id string, me uint32, won map[uint64]bool) bool {
+// botThrewAfter checks the finished table's replay: no bot's throw lands between a discard and the
+// person's accepted throw on it (won: their versions), and bots throw no sooner than their least
+// reaction delay. It counts the bots' throws on discards the person threw on first, and in all.
+func botThrewAfter(t *testing.T, gw gatewayv1.GatewayServiceClient, ctx context.Context, id string, me uint32, won map[uint64]bool) (after, all int) {
 	t.Helper()
 	rp, err := gw.GetReplay(ctx, &gatewayv1.GetReplayRequest{TableId: id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var discardAt time.Time
-	bot, person, after := false, false, false
+	bot, person := false, false
 	for _, e := range rp.GetEntries() {
 		for _, ev := range e.GetEvents() {
 			m := &pb.Event{}
@@ -158,7 +161,10 @@ func botThrewAfter(t *testing.T, gw gatewayv1.GatewayServiceClient, ctx context.
 				discardAt, bot, person = e.GetTime().AsTime(), false, false
 			case th != nil && th.GetThrower() != me:
 				bot = true
-				after = after || person
+				all++
+				if person {
+					after++
+				}
 				if d := e.GetTime().AsTime().Sub(discardAt); d < engine.DefaultBotReactionMin {
 					t.Fatalf("a bot threw %v after the discard, before its least reaction delay", d)
 				}
@@ -170,7 +176,7 @@ func botThrewAfter(t *testing.T, gw gatewayv1.GatewayServiceClient, ctx context.
 			}
 		}
 	}
-	return after
+	return after, all
 }
 
 // matchingThrow is the person's legal throw of one card of theirs they know matches the top, or nil.
