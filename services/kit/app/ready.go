@@ -11,14 +11,10 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
-// readyEvery is how often the dependencies are checked; a check gives up after readyTimeout. The
-// gateway's clients of the rules services route by this status too (client-side health checks), so
-// a service that is ready again is back in their rotation within readyEvery of its store's return:
-// a Redis restart cost up to two more seconds of stalled tables at a 2 s period. A check is a PING
-// and a look at the NATS connection's state.
+// readyEvery is how often the dependencies are checked; a check gives up after readyTimeout.
 var (
-	readyEvery   = 500 * time.Millisecond
-	readyTimeout = 400 * time.Millisecond
+	readyEvery   = 2 * time.Second
+	readyTimeout = time.Second
 )
 
 // dependency is something the process cannot serve without (Redis, NATS), and how to tell it is
