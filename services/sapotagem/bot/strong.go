@@ -49,11 +49,14 @@ type StrongOptions struct {
 	// Budget per decision in time (default none: iterations only, deterministic given the rand
 	// source).
 	Budget time.Duration
+	// ModelOthers and Exploration are passed to the search (see search.Options).
+	ModelOthers bool
+	Exploration float64
 }
 
 // StrongIterations is the search's default number of iterations per decision, sized to decide in
 // well under 50 ms on one core (see docs/performance.md, "Bots").
-var StrongIterations = 300
+var StrongIterations = 3000
 
 // NewStrong is the strong bot: information-set Monte Carlo tree search (package search) over
 // worlds engine.Sample deals from the seat's view, played out with every seat playing the
@@ -65,15 +68,17 @@ func NewStrong(o StrongOptions) *search.Bot[*engine.State, engine.Action] {
 		it = StrongIterations
 	}
 	return search.New(search.Options[*engine.State, engine.Action]{
-		Game:       engine.Game{},
-		Sample:     sample,
-		ToAct:      toAct,
-		Apply:      func(s *engine.State, seat int, a engine.Action) { s.Apply(seat, a) },
-		Value:      value,
-		Rollout:    rollout,
-		Iterations: it,
-		Budget:     o.Budget,
-		Fallback:   Heuristic{},
+		Game:        engine.Game{},
+		Sample:      sample,
+		ToAct:       toAct,
+		Apply:       func(s *engine.State, seat int, a engine.Action) { s.Apply(seat, a) },
+		Value:       value,
+		Rollout:     rollout,
+		Iterations:  it,
+		Budget:      o.Budget,
+		ModelOthers: o.ModelOthers,
+		Exploration: o.Exploration,
+		Fallback:    Heuristic{},
 	})
 }
 
@@ -110,7 +115,7 @@ func rollout(s *engine.State, seat int, legal []engine.Action, r *rand.Rand) eng
 
 // value scores a finished game for seat: mostly the win, and the score margin for the rest (so
 // a lost game lost by little is worth more than one lost by much).
-func value(s *engine.State, seat int) float64 {
+func value(_, s *engine.State, seat int) float64 {
 	win, margin := s.Result(seat)
 	v := 0.35 + 0.3*math.Tanh(float64(margin)/8)
 	if win {

@@ -43,14 +43,24 @@ type Options[S any, A comparable] struct {
 	ToAct func(s S) int
 	// Apply applies a legal action quietly (no events needed).
 	Apply func(s S, seat int, a A)
-	// Value is seat's score of a state at the end of a rollout, from 0 (lost) to 1 (won).
-	Value func(s S, seat int) float64
+	// Value is seat's score of state s at the end of a rollout, from 0 (lost) to 1 (won). root
+	// is a world sampled at the start of the decision: only what the view showed of it may be
+	// read (e.g. the coins each seat held, to score the coins won since).
+	Value func(root, s S, seat int) float64
 	// Rollout chooses seat's action in a playout; nil: uniformly random. It may read the sampled
 	// world but should decide as that seat could (its own hand, public cards).
 	Rollout func(s S, seat int, legal []A, r *rand.Rand) A
 	// Stop ends a playout early (a horizon: e.g. the end of the round); Value then scores it.
-	// nil: play to the end.
-	Stop func(s S, depth int) bool
+	// root is as for Value; depth counts the moves since it. nil: play to the end.
+	Stop func(root, s S, depth int) bool
+	// Prune, when set, narrows the actions the tree considers for seat in s (never to none): a
+	// game with many near-equal actions keeps the distinct ones, so the iterations are not spread
+	// thin. The root's actions are pruned with the sampled world of each iteration.
+	Prune func(s S, seat int, legal []A) []A
+	// ModelOthers makes the other seats move by the rollout policy inside the tree too, so the tree
+	// holds the searching seat's own decisions only: an opponent model rather than a search of the
+	// others' moves, for games where their moves are many and the rollout policy plays them well.
+	ModelOthers bool
 	// Iterations bounds a decision (default 1,000).
 	Iterations int
 	// Budget bounds a decision in time; zero: iterations only (deterministic).
@@ -108,7 +118,8 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 		return legal[0], st
 	}
 	o := &b.o
-	if _, ok := o.Sample(view, r); !ok {
+	root0, ok := o.Sample(view, r)
+	if !ok {
 		if o.Fallback != nil {
 			return o.Fallback.Choose(view, legal, r), st
 		}
@@ -119,6 +130,7 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 		deadline = time.Now().Add(o.Budget)
 	}
 	root := &node[A]{seat: -1}
+	me := o.ToAct(root0)
 	var buf []A
 	for st.Iterations < o.Iterations {
 		if o.Budget > 0 && st.Iterations%8 == 0 && st.Iterations > 0 && time.Now().After(deadline) {
@@ -144,6 +156,14 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 			if n == root {
 				buf = append(buf[:0], legal...) // the root's moves are the real ones
 			}
+			if o.ModelOthers && seat != me {
+				o.Apply(s, seat, b.rollout(s, seat, buf, r))
+				depth++
+				continue
+			}
+			if o.Prune != nil {
+				buf = o.Prune(s, seat, buf)
+			}
 			child, expanded := b.pick(n, seat, buf, r)
 			if expanded {
 				st.Nodes++
@@ -156,7 +176,7 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 			}
 		}
 		// Playout.
-		for o.Stop == nil || !o.Stop(s, depth) {
+		for o.Stop == nil || !o.Stop(root0, s, depth) {
 			seat := o.ToAct(s)
 			if seat < 0 {
 				break
@@ -165,20 +185,14 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 			if len(buf) == 0 {
 				break
 			}
-			var a A
-			if o.Rollout != nil {
-				a = o.Rollout(s, seat, buf, r)
-			} else {
-				a = buf[r.IntN(len(buf))]
-			}
-			o.Apply(s, seat, a)
+			o.Apply(s, seat, b.rollout(s, seat, buf, r))
 			depth++
 		}
 		// Backpropagation.
 		for ; n != nil; n = n.parent {
 			n.visits++
 			if n.seat >= 0 {
-				n.reward += o.Value(s, n.seat)
+				n.reward += o.Value(root0, s, n.seat)
 			}
 		}
 	}
@@ -189,6 +203,13 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 		}
 	}
 	return best, st
+}
+
+func (b *Bot[S, A]) rollout(s S, seat int, legal []A, r *rand.Rand) A {
+	if b.o.Rollout != nil {
+		return b.o.Rollout(s, seat, legal, r)
+	}
+	return legal[r.IntN(len(legal))]
 }
 
 // pick chooses n's child for seat among the legal actions: an untried one at random if any
