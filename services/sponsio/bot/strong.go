@@ -53,7 +53,7 @@ type StrongOptions struct {
 }
 
 // StrongIterations is the search's default number of iterations per decision.
-var StrongIterations = 500
+var StrongIterations = 400
 
 // NewStrong is the strong bot: information-set Monte Carlo tree search (package search) over
 // worlds spe.Sample deals from the seat's view, each played out to the end of the round with the

@@ -92,11 +92,11 @@ func TestStrongWinRate(t *testing.T) {
 	}
 }
 
-// TestStrongBeatsRandom: one strong bot against three random ones wins at least 80 % of 80 games
+// TestStrongBeatsRandomWinRate: one strong bot against three random ones wins at least 80 % of 80 games
 // (91.7 % of 60 measured; the normal bot wins 84.8 %). At p = 0.9 the count's standard deviation
 // is sqrt(80*0.9*0.1) = 2.7 wins, so the bound, 64, is 2.9 deviations below the mean of 72; a
 // search that chose badly (at the random bot's 25 %) could not reach it.
-func TestStrongBeatsRandom(t *testing.T) {
+func TestStrongBeatsRandomWinRate(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("statistical test of play strength: run without -short")
 	}
