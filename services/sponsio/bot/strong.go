@@ -23,13 +23,14 @@ const (
 	Strong
 )
 
-// For returns the bot of a level (Normal for an unknown one).
+// For returns the bot of a level (Normal for an unknown one). Its strong bot stops a decision at
+// StrongBudget of wall time, so a busy machine costs it iterations, not the table time.
 func For(l Level) engine.Bot[spe.Action] {
 	switch l {
 	case Easy:
 		return NewEasy()
 	case Strong:
-		return NewStrong(StrongOptions{})
+		return NewStrong(StrongOptions{Budget: StrongBudget})
 	}
 	return Heuristic{}
 }
@@ -42,6 +43,9 @@ var EasyMistakes = 0.5
 func NewEasy() engine.Bot[spe.Action] {
 	return search.Mistaken[spe.Action]{Bot: Heuristic{}, Rate: EasyMistakes}
 }
+
+// StrongBudget is the time limit of a strong decision served by For.
+var StrongBudget = 100 * time.Millisecond
 
 // StrongOptions tune the search bot. Zero values take the defaults.
 type StrongOptions struct {
