@@ -5,25 +5,27 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
-// Field numbers of cardroom.rules.v1.TableUpdate, SeatActions and google.protobuf.Any.
+// Field numbers of cardroom.rules.v1.TableUpdate, SeatActions and google.protobuf.Any, defined
+// once in package wire, which the rules service's encoder shares.
 const (
-	updateTableID protowire.Number = 1
-	updateVersion protowire.Number = 2
-	updateEvents  protowire.Number = 3
-	updateLegal   protowire.Number = 4
-	updateOmitted protowire.Number = 5
+	updateTableID = wire.UpdateTableID
+	updateVersion = wire.UpdateVersion
+	updateEvents  = wire.UpdateEvents
+	updateLegal   = wire.UpdateLegal
+	updateOmitted = wire.UpdateOmitted
 
-	seatActionsSeat    protowire.Number = 1
-	seatActionsActions protowire.Number = 2
-	seatActionsLabels  protowire.Number = 3
+	seatActionsSeat    = wire.SeatActionsSeat
+	seatActionsActions = wire.SeatActionsActions
+	seatActionsLabels  = wire.SeatActionsLabels
 
-	anyTypeURL protowire.Number = 1
-	anyValue   protowire.Number = 2
+	anyTypeURL = wire.AnyTypeURL
+	anyValue   = wire.AnyValue
 )
 
 // decodeUpdate decodes a live update (cardroom.rules.v1.TableUpdate) as proto.Unmarshal does, but

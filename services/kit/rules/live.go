@@ -10,6 +10,7 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -23,21 +24,19 @@ type LivePublisher interface {
 	PublishLive(ctx context.Context, subject string, data []byte) error
 }
 
-// Field numbers of cardroom.rules.v1.TableUpdate and SeatActions.
+// Field numbers of cardroom.rules.v1.TableUpdate and SeatActions, defined in package wire (which
+// the gateway's decoder shares); each tag is one byte.
 const (
-	updateTableID protowire.Number = 1
-	updateVersion protowire.Number = 2
-	updateEvents  protowire.Number = 3
-	updateLegal   protowire.Number = 4
-	updateOmitted protowire.Number = 5
+	updateTableID = wire.UpdateTableID
+	updateVersion = wire.UpdateVersion
+	updateEvents  = wire.UpdateEvents
+	updateLegal   = wire.UpdateLegal
+	updateOmitted = wire.UpdateOmitted
 
-	seatActionsSeat    protowire.Number = 1
-	seatActionsActions protowire.Number = 2
-	seatActionsLabels  protowire.Number = 3
+	seatActionsSeat    = wire.SeatActionsSeat
+	seatActionsActions = wire.SeatActionsActions
+	seatActionsLabels  = wire.SeatActionsLabels
 )
-
-// The tags below are written as one byte.
-const _ = uint(15 - max(updateTableID, updateVersion, updateEvents, updateLegal, updateOmitted, seatActionsSeat, seatActionsActions, seatActionsLabels))
 
 // updateBufs holds the buffers live updates are encoded in: an update is handed to the bus, which
 // copies it, so one buffer serves update after update instead of a new one growing (by doubling,

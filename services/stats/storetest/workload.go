@@ -108,7 +108,9 @@ func NewPool(games ...*Game) *Pool {
 var testPool = NewPool(testGames...)
 
 // NewWorkload is testPool's NewWorkload: the kit's test game under two names.
-func NewWorkload(seed uint64, opts WorkloadOptions) *Workload { return testPool.NewWorkload(seed, opts) }
+func NewWorkload(seed uint64, opts WorkloadOptions) *Workload {
+	return testPool.NewWorkload(seed, opts)
+}
 
 // StreamWorkload is testPool's StreamWorkload.
 func StreamWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
