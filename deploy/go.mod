@@ -3,6 +3,8 @@ module cardroom.dev/deploy
 go 1.26.7
 
 require (
+	github.com/redis/go-redis/v9 v9.23.0
+	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.60.0
 	google.golang.org/grpc v1.85.0
 	k8s.io/api v0.37.2
@@ -15,7 +17,6 @@ require (
 
 require (
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
-	github.com/redis/go-redis/v9 v9.23.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260817212433-ac3dfec99bb1 // indirect
 )

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"fmt"
 	"slices"
 	"sync"
@@ -25,15 +26,15 @@ func BenchmarkRulesAct(b *testing.B) { benchActs(b, true) }
 
 func benchActs(b *testing.B, direct bool) {
 	const tables = 64
-	e := newEnv(b, envOptions{redis: true, opt: gateway.Options{AbsenceGrace: time.Hour, DriveInterval: 250 * time.Millisecond}})
+	e := NewEnv(b, EnvOptions{Redis: true, Opt: gateway.Options{AbsenceGrace: time.Hour, DriveInterval: 250 * time.Millisecond}})
 	type tableRun struct {
 		id      string
-		players [2]*client // by seat
+		players [2]*Client // by seat
 	}
 	runs := make([]*tableRun, tables)
 	for i := range runs {
-		ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-		tb := privateTable(b, ann, []*client{bob}, 0, rounds(1000), 0)
+		ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+		tb := privateTable(b, ann, []*Client{bob}, 0, rounds(1000), 0)
 		r := &tableRun{id: tb.GetTableId()}
 		r.players[tb.GetYourSeat()] = ann
 		r.players[1-tb.GetYourSeat()] = bob
@@ -49,9 +50,9 @@ func benchActs(b *testing.B, direct bool) {
 		t0 := time.Now()
 		var err error
 		if direct {
-			_, err = e.rules.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
+			_, err = e.RulesClient.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
 		} else {
-			_, err = c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: r.id, Action: action("reveal"), ActionId: fmt.Sprint(n)})
+			_, err = c.C.Act(c.Ctx(), &gatewayv1.ActRequest{TableId: r.id, Action: action("reveal"), ActionId: fmt.Sprint(n)})
 		}
 		lat[i] = append(lat[i], time.Since(t0))
 		return err
@@ -80,7 +81,7 @@ func BenchmarkWatch(b *testing.B) {
 
 func benchWatch(b *testing.B, batch bool) {
 	const tables = 64
-	e := newEnv(b, envOptions{redis: true, opt: gateway.Options{AbsenceGrace: time.Hour, DriveInterval: 250 * time.Millisecond}})
+	e := NewEnv(b, EnvOptions{Redis: true, Opt: gateway.Options{AbsenceGrace: time.Hour, DriveInterval: 250 * time.Millisecond}})
 	type seatStream struct {
 		version atomic.Uint64
 		wake    chan struct{}
@@ -92,11 +93,11 @@ func benchWatch(b *testing.B, batch bool) {
 	var messages atomic.Int64
 	runs := make([]*tableRun, tables)
 	for i := range runs {
-		ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-		r := &tableRun{id: privateTable(b, ann, []*client{bob}, 0, rounds(1000), 0).GetTableId()}
+		ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+		r := &tableRun{id: privateTable(b, ann, []*Client{bob}, 0, rounds(1000), 0).GetTableId()}
 		// From the start of the log: the deal's events come first.
-		for k, c := range []*client{ann, bob} {
-			s, err := c.c.Watch(c.ctx(), &gatewayv1.WatchRequest{TableId: r.id, IncludeLegalActions: true, Batch: batch})
+		for k, c := range []*Client{ann, bob} {
+			s, err := c.C.Watch(c.Ctx(), &gatewayv1.WatchRequest{TableId: r.id, IncludeLegalActions: true, Batch: batch})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -132,7 +133,7 @@ func benchWatch(b *testing.B, batch bool) {
 	start := time.Now()
 	eachTable(b, tables, func(i, n int) error {
 		r := runs[i]
-		resp, err := e.rules.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
+		resp, err := e.RulesClient.Act(b.Context(), &rulesv1.ActRequest{TableId: r.id, Seat: uint32(n % 2), Action: action("reveal"), ActionId: fmt.Sprint(n)})
 		if err != nil {
 			return err
 		}

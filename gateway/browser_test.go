@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bufio"
 	"bytes"
+	. "cardroom.dev/gateway/gatewaytest"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -36,7 +37,7 @@ const (
 // serveBrowsers serves e's gateway the way the binaries do: an app's gRPC server whose port also
 // answers HTTP (ServeBrowsers), with allowedOrigin allowed and a static page at every other path.
 // It returns the port's address.
-func serveBrowsers(t *testing.T, e *env) string {
+func serveBrowsers(t *testing.T, e *Env) string {
 	t.Helper()
 	cfg, err := config.Parse("browser", []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "error", "--cors-origins", allowedOrigin + ", https://other.example.org"}, func(string) string { return "" })
 	if err != nil {
@@ -50,7 +51,7 @@ func serveBrowsers(t *testing.T, e *env) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.gws[0].Register(gs, hs)
+	e.GWs[0].Register(gs, hs)
 	page := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "the page") })
 	if err := gateway.ServeBrowsers(a, gs, page); err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func bearer(token string) string { return "Bearer " + token }
 // signs in, follows a table's Watch stream and acts; a refused move carries the same code and
 // RuleViolation as over native gRPC, which the same port still serves.
 func TestConnectProtocol(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := NewEnv(t, EnvOptions{})
 	addr := serveBrowsers(t, e)
 	base := "http://" + addr + svcPath
 	hc := &http.Client{}
@@ -86,13 +87,13 @@ func TestConnectProtocol(t *testing.T) {
 		}
 	}
 	// Native gRPC on the same port.
-	native := gatewayv1.NewGatewayServiceClient(dialRaw(t, addr))
+	native := gatewayv1.NewGatewayServiceClient(DialRaw(t, addr))
 	if _, err := native.SignIn(t.Context(), &gatewayv1.SignInRequest{DisplayName: "Native"}); err != nil {
 		t.Fatalf("native gRPC on the shared port: %v", err)
 	}
 
-	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	tb := privateTable(t, ann, []*client{bob}, 0, rounds(1), 0)
+	ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+	tb := privateTable(t, ann, []*Client{bob}, 0, rounds(1), 0)
 	first, second := ann, bob
 	if tb.GetYourSeat() != 0 {
 		first, second = bob, ann
@@ -100,7 +101,7 @@ func TestConnectProtocol(t *testing.T) {
 
 	watch := connect.NewClient[gatewayv1.WatchRequest, gatewayv1.WatchResponse](hc, base+"Watch", connect.WithProtoJSON())
 	wreq := connect.NewRequest(&gatewayv1.WatchRequest{TableId: tb.GetTableId(), IncludeLegalActions: true})
-	wreq.Header().Set("Authorization", bearer(second.token))
+	wreq.Header().Set("Authorization", bearer(second.Token))
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	stream, err := watch.CallServerStream(ctx, wreq)
@@ -127,10 +128,10 @@ func TestConnectProtocol(t *testing.T) {
 		t.Fatalf("act without a token: %v", err)
 	}
 	// The seat not on turn: the same refusal as native gRPC, detail included.
-	_, nerr := second.c.Act(second.ctx(), areq)
+	_, nerr := second.C.Act(second.Ctx(), areq)
 	want := violationOf(t, status.Convert(nerr).Details())
 	req := connect.NewRequest(areq)
-	req.Header().Set("Authorization", bearer(second.token))
+	req.Header().Set("Authorization", bearer(second.Token))
 	_, err = act.CallUnary(t.Context(), req)
 	var ce *connect.Error
 	if !errors.As(err, &ce) || int(ce.Code()) != int(status.Code(nerr)) {
@@ -149,7 +150,7 @@ func TestConnectProtocol(t *testing.T) {
 	}
 	// The seat on turn acts over Connect; the watcher sees the action's events.
 	req = connect.NewRequest(&gatewayv1.ActRequest{TableId: tb.GetTableId(), Action: action("reveal"), ActionId: "web-2"})
-	req.Header().Set("Authorization", bearer(first.token))
+	req.Header().Set("Authorization", bearer(first.Token))
 	ar, err := act.CallUnary(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)
@@ -229,19 +230,19 @@ func grpcWeb(t *testing.T, ctx context.Context, url, token string, msg proto.Mes
 // TestGRPCWebProtocol: raw gRPC-Web requests (as a browser's grpc-web client sends them) reach Act,
 // with the refusal's status and RuleViolation in the trailers, and Watch, whose messages stream.
 func TestGRPCWebProtocol(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := NewEnv(t, EnvOptions{})
 	addr := serveBrowsers(t, e)
-	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	tb := privateTable(t, ann, []*client{bob}, 0, rounds(1), 0)
+	ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+	tb := privateTable(t, ann, []*Client{bob}, 0, rounds(1), 0)
 	second := bob
 	if tb.GetYourSeat() != 0 {
 		second = ann
 	}
 	areq := &gatewayv1.ActRequest{TableId: tb.GetTableId(), Action: action("reveal"), ActionId: "web-1"}
-	_, nerr := second.c.Act(second.ctx(), areq)
+	_, nerr := second.C.Act(second.Ctx(), areq)
 	want := violationOf(t, status.Convert(nerr).Details())
 
-	msgs, tr := grpcWeb(t, t.Context(), "http://"+addr+svcPath+"Act", second.token, areq)
+	msgs, tr := grpcWeb(t, t.Context(), "http://"+addr+svcPath+"Act", second.Token, areq)
 	if len(msgs) != 0 {
 		t.Fatalf("a refused act answered %d messages", len(msgs))
 	}
@@ -259,7 +260,7 @@ func TestGRPCWebProtocol(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	msgs, _ = grpcWeb(t, ctx, "http://"+addr+svcPath+"Watch", second.token, &gatewayv1.WatchRequest{TableId: tb.GetTableId()})
+	msgs, _ = grpcWeb(t, ctx, "http://"+addr+svcPath+"Watch", second.Token, &gatewayv1.WatchRequest{TableId: tb.GetTableId()})
 	for i, m := range msgs {
 		var r gatewayv1.WatchResponse
 		if err := proto.Unmarshal(m, &r); err != nil {
@@ -275,7 +276,7 @@ func TestGRPCWebProtocol(t *testing.T) {
 // authorization header allowed); one from any other origin is not, so a browser refuses it.
 // Other paths serve the static handler.
 func TestCORS(t *testing.T) {
-	e := newEnv(t, envOptions{})
+	e := NewEnv(t, EnvOptions{})
 	addr := serveBrowsers(t, e)
 	preflight := func(origin string) *http.Response {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodOptions, "http://"+addr+svcPath+"Act", nil)

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"sync"
 	"testing"
 	"time"
@@ -13,28 +14,28 @@ import (
 // service's log once the connection is back, so both players' streams still carry every event
 // they may see, once and in order, and the game finishes.
 func TestWatchAcrossBusRestart(t *testing.T) {
-	e := newEnv(t, envOptions{fileBus: true})
-	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	tb := privateTable(t, ann, []*client{bob}, 0, rounds(40), 0)
+	e := NewEnv(t, EnvOptions{FileBus: true})
+	ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+	tb := privateTable(t, ann, []*Client{bob}, 0, rounds(40), 0)
 	id := tb.GetTableId()
-	wa, wb := ann.watch(id, 0), bob.watch(id, 0)
-	defer wa.cancel()
-	defer wb.cancel()
+	wa, wb := ann.Watch(id, 0), bob.Watch(id, 0)
+	defer wa.Cancel()
+	defer wb.Cancel()
 	var wg sync.WaitGroup
 	for _, p := range []struct {
-		c *client
-		w *watcher
+		c *Client
+		w *Watcher
 	}{{ann, wa}, {bob, wb}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			p.c.play(id, p.w, first)
+			p.c.Play(id, p.w, first)
 		}()
 	}
 	// Restart NATS once the game is under way, while both keep playing.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		v, err := ann.c.GetView(ann.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+		v, err := ann.C.GetView(ann.Ctx(), &gatewayv1.GetViewRequest{TableId: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,20 +47,20 @@ func TestWatchAcrossBusRestart(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	e.restartNATS()
+	e.RestartNATS()
 	wg.Wait()
 	if t.Failed() {
 		return
 	}
-	replay, err := ann.c.GetReplay(ann.ctx(), &gatewayv1.GetReplayRequest{TableId: id})
+	replay, err := ann.C.GetReplay(ann.Ctx(), &gatewayv1.GetReplayRequest{TableId: id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []*client{ann, bob} {
-		v, err := c.c.GetView(c.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+	for _, c := range []*Client{ann, bob} {
+		v, err := c.C.GetView(c.Ctx(), &gatewayv1.GetViewRequest{TableId: id})
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkStream(t, c, replayEvents(replay), []*gatewayv1.GetViewResponse{v})
+		checkStream(t, c, ReplayEvents(replay), []*gatewayv1.GetViewResponse{v})
 	}
 }

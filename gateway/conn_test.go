@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"net"
 	"testing"
 
@@ -29,7 +30,7 @@ func TestParseTargets(t *testing.T) {
 // TestDialDNS: a dns:/// target, as in the distributed mode, and the in-process connection reach
 // the rules service alike, statuses included.
 func TestDialDNS(t *testing.T) {
-	srv := rules.New(highcard.Engine(game), store.NewMemory(), nil, rules.Options{})
+	srv := rules.New(highcard.Engine(TestGame), store.NewMemory(), nil, rules.Options{})
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -38,15 +39,15 @@ func TestDialDNS(t *testing.T) {
 	rulesv1.RegisterRulesServiceServer(gs, srv)
 	go func() { _ = gs.Serve(lis) }()
 	defer gs.Stop()
-	conns, closeConns, err := gateway.Dial(map[string]string{game: "dns:///" + lis.Addr().String()})
+	conns, closeConns, err := gateway.Dial(map[string]string{TestGame: "dns:///" + lis.Addr().String()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer closeConns()
-	for name, cc := range map[string]grpc.ClientConnInterface{"dns": conns[game], "in-process": gateway.InProcess(srv)} {
+	for name, cc := range map[string]grpc.ClientConnInterface{"dns": conns[TestGame], "in-process": gateway.InProcess(srv)} {
 		c := rulesv1.NewRulesServiceClient(cc)
 		d, err := c.DescribeGame(t.Context(), &rulesv1.DescribeGameRequest{})
-		if err != nil || d.GetGame() != game {
+		if err != nil || d.GetGame() != TestGame {
 			t.Fatalf("%s: %v %v", name, d, err)
 		}
 		_, err = c.GetView(t.Context(), &rulesv1.GetViewRequest{TableId: "nope"})

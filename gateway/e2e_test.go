@@ -1,9 +1,10 @@
 package gateway_test
 
 import (
+	"cardroom.dev/gateway/gatewaytest"
+	. "cardroom.dev/gateway/gatewaytest"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -20,14 +21,14 @@ import (
 // Over the whole game no client receives another seat's private event, and no view shows a card
 // its seat may not know. Two players and the spectator take their events batched.
 func TestMatchmadeGame(t *testing.T) {
-	e := newEnv(t, envOptions{redis: true, gateways: 2, rules: 2})
-	clients := make([]*client, 4)
+	e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2, Rules: 2})
+	clients := make([]*Client, 4)
 	tickets := make([]string, 4)
 	for i := range clients {
-		clients[i] = e.signIn(i%2, fmt.Sprint("player ", i))
-		clients[i].batch = i >= 2
-		r, err := clients[i].c.EnqueueTicket(clients[i].ctx(), &gatewayv1.EnqueueTicketRequest{
-			Game: game, MinSeats: 4, MaxSeats: 4, Options: rounds(4)})
+		clients[i] = e.SignIn(i%2, fmt.Sprint("player ", i))
+		clients[i].Batch = i >= 2
+		r, err := clients[i].C.EnqueueTicket(clients[i].Ctx(), &gatewayv1.EnqueueTicketRequest{
+			Game: TestGame, MinSeats: 4, MaxSeats: 4, Options: rounds(4)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +38,7 @@ func TestMatchmadeGame(t *testing.T) {
 	seats := map[uint32]bool{}
 	seatOf := make([]uint32, len(clients))
 	for i, c := range clients {
-		m := c.waitMatched(tickets[i])
+		m := c.WaitMatched(tickets[i])
 		if table == "" {
 			table = m.GetTableId()
 		}
@@ -48,10 +49,10 @@ func TestMatchmadeGame(t *testing.T) {
 		seatOf[i] = m.GetSeat()
 	}
 	// A spectator (signed in, no seat) watches from the start on the other replica.
-	spy := e.signIn(1, "spectator")
-	spy.batch = true
-	sw := spy.watch(table, 0)
-	defer sw.cancel()
+	spy := e.SignIn(1, "spectator")
+	spy.Batch = true
+	sw := spy.Watch(table, 0)
+	defer sw.Cancel()
 	results := make([]*eventsv1.TableFinished, 4)
 	views := make([][]*gatewayv1.GetViewResponse, 4)
 	var wg sync.WaitGroup
@@ -59,10 +60,10 @@ func TestMatchmadeGame(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := c.watch(table, 0)
-			defer w.cancel()
-			results[i] = c.play(table, w, func(a []*anypb.Any) *anypb.Any {
-				v, err := c.c.GetView(c.ctx(), &gatewayv1.GetViewRequest{TableId: table})
+			w := c.Watch(table, 0)
+			defer w.Cancel()
+			results[i] = c.Play(table, w, func(a []*anypb.Any) *anypb.Any {
+				v, err := c.C.GetView(c.Ctx(), &gatewayv1.GetViewRequest{TableId: table})
 				if err != nil {
 					t.Errorf("view: %v", err)
 				} else {
@@ -81,21 +82,21 @@ func TestMatchmadeGame(t *testing.T) {
 			t.Fatalf("client %d saw %v, client 0 saw %v", i, results[i].GetOutcome(), results[0].GetOutcome())
 		}
 	}
-	replay, err := clients[0].c.GetReplay(clients[0].ctx(), &gatewayv1.GetReplayRequest{TableId: table})
+	replay, err := clients[0].C.GetReplay(clients[0].Ctx(), &gatewayv1.GetReplayRequest{TableId: table})
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := replayEvents(replay)
+	all := ReplayEvents(replay)
 	for i, c := range clients {
 		checkStream(t, c, all, views[i])
 	}
-	for e := range sw.ch {
-		spy.events = append(spy.events, e)
+	for e := range sw.C {
+		spy.Events = append(spy.Events, e)
 	}
 	checkStream(t, spy, all, nil)
 	// Each player's replay names the action ids of its own seat's moves, and only those.
 	for i, c := range append(clients, spy) {
-		r, err := c.c.GetReplay(c.ctx(), &gatewayv1.GetReplayRequest{TableId: table})
+		r, err := c.C.GetReplay(c.Ctx(), &gatewayv1.GetReplayRequest{TableId: table})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,42 +121,18 @@ func TestMatchmadeGame(t *testing.T) {
 	}
 }
 
-func replayEvents(r *gatewayv1.GetReplayResponse) []*eventsv1.Event {
-	all := slices.Clone(r.GetCreatedEvents())
-	for _, en := range r.GetEntries() {
-		all = append(all, en.GetEvents()...)
-	}
-	return all
-}
-
 var revealRE = regexp.MustCompile(`^seat (\d+) reveals`)
 var cardRE = regexp.MustCompile(`(\d+):(\d+|\?)`)
 
 // checkStream asserts that c received exactly the events its seat may see, each once and in order,
 // and that each view shows another seat's card only after that seat revealed it publicly.
-func checkStream(t *testing.T, c *client, all []*eventsv1.Event, views []*gatewayv1.GetViewResponse) {
+func checkStream(t *testing.T, c *Client, all []*eventsv1.Event, views []*gatewayv1.GetViewResponse) {
 	t.Helper()
-	seat := -1
+	seat := Spectator
 	if len(views) > 0 && views[0].Seat != nil {
 		seat = int(views[0].GetSeat())
 	}
-	var want []uint64
-	for _, ev := range all {
-		a, private := ev.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat)
-		if !private || int(a.Seat) == seat {
-			want = append(want, ev.GetSequence())
-		}
-	}
-	var got []uint64
-	for _, ev := range c.events {
-		if a, ok := ev.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat); ok && int(a.Seat) != seat {
-			t.Fatalf("seat %d received seat %d's private event %d", seat, a.Seat, ev.GetSequence())
-		}
-		got = append(got, ev.GetSequence())
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("seat %d received sequences %v, want %v", seat, got, want)
-	}
+	gatewaytest.CheckStream(t, c, seat, all)
 	for _, v := range views {
 		s := &wrapperspb.StringValue{}
 		_ = v.GetView().UnmarshalTo(s)

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"context"
 	"errors"
 	"io"
@@ -34,9 +35,9 @@ var refusalCodes = map[codes.Code]bool{
 // table); n is a version, count or duration; typeURL and value make the call's Any (none when
 // both are empty); text is an action or request id, a game name, or, prefixed "tok:", the token.
 func FuzzEdge(f *testing.F) {
-	e := newEnv(f, envOptions{})
-	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	live := privateTable(f, ann, []*client{bob}, 0, rounds(3), 0).GetTableId()
+	e := NewEnv(f, EnvOptions{})
+	ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+	live := privateTable(f, ann, []*Client{bob}, 0, rounds(3), 0).GetTableId()
 	f.Fuzz(func(t *testing.T, op uint8, id string, n uint64, typeURL string, value []byte, text string) {
 		// Strings that are not UTF-8 cannot be sent at all (the client's marshalling refuses them).
 		id, typeURL, text = strings.ToValidUTF8(id, "?"), strings.ToValidUTF8(typeURL, "?"), strings.ToValidUTF8(text, "?")
@@ -47,18 +48,18 @@ func FuzzEdge(f *testing.F) {
 		if typeURL != "" || len(value) > 0 {
 			payload = &anypb.Any{TypeUrl: typeURL, Value: value}
 		}
-		token := ann.token
+		token := ann.Token
 		if tok, ok := strings.CutPrefix(text, "tok:"); ok {
 			token = tok
 		}
-		ctx, cancel := context.WithTimeout(withToken(t.Context(), token), 10*time.Second)
+		ctx, cancel := context.WithTimeout(WithToken(t.Context(), token), 10*time.Second)
 		defer cancel()
-		c := ann.c
+		c := ann.C
 		var err error
 		stream := false
 		switch op % 16 {
 		case 0:
-			g := game
+			g := TestGame
 			if text != "" {
 				g = text
 			}

@@ -23,10 +23,6 @@ require (
 )
 
 require (
-	cardroom.dev/services/sabaisabai v0.0.0
-	cardroom.dev/services/saboteur v0.0.0
-	cardroom.dev/services/sapotagem v0.0.0
-	cardroom.dev/services/sponsio v0.0.0
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cenkalti/backoff/v5 v5.0.3 // indirect
@@ -73,8 +69,4 @@ require (
 replace (
 	cardroom.dev/proto => ../proto
 	cardroom.dev/services/kit => ../services/kit
-	cardroom.dev/services/sabaisabai => ../services/sabaisabai
-	cardroom.dev/services/saboteur => ../services/saboteur
-	cardroom.dev/services/sapotagem => ../services/sapotagem
-	cardroom.dev/services/sponsio => ../services/sponsio
 )

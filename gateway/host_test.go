@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"context"
 	"testing"
 	"time"
@@ -33,13 +34,13 @@ func TestHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := rules.New(highcard.Engine(game), store.NewMemory(), b, rules.Options{})
+	srv := rules.New(highcard.Engine(TestGame), store.NewMemory(), b, rules.Options{})
 	a.Go(srv.Run)
 	gs, hs, err := a.NewGRPCServer(cfg.Listen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := gateway.Host(ctx, a, gs, hs, b, map[string]grpc.ClientConnInterface{game: gateway.InProcess(srv)}); err != nil {
+	if _, err := gateway.Host(ctx, a, gs, hs, b, map[string]grpc.ClientConnInterface{TestGame: gateway.InProcess(srv)}); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -52,16 +53,16 @@ func TestHost(t *testing.T) {
 			t.Error("the app did not stop")
 		}
 	}()
-	e := &env{t: t, gwAddrs: []string{a.Addr(0)}}
-	ann := e.signIn(0, "Ann")
-	h, err := healthpb.NewHealthClient(dialRaw(t, a.Addr(0))).Check(ctx, &healthpb.HealthCheckRequest{Service: gatewayv1.GatewayService_ServiceDesc.ServiceName})
+	e := &Env{T: t, Addrs: []string{a.Addr(0)}}
+	ann := e.SignIn(0, "Ann")
+	h, err := healthpb.NewHealthClient(DialRaw(t, a.Addr(0))).Check(ctx, &healthpb.HealthCheckRequest{Service: gatewayv1.GatewayService_ServiceDesc.ServiceName})
 	if err != nil || h.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health %v %v", h, err)
 	}
 	tb := privateTable(t, ann, nil, 2, rounds(2), 0)
-	w := ann.watch(tb.GetTableId(), 0)
-	defer w.cancel()
-	if ann.play(tb.GetTableId(), w, first) == nil {
+	w := ann.Watch(tb.GetTableId(), 0)
+	defer w.Cancel()
+	if ann.Play(tb.GetTableId(), w, first) == nil {
 		t.FailNow()
 	}
 }

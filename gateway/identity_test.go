@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"context"
 	"strings"
 	"sync"
@@ -47,8 +48,8 @@ func signInAs(t *testing.T, c gatewayv1.GatewayServiceClient, req *gatewayv1.Sig
 // returning player who gives a new name, and refuses a wrong secret; only a hash of the secret is
 // stored.
 func TestSignInDevice(t *testing.T) {
-	e := newEnv(t, envOptions{redis: true, gateways: 2})
-	gw0, gw1 := e.dial(0), e.dial(1)
+	e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2})
+	gw0, gw1 := e.Dial(0), e.Dial(1)
 	first := signInAs(t, gw0, device(deviceID, secret, "Ann"), true, "Ann")
 	again := signInAs(t, gw1, device(deviceID, secret, ""), false, "Ann")
 	if again.GetPlayerId() != first.GetPlayerId() {
@@ -60,8 +61,8 @@ func TestSignInDevice(t *testing.T) {
 		t.Fatalf("player ids %s, %s after %s", renamed.GetPlayerId(), kept.GetPlayerId(), first.GetPlayerId())
 	}
 	// The session is the player's: a table it opens is theirs, under the name they gave.
-	ann := &client{t: t, c: gw1, id: kept.GetPlayerId(), token: kept.GetSessionToken(), gw: 1}
-	tb, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: rounds(1)})
+	ann := &Client{T: t, C: gw1, ID: kept.GetPlayerId(), Token: kept.GetSessionToken(), GW: 1}
+	tb, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 2, Options: rounds(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestSignInDevice(t *testing.T) {
 	if other.GetPlayerId() == first.GetPlayerId() {
 		t.Fatal("two devices signed in as one player")
 	}
-	c, err := e.accounts.Credential(t.Context(), accounts.Device, deviceID)
+	c, err := e.Accounts.Credential(t.Context(), accounts.Device, deviceID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,13 +88,13 @@ func TestSignInDevice(t *testing.T) {
 
 // TestSignInDeviceConcurrent: first sign-ins racing with one new device make one player.
 func TestSignInDeviceConcurrent(t *testing.T) {
-	e := newEnv(t, envOptions{redis: true, gateways: 2})
+	e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2})
 	const n = 8
 	resps := make([]*gatewayv1.SignInResponse, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		c := e.dial(i % 2)
+		c := e.Dial(i % 2)
 		wg.Go(func() { resps[i], errs[i] = c.SignIn(t.Context(), device("racing-device-1", secret, "Ann")) })
 	}
 	wg.Wait()
@@ -117,8 +118,8 @@ func TestSignInDeviceConcurrent(t *testing.T) {
 // TestSignInPassword: registration is explicit, names are case-insensitive, a retried
 // registration signs in, a taken name and a wrong password are refused.
 func TestSignInPassword(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	gw := e.dial(0)
+	e := NewEnv(t, EnvOptions{})
+	gw := e.Dial(0)
 	const pw = "correct horse battery"
 	_, err := gw.SignIn(t.Context(), password("ann.lee", pw, "Ann", false))
 	wantCode(t, err, codes.Unauthenticated, refusal.BadCredential) // not registered yet
@@ -135,7 +136,7 @@ func TestSignInPassword(t *testing.T) {
 	_, err = gw.SignIn(t.Context(), password("nobody", pw, "", false))
 	wantCode(t, err, codes.Unauthenticated, refusal.BadCredential)
 	signInAs(t, gw, password("ann.lee", pw, "", false), false, "Ann")
-	c, err := e.accounts.Credential(t.Context(), accounts.Password, "ann.lee")
+	c, err := e.Accounts.Credential(t.Context(), accounts.Password, "ann.lee")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,8 +147,8 @@ func TestSignInPassword(t *testing.T) {
 
 // TestSignInRefusals: malformed sign-ins are INVALID_ARGUMENT naming the field, and make no player.
 func TestSignInRefusals(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	gw := e.dial(0)
+	e := NewEnv(t, EnvOptions{})
+	gw := e.Dial(0)
 	long := strings.Repeat("x", 300)
 	for _, tc := range []struct {
 		name      string
@@ -182,22 +183,22 @@ func TestSignInRefusals(t *testing.T) {
 		})
 	}
 	for _, id := range []string{"fresh-device-1", "fresh-device-2", "fresh-device-3"} {
-		if _, err := e.accounts.Credential(t.Context(), accounts.Device, id); err == nil {
+		if _, err := e.Accounts.Credential(t.Context(), accounts.Device, id); err == nil {
 			t.Fatalf("a refused sign-in recorded device %s", id)
 		}
 	}
-	if _, err := e.accounts.Credential(t.Context(), accounts.Password, "ann"); err == nil {
+	if _, err := e.Accounts.Credential(t.Context(), accounts.Password, "ann"); err == nil {
 		t.Fatal("a refused registration recorded its name")
 	}
 }
 
 // TestDisplayNameTrimmed: a display name is kept without its surrounding space.
 func TestDisplayNameTrimmed(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	gw := e.dial(0)
+	e := NewEnv(t, EnvOptions{})
+	gw := e.Dial(0)
 	r := signInAs(t, gw, &gatewayv1.SignInRequest{DisplayName: "  Ann  "}, true, "Ann")
-	ann := &client{t: t, c: gw, id: r.GetPlayerId(), token: r.GetSessionToken()}
-	tb, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: rounds(1)})
+	ann := &Client{T: t, C: gw, ID: r.GetPlayerId(), Token: r.GetSessionToken()}
+	tb, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 2, Options: rounds(1)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,17 +209,17 @@ func TestDisplayNameTrimmed(t *testing.T) {
 
 // TestBearerCaseInsensitive: the authorization scheme is matched without regard to case (RFC 7235).
 func TestBearerCaseInsensitive(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	ann := e.signIn(0, "Ann")
+	e := NewEnv(t, EnvOptions{})
+	ann := e.SignIn(0, "Ann")
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER", "bEaReR"} {
-		ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", scheme+" "+ann.token)
-		if _, err := ann.c.RefreshSession(ctx, &gatewayv1.RefreshSessionRequest{}); err != nil {
+		ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", scheme+" "+ann.Token)
+		if _, err := ann.C.RefreshSession(ctx, &gatewayv1.RefreshSessionRequest{}); err != nil {
 			t.Fatalf("%s: %v", scheme, err)
 		}
 	}
-	for _, value := range []string{"Basic " + ann.token, "Bearer", "Bearer" + ann.token, ann.token} {
+	for _, value := range []string{"Basic " + ann.Token, "Bearer", "Bearer" + ann.Token, ann.Token} {
 		ctx := metadata.AppendToOutgoingContext(context.WithoutCancel(t.Context()), "authorization", value)
-		_, err := ann.c.RefreshSession(ctx, &gatewayv1.RefreshSessionRequest{})
+		_, err := ann.C.RefreshSession(ctx, &gatewayv1.RefreshSessionRequest{})
 		wantCode(t, err, codes.Unauthenticated, refusal.Unauthenticated)
 	}
 }

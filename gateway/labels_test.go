@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,12 +15,12 @@ import (
 // their players' display names, and "you" for the reader's own seat: on Watch (one event per
 // message, and batched), in Act's and ListLegalActions' answers and in the replay.
 func TestLabelsNameSeats(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	ann, bob, cy := e.signIn(0, "Ann"), e.signIn(0, "Bob"), e.signIn(0, "Cy")
-	id := privateTable(t, ann, []*client{bob}, 0, rounds(1), 0).GetTableId()
-	seatOf := func(c *client) uint32 {
+	e := NewEnv(t, EnvOptions{})
+	ann, bob, cy := e.SignIn(0, "Ann"), e.SignIn(0, "Bob"), e.SignIn(0, "Cy")
+	id := privateTable(t, ann, []*Client{bob}, 0, rounds(1), 0).GetTableId()
+	seatOf := func(c *Client) uint32 {
 		t.Helper()
-		v, err := c.c.GetView(c.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+		v, err := c.C.GetView(c.Ctx(), &gatewayv1.GetViewRequest{TableId: id})
 		if err != nil || v.Seat == nil {
 			t.Fatalf("view: %v %v", err, v)
 		}
@@ -30,13 +31,13 @@ func TestLabelsNameSeats(t *testing.T) {
 	if seatOf(ann) != 0 {
 		first, second = bob, ann
 	}
-	name := map[*client]string{ann: "Ann", bob: "Bob"}
-	seat := func(n int, c *client) string { return fmt.Sprintf("seat %d (%s)", n, name[c]) }
+	name := map[*Client]string{ann: "Ann", bob: "Bob"}
+	seat := func(n int, c *Client) string { return fmt.Sprintf("seat %d (%s)", n, name[c]) }
 
 	// The first seat watches one event per message, the second batched; Cy is a spectator.
-	watch := func(c *client, batch bool) gatewayv1.GatewayService_WatchClient {
+	watch := func(c *Client, batch bool) gatewayv1.GatewayService_WatchClient {
 		t.Helper()
-		s, err := c.c.Watch(c.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true, Batch: batch})
+		s, err := c.C.Watch(c.Ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true, Batch: batch})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,13 +49,13 @@ func TestLabelsNameSeats(t *testing.T) {
 	if !slices.Equal(legal.GetLabels(), want) || len(legal.GetActions()) != 2 {
 		t.Fatalf("watched legal actions labelled %q, want %q", legal.GetLabels(), want)
 	}
-	listed, err := first.c.ListLegalActions(first.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
+	listed, err := first.C.ListLegalActions(first.Ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
 	if err != nil || !slices.Equal(listed.GetLabels(), want) {
 		t.Fatalf("listed legal actions labelled %q (%v), want %q", listed.GetLabels(), err, want)
 	}
 
 	pass := slices.Index(listed.GetLabels(), want[1])
-	r, err := first.c.Act(first.ctx(), &gatewayv1.ActRequest{TableId: id, Action: listed.GetActions()[pass], ActionId: nextActionID(), IncludeLegalActions: true})
+	r, err := first.C.Act(first.Ctx(), &gatewayv1.ActRequest{TableId: id, Action: listed.GetActions()[pass], ActionId: NextActionID(), IncludeLegalActions: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestLabelsNameSeats(t *testing.T) {
 	if want := []string{"reveal your card", "pass to " + seat(0, first)}; !slices.Equal(legal.GetLabels(), want) {
 		t.Fatalf("the second seat's legal actions are labelled %q, want %q", legal.GetLabels(), want)
 	}
-	r, err = second.c.Act(second.ctx(), &gatewayv1.ActRequest{TableId: id, Action: legal.GetActions()[0], ActionId: nextActionID()})
+	r, err = second.C.Act(second.Ctx(), &gatewayv1.ActRequest{TableId: id, Action: legal.GetActions()[0], ActionId: NextActionID()})
 	if err != nil || !r.GetFinished() {
 		t.Fatalf("last move: %v %v", err, r)
 	}
@@ -79,12 +80,12 @@ func TestLabelsNameSeats(t *testing.T) {
 	wc.event(strings.Replace(reveal, "(you)", "("+name[second]+")", 1))
 	wc.event(seat(1, second) + " wins the round")
 
-	replay, err := first.c.GetReplay(first.ctx(), &gatewayv1.GetReplayRequest{TableId: id})
+	replay, err := first.C.GetReplay(first.Ctx(), &gatewayv1.GetReplayRequest{TableId: id})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var labels []string
-	for _, ev := range replayEvents(replay) {
+	for _, ev := range ReplayEvents(replay) {
 		labels = append(labels, ev.GetLabel())
 	}
 	for _, l := range []string{"the table is dealt", "seat 0 (you) passes", seat(1, second) + " wins the round"} {

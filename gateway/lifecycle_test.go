@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -25,7 +26,7 @@ var noAbsence = gateway.Options{AbsenceGrace: time.Hour}
 
 // crash is a fault that kills, once, the first gateway replica to reach step.
 type crash struct {
-	e     atomic.Pointer[env] // set once the env is made, before any table starts
+	e     atomic.Pointer[Env] // set once the env is made, before any table starts
 	step  string
 	fired atomic.Bool
 	gw    int
@@ -36,12 +37,17 @@ type crash struct {
 
 func newCrash(step string) *crash { return &crash{step: step, done: make(chan struct{})} }
 
+// perGateway gives gateway replica gw the crash as its fault hook.
+func (c *crash) perGateway(gw int, o *gateway.Options) {
+	*o = gateway.WithFault(*o, func(table, step string) bool { return c.fault(gw, table, step) })
+}
+
 func (c *crash) fault(gw int, table, step string) bool {
 	if step != c.step || !c.fired.CompareAndSwap(false, true) {
 		return false
 	}
 	c.gw, c.table, c.at = gw, table, time.Now()
-	c.e.Load().kill(gw)
+	c.e.Load().Kill(gw)
 	close(c.done)
 	return true
 }
@@ -58,9 +64,9 @@ func (c *crash) wait(t *testing.T) int {
 }
 
 // on is c's session on gateway replica gw.
-func (c *client) on(e *env, gw int) *client {
+func on(c *Client, e *Env, gw int) *Client {
 	o := *c
-	o.c, o.gw, o.events = e.dial(gw), gw, nil
+	o.C, o.GW, o.Events = e.Dial(gw), gw, nil
 	return &o
 }
 
@@ -72,44 +78,44 @@ func TestStartCrash(t *testing.T) {
 	for _, step := range []string{"recorded", "created", "dealt"} {
 		t.Run(step, func(t *testing.T) {
 			c := newCrash(step)
-			e := newEnv(t, envOptions{redis: true, gateways: 2, fault: c.fault, opt: noAbsence})
+			e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2, PerGateway: c.perGateway, Opt: noAbsence})
 			c.e.Store(e)
-			ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-			cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 3, Options: rounds(2)})
+			ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+			cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 3, Options: rounds(2)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			id := cr.GetTableId()
-			if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+			if _, err := bob.C.JoinTable(bob.Ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: 1}); err != nil {
+			if _, err := ann.C.AddBots(ann.Ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: 1}); err != nil {
 				t.Fatal(err)
 			}
 			// Answered or not: the replica serving it may be the one that dies.
 			started := make(chan error, 1)
 			go func() {
-				_, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+				_, err := ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: id})
 				started <- err
 			}()
 			alive := c.wait(t)
 			if c.table != id {
 				t.Fatalf("crashed at table %s, want %s", c.table, id)
 			}
-			recorded, err := e.lobby.LoadTable(t.Context(), id)
+			recorded, err := e.Lobby.LoadTable(t.Context(), id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, b := ann.on(e, alive), bob.on(e, alive)
-			wa, wb := a.watch(id, 0), b.watch(id, 0)
-			defer wa.cancel()
-			defer wb.cancel()
+			a, b := on(ann, e, alive), on(bob, e, alive)
+			wa, wb := a.Watch(id, 0), b.Watch(id, 0)
+			defer wa.Cancel()
+			defer wb.Cancel()
 			select {
-			case ev, ok := <-wa.ch:
+			case ev, ok := <-wa.C:
 				if !ok {
-					t.Fatalf("watch ended: %v", <-wa.done)
+					t.Fatalf("watch ended: %v", <-wa.Done)
 				}
-				a.events = append(a.events, ev)
+				a.Events = append(a.Events, ev)
 				t.Logf("replica %d died at %q; the table played %v later", c.gw, step, time.Since(c.at).Round(time.Millisecond))
 				if d := time.Since(c.at); d > takeover {
 					t.Errorf("the table played %v after the crash, want within %v", d.Round(time.Millisecond), takeover)
@@ -118,7 +124,7 @@ func TestStartCrash(t *testing.T) {
 				t.Fatal("the table was not dealt after the crash")
 			}
 			// Dealt once, with the seats the start recorded.
-			log, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: id})
+			log, err := e.RulesClient.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: id})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,11 +142,11 @@ func TestStartCrash(t *testing.T) {
 			// The surviving replica drives the bot: the table plays to its end.
 			var wg sync.WaitGroup
 			for _, p := range []struct {
-				c *client
-				w *watcher
+				c *Client
+				w *Watcher
 			}{{a, wa}, {b, wb}} {
 				wg.Add(1)
-				go func() { defer wg.Done(); p.c.play(id, p.w, first) }()
+				go func() { defer wg.Done(); p.c.Play(id, p.w, first) }()
 			}
 			wg.Wait()
 			if t.Failed() {
@@ -165,12 +171,12 @@ func TestMatchCrash(t *testing.T) {
 	for _, step := range []string{"matched", "recorded", "created", "dealt"} {
 		t.Run(step, func(t *testing.T) {
 			c := newCrash(step)
-			e := newEnv(t, envOptions{redis: true, gateways: 2, fault: c.fault, opt: noAbsence})
+			e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2, PerGateway: c.perGateway, Opt: noAbsence})
 			c.e.Store(e)
-			ann, bob := e.signIn(0, "Ann"), e.signIn(1, "Bob")
+			ann, bob := e.SignIn(0, "Ann"), e.SignIn(1, "Bob")
 			var tickets []string
-			for _, p := range []*client{ann, bob} {
-				r, err := p.c.EnqueueTicket(p.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 3, MaxSeats: 3, BotsMayFill: true,
+			for _, p := range []*Client{ann, bob} {
+				r, err := p.C.EnqueueTicket(p.Ctx(), &gatewayv1.EnqueueTicketRequest{Game: TestGame, MinSeats: 3, MaxSeats: 3, BotsMayFill: true,
 					MaxWait: durationpb.New(100 * time.Millisecond), Options: rounds(2)})
 				if err != nil {
 					t.Fatal(err)
@@ -178,12 +184,12 @@ func TestMatchCrash(t *testing.T) {
 				tickets = append(tickets, r.GetTicketId())
 			}
 			alive := c.wait(t)
-			a, b := ann.on(e, alive), bob.on(e, alive)
+			a, b := on(ann, e, alive), on(bob, e, alive)
 			var ms [2]*gatewayv1.WatchTicketResponse
 			var wg sync.WaitGroup
-			for i, p := range []*client{a, b} {
+			for i, p := range []*Client{a, b} {
 				wg.Add(1)
-				go func() { defer wg.Done(); ms[i] = p.waitMatched(tickets[i]) }()
+				go func() { defer wg.Done(); ms[i] = p.WaitMatched(tickets[i]) }()
 			}
 			wg.Wait()
 			t.Logf("replica %d died at %q; the tickets were matched %v later", c.gw, step, time.Since(c.at).Round(time.Millisecond))
@@ -197,11 +203,11 @@ func TestMatchCrash(t *testing.T) {
 			// No double booking: the crashed start's table is this one (dealt by the survivor), or
 			// the game never heard of it (its tickets went back to the queue first).
 			if c.table != id {
-				if _, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: c.table}); status.Code(err) != codes.NotFound {
+				if _, err := e.RulesClient.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: c.table}); status.Code(err) != codes.NotFound {
 					t.Fatalf("the crashed start's table %s: %v, want NOT_FOUND beside %s", c.table, err, id)
 				}
 			}
-			lt, err := e.lobby.LoadTable(t.Context(), id)
+			lt, err := e.Lobby.LoadTable(t.Context(), id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +216,7 @@ func TestMatchCrash(t *testing.T) {
 			}
 			seated := 0
 			for _, p := range lt.Seats {
-				if p.ID == ann.id || p.ID == bob.id {
+				if p.ID == ann.ID || p.ID == bob.ID {
 					seated++
 				}
 			}
@@ -218,19 +224,19 @@ func TestMatchCrash(t *testing.T) {
 				t.Fatalf("seats %v: want Ann and Bob once each, and a bot", lt.Seats)
 			}
 			for _, tid := range tickets {
-				tk, err := e.lobby.LoadTicket(t.Context(), tid)
+				tk, err := e.Lobby.LoadTicket(t.Context(), tid)
 				if err != nil || tk.State != lobby.TicketMatched || tk.TableID != id {
 					t.Fatalf("ticket %s: %v %q (%v), want matched to %s", tid, tk.State, tk.TableID, err, id)
 				}
 			}
 			// It plays to its end, its bot driven by the survivor.
-			for _, p := range []*client{a, b} {
+			for _, p := range []*Client{a, b} {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					w := p.watch(id, 0)
-					defer w.cancel()
-					p.play(id, w, first)
+					w := p.Watch(id, 0)
+					defer w.Cancel()
+					p.Play(id, w, first)
 				}()
 			}
 			wg.Wait()

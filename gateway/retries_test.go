@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"slices"
 	"strings"
 	"sync"
@@ -37,15 +38,15 @@ func players(tb *gatewayv1.Table) (people, bots int) {
 func TestAddBotsRequestID(t *testing.T) {
 	for _, redis := range []bool{false, true} {
 		t.Run(map[bool]string{false: "memory", true: "redis"}[redis], func(t *testing.T) {
-			e := newEnv(t, envOptions{redis: redis})
-			ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-			cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 4, Options: rounds(1)})
+			e := NewEnv(t, EnvOptions{Redis: redis})
+			ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+			cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 4, Options: rounds(1)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			id := cr.GetTableId()
-			add := func(c *client, count uint32, requestID string) (*gatewayv1.Table, error) {
-				r, err := c.c.AddBots(c.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: count, RequestId: requestID})
+			add := func(c *Client, count uint32, requestID string) (*gatewayv1.Table, error) {
+				r, err := c.C.AddBots(c.Ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: count, RequestId: requestID})
 				return r.GetTable(), err
 			}
 			first, err := add(ann, 2, "r1")
@@ -93,7 +94,7 @@ func TestAddBotsRequestID(t *testing.T) {
 			_, err = add(ann, 1, "")
 			wantCode(t, err, codes.FailedPrecondition, refusal.TableFull)
 			// After the start, a late retry is answered with the table as it is now.
-			if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
+			if _, err := ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
 				t.Fatal(err)
 			}
 			late, err := add(ann, 2, "r1")
@@ -111,14 +112,14 @@ func TestAddBotsRequestID(t *testing.T) {
 
 // TestAddBotsNoRequestID: without a request id every call adds bots, as it always did.
 func TestAddBotsNoRequestID(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	ann := e.signIn(0, "Ann")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 4})
+	e := NewEnv(t, EnvOptions{})
+	ann := e.SignIn(0, "Ann")
+	cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for want := 1; want <= 3; want++ {
-		r, err := ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 1})
+		r, err := ann.C.AddBots(ann.Ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,13 +132,13 @@ func TestAddBotsNoRequestID(t *testing.T) {
 // TestAddBotsRetriesRace: retries of one AddBots racing through two gateway replicas on Redis (a
 // client that gave up on one replica and tried the other) add the bots once, and all succeed.
 func TestAddBotsRetriesRace(t *testing.T) {
-	e := newEnv(t, envOptions{redis: true, gateways: 2})
-	ann := e.signIn(0, "Ann")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 4})
+	e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2})
+	ann := e.SignIn(0, "Ann")
+	cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clients := []gatewayv1.GatewayServiceClient{ann.c, e.dial(1)}
+	clients := []gatewayv1.GatewayServiceClient{ann.C, e.Dial(1)}
 	var (
 		wg  sync.WaitGroup
 		oks atomic.Int32
@@ -146,7 +147,7 @@ func TestAddBotsRetriesRace(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := clients[i%2].AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 3, RequestId: "fill"})
+			_, err := clients[i%2].AddBots(ann.Ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 3, RequestId: "fill"})
 			if err != nil {
 				t.Errorf("attempt %d: %v", i, err)
 				return
@@ -155,7 +156,7 @@ func TestAddBotsRetriesRace(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	tb, err := e.lobby.LoadTable(t.Context(), cr.GetTableId())
+	tb, err := e.Lobby.LoadTable(t.Context(), cr.GetTableId())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,14 +169,14 @@ func TestAddBotsRetriesRace(t *testing.T) {
 // TestJoinTableRetry: joining again a table one is at answers the table, before and after the
 // start, and takes no second place.
 func TestJoinTableRetry(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	ann, bob, cid := e.signIn(0, "Ann"), e.signIn(0, "Bob"), e.signIn(0, "Cid")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 3})
+	e := NewEnv(t, EnvOptions{})
+	ann, bob, cid := e.SignIn(0, "Ann"), e.SignIn(0, "Bob"), e.SignIn(0, "Cid")
+	cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	join := func(c *client) (*gatewayv1.Table, error) {
-		r, err := c.c.JoinTable(c.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()})
+	join := func(c *Client) (*gatewayv1.Table, error) {
+		r, err := c.C.JoinTable(c.Ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()})
 		return r.GetTable(), err
 	}
 	first, err := join(bob)
@@ -193,7 +194,7 @@ func TestJoinTableRetry(t *testing.T) {
 	if tb, err := join(ann); err != nil || len(tb.GetPlayers()) != 2 {
 		t.Fatalf("the owner joining: %v %v", tb, err)
 	}
-	if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()}); err != nil {
+	if _, err := ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()}); err != nil {
 		t.Fatal(err)
 	}
 	late, err := join(bob)
@@ -212,18 +213,18 @@ func TestJoinTableRetry(t *testing.T) {
 // same seats: no second shuffle); starting a table recorded as starting and not dealt yet waits for
 // its owner's deal, with the recorded seats; a closed table is still refused.
 func TestStartTableRetry(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	tb := privateTable(t, ann, []*client{bob}, 1, rounds(1), 0)
+	e := NewEnv(t, EnvOptions{})
+	ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+	tb := privateTable(t, ann, []*Client{bob}, 1, rounds(1), 0)
 	id := tb.GetTableId()
-	again, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	again, err := ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: id})
 	if err != nil {
 		t.Fatalf("start again: %v", err)
 	}
 	if !proto.Equal(again.GetTable(), tb) {
 		t.Fatalf("start again answered %v, want %v", again.GetTable(), tb)
 	}
-	_, err = bob.c.StartTable(bob.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	_, err = bob.C.StartTable(bob.Ctx(), &gatewayv1.StartTableRequest{TableId: id})
 	wantCode(t, err, codes.PermissionDenied, refusal.NotOwner)
 
 	// Recorded as starting (as by a gateway that died before dealing it): the table's owner deals
@@ -236,7 +237,7 @@ func TestStartTableRetry(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i], errs[i] = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: und.ID})
+			answers[i], errs[i] = ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: und.ID})
 		}()
 	}
 	wg.Wait()
@@ -248,7 +249,7 @@ func TestStartTableRetry(t *testing.T) {
 			t.Fatalf("start %d: the owner at seat %d, want 1 (the seats recorded)", i, answers[i].GetTable().GetYourSeat())
 		}
 	}
-	log, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: und.ID})
+	log, err := e.RulesClient.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: und.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,34 +258,34 @@ func TestStartTableRetry(t *testing.T) {
 	}
 
 	// A closed table stays closed.
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ann.c.LeaveTable(ann.ctx(), &gatewayv1.LeaveTableRequest{TableId: cr.GetTableId()}); err != nil {
+	if _, err := ann.C.LeaveTable(ann.Ctx(), &gatewayv1.LeaveTableRequest{TableId: cr.GetTableId()}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+	_, err = ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
 	wantCode(t, err, codes.FailedPrecondition, refusal.TableStarted)
 }
 
 // startedUndealt records a new two-seat table of owner's, with a bot, as starting (its start
 // recorded, not dealt: a gateway that died between the two), the bot in seat 0. It returns the
 // table as stored.
-func startedUndealt(t *testing.T, e *env, owner *client) lobby.Table {
+func startedUndealt(t *testing.T, e *Env, owner *Client) lobby.Table {
 	t.Helper()
-	cr, err := owner.c.CreateTable(owner.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	cr, err := owner.C.CreateTable(owner.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	lt, err := e.lobby.LoadTable(t.Context(), cr.GetTableId())
+	lt, err := e.Lobby.LoadTable(t.Context(), cr.GetTableId())
 	if err != nil {
 		t.Fatal(err)
 	}
 	lt.Players = append(lt.Players, lobby.Player{ID: "bot-x", Name: "Bot X", Bot: true})
 	lt.State, lt.Seats = lobby.TableStarting, []lobby.Player{lt.Players[1], lt.Players[0]}
 	lt.Deadline = time.Now().Add(time.Minute)
-	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
+	if err := e.Lobby.UpdateTable(t.Context(), lt, 0); err != nil {
 		t.Fatal(err)
 	}
 	lt.Version++
@@ -296,16 +297,16 @@ func startedUndealt(t *testing.T, e *env, owner *client) lobby.Table {
 // a seated player's Watch only waits for it. A matched table recorded as closing is closed by its
 // owner: its streams end, and the game never hears of it.
 func TestOwnerDealsRecordedStart(t *testing.T) {
-	e := newEnv(t, envOptions{opt: gateway.Options{AbsenceGrace: time.Hour}})
-	ann := e.signIn(0, "Ann")
+	e := NewEnv(t, EnvOptions{Opt: gateway.Options{AbsenceGrace: time.Hour}})
+	ann := e.SignIn(0, "Ann")
 	lt := startedUndealt(t, e, ann)
 	id := lt.ID
-	w := ann.watch(id, 0)
-	defer w.cancel()
+	w := ann.Watch(id, 0)
+	defer w.Cancel()
 	select {
-	case ev, ok := <-w.ch:
+	case ev, ok := <-w.C:
 		if !ok {
-			t.Fatalf("watch ended: %v", <-w.done)
+			t.Fatalf("watch ended: %v", <-w.Done)
 		}
 		if ev.GetSequence() != 1 {
 			t.Fatalf("first event has sequence %d, want 1", ev.GetSequence())
@@ -313,7 +314,7 @@ func TestOwnerDealsRecordedStart(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the table was not dealt")
 	}
-	log, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: id})
+	log, err := e.RulesClient.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +322,7 @@ func TestOwnerDealsRecordedStart(t *testing.T) {
 		t.Fatalf("dealt seats %v, want the bot first", seats)
 	}
 	// The owner's retry finds it dealt, and changes nothing.
-	again, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id})
+	again, err := ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,32 +331,32 @@ func TestOwnerDealsRecordedStart(t *testing.T) {
 	}
 
 	// Closing: the owner closes it; a player's stream ends, and the game never hears of the table.
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2})
+	cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w2 := ann.watch(cr.GetTableId(), 0)
-	defer w2.cancel()
-	lt, err = e.lobby.LoadTable(t.Context(), cr.GetTableId())
+	w2 := ann.Watch(cr.GetTableId(), 0)
+	defer w2.Cancel()
+	lt, err = e.Lobby.LoadTable(t.Context(), cr.GetTableId())
 	if err != nil {
 		t.Fatal(err)
 	}
 	lt.Players = append(lt.Players, lobby.Player{ID: "bot-y", Name: "Bot Y", Bot: true})
 	lt.State, lt.Seats = lobby.TableClosing, lt.Players
-	if err := e.lobby.UpdateTable(t.Context(), lt, 0); err != nil {
+	if err := e.Lobby.UpdateTable(t.Context(), lt, 0); err != nil {
 		t.Fatal(err)
 	}
 	select {
-	case ev, ok := <-w2.ch:
+	case ev, ok := <-w2.C:
 		if ok {
 			t.Fatalf("a closed table's stream brought %v", ev)
 		}
-		wantCode(t, <-w2.done, codes.FailedPrecondition, refusal.TableStarted)
+		wantCode(t, <-w2.Done, codes.FailedPrecondition, refusal.TableStarted)
 	case <-time.After(20 * time.Second):
 		t.Fatal("the stream of a closed table did not end")
 	}
 	waitTable(t, e, cr.GetTableId(), lobby.TableClosed)
-	_, err = e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()})
+	_, err = e.RulesClient.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()})
 	if status.Code(err) != codes.NotFound {
 		t.Fatalf("the closed table's log: %v, want NOT_FOUND", err)
 	}
@@ -365,21 +366,21 @@ func TestOwnerDealsRecordedStart(t *testing.T) {
 // deal failed for now) is never reported matched: its stream says queued, and the owner puts the
 // ticket back in the queue, where the matcher finds it again.
 func TestTicketOfClosingTable(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	ann := e.signIn(0, "Ann")
-	r, err := ann.c.EnqueueTicket(ann.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 4, MaxSeats: 4, MaxWait: durationpb.New(10 * time.Minute)})
+	e := NewEnv(t, EnvOptions{})
+	ann := e.SignIn(0, "Ann")
+	r, err := ann.C.EnqueueTicket(ann.Ctx(), &gatewayv1.EnqueueTicketRequest{Game: TestGame, MinSeats: 4, MaxSeats: 4, MaxWait: durationpb.New(10 * time.Minute)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
+	tk, err := e.Lobby.LoadTicket(t.Context(), r.GetTicketId())
 	if err != nil {
 		t.Fatal(err)
 	}
 	tk.State, tk.TableID = lobby.TicketMatched, "t-closing"+tk.ID
-	if err := e.lobby.UpdateTicket(t.Context(), tk, 0); err != nil {
+	if err := e.Lobby.UpdateTicket(t.Context(), tk, 0); err != nil {
 		t.Fatal(err)
 	}
-	s := ann.watchTicket(r.GetTicketId())
+	s := ann.WatchTicket(r.GetTicketId())
 	m, err := s.Recv()
 	if err != nil {
 		t.Fatal(err)
@@ -387,12 +388,12 @@ func TestTicketOfClosingTable(t *testing.T) {
 	if m.GetState() != gatewayv1.TicketState_TICKET_STATE_QUEUED || m.GetTableId() != "" {
 		t.Fatalf("ticket of an undealt table reported %v, want queued", m)
 	}
-	if err := e.lobby.CreateTable(t.Context(), lobby.Table{ID: tk.TableID, Game: game, State: lobby.TableClosing, Capacity: 4,
+	if err := e.Lobby.CreateTable(t.Context(), lobby.Table{ID: tk.TableID, Game: TestGame, State: lobby.TableClosing, Capacity: 4,
 		Players: tk.Players, Seats: tk.Players, Tickets: []string{tk.ID}}, time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	waitTable(t, e, tk.TableID, lobby.TableClosed)
-	back, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
+	back, err := e.Lobby.LoadTicket(t.Context(), r.GetTicketId())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -407,11 +408,11 @@ func TestTicketOfClosingTable(t *testing.T) {
 
 // waitTable waits until table id's lobby record is in state want (its owner's transitions have no
 // event to wait on from outside).
-func waitTable(t *testing.T, e *env, id string, want lobby.TableState) lobby.Table {
+func waitTable(t *testing.T, e *Env, id string, want lobby.TableState) lobby.Table {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		lt, err := e.lobby.LoadTable(t.Context(), id)
+		lt, err := e.Lobby.LoadTable(t.Context(), id)
 		if err == nil && lt.State == want {
 			return lt
 		}
@@ -426,14 +427,14 @@ func waitTable(t *testing.T, e *env, id string, want lobby.TableState) lobby.Tab
 // not accept) are cancelled rather than matched again and again: the stream reports CANCELLED,
 // then ends with the game's reason.
 func TestTicketRefusedByGame(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	ann := e.signIn(0, "Ann")
-	r, err := ann.c.EnqueueTicket(ann.ctx(), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: 2, MaxSeats: 2, BotsMayFill: true,
+	e := NewEnv(t, EnvOptions{})
+	ann := e.SignIn(0, "Ann")
+	r, err := ann.C.EnqueueTicket(ann.Ctx(), &gatewayv1.EnqueueTicketRequest{Game: TestGame, MinSeats: 2, MaxSeats: 2, BotsMayFill: true,
 		MaxWait: durationpb.New(100 * time.Millisecond), Options: rounds(5000)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := ann.watchTicket(r.GetTicketId())
+	s := ann.WatchTicket(r.GetTicketId())
 	var last *gatewayv1.WatchTicketResponse
 	for {
 		m, err := s.Recv()
@@ -452,7 +453,7 @@ func TestTicketRefusedByGame(t *testing.T) {
 	if last.GetState() != gatewayv1.TicketState_TICKET_STATE_CANCELLED {
 		t.Fatalf("last message before the refusal: %v, want cancelled", last)
 	}
-	tk, err := e.lobby.LoadTicket(t.Context(), r.GetTicketId())
+	tk, err := e.Lobby.LoadTicket(t.Context(), r.GetTicketId())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,27 +465,27 @@ func TestTicketRefusedByGame(t *testing.T) {
 // TestStartRefusedByGame: a private table whose deal the game refuses for good (options it does
 // not accept) is opened again by its owner's loop, and StartTable answers the game's refusal.
 func TestStartRefusedByGame(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	ann := e.signIn(0, "Ann")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: game, Seats: 2, Options: rounds(5000)})
+	e := NewEnv(t, EnvOptions{})
+	ann := e.SignIn(0, "Ann")
+	cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: TestGame, Seats: 2, Options: rounds(5000)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ann.c.AddBots(ann.ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 1}); err != nil {
+	if _, err := ann.C.AddBots(ann.Ctx(), &gatewayv1.AddBotsRequest{TableId: cr.GetTableId(), Count: 1}); err != nil {
 		t.Fatal(err)
 	}
-	_, err = ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
+	_, err = ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()})
 	if status.Code(err) != codes.InvalidArgument || !strings.Contains(status.Convert(err).Message(), "1000 rounds") {
 		t.Fatalf("start refused with %v, want the game's INVALID_ARGUMENT", err)
 	}
-	g, err := ann.c.GetTable(ann.ctx(), &gatewayv1.GetTableRequest{TableId: cr.GetTableId()})
+	g, err := ann.C.GetTable(ann.Ctx(), &gatewayv1.GetTableRequest{TableId: cr.GetTableId()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if g.GetTable().GetState() != gatewayv1.TableState_TABLE_STATE_OPEN || len(g.GetTable().GetSeats()) != 0 {
 		t.Fatalf("table after a refused start: %v, want open without seats", g.GetTable())
 	}
-	if _, err := e.rules.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()}); status.Code(err) != codes.NotFound {
+	if _, err := e.RulesClient.GetLog(t.Context(), &rulesv1.GetLogRequest{TableId: cr.GetTableId()}); status.Code(err) != codes.NotFound {
 		t.Fatalf("the refused table's log: %v, want NOT_FOUND", err)
 	}
 }

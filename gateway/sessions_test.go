@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
@@ -56,7 +57,7 @@ var (
 // authenticated caller is told is NOT_FOUND.
 func probe(t *testing.T, c gatewayv1.GatewayServiceClient, token string) error {
 	t.Helper()
-	_, err := c.GetTable(withToken(t.Context(), token), &gatewayv1.GetTableRequest{TableId: "t-nosuchtable"})
+	_, err := c.GetTable(WithToken(t.Context(), token), &gatewayv1.GetTableRequest{TableId: "t-nosuchtable"})
 	if status.Code(err) == codes.NotFound {
 		return nil
 	}
@@ -78,8 +79,8 @@ func signInTo(t *testing.T, c gatewayv1.GatewayServiceClient, name string) *gate
 // TestSessionKeyRequired: a gateway sharing Redis does not start without a session key, nor with
 // a short one; alone (memory stores, or `cardroom serve`'s SoleReplica) it makes one.
 func TestSessionKeyRequired(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	conns := map[string]grpc.ClientConnInterface{game: nil}
+	e := NewEnv(t, EnvOptions{})
+	conns := map[string]grpc.ClientConnInterface{TestGame: nil}
 	// New does no I/O on Redis: a client of an address where nothing listens is enough.
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	t.Cleanup(func() { _ = rdb.Close() })
@@ -98,7 +99,7 @@ func TestSessionKeyRequired(t *testing.T) {
 		{"redis, no key, the only gateway", gateway.Options{Redis: rdb, SoleReplica: true}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := gateway.New(tc.opt, lobby.NewMemory(), e.natsConn, conns)
+			_, err := gateway.New(tc.opt, lobby.NewMemory(), e.Bus, conns)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatal(err)
@@ -140,32 +141,32 @@ func TestParseSessionKeys(t *testing.T) {
 // only the old one, then both sign with the new key and keep the old one to verify: no token is
 // refused on the way but those of a key no replica has.
 func TestKeyRotation(t *testing.T) {
-	e := newEnv(t, envOptions{redis: true, gateways: 2, perGateway: func(i int, o *gateway.Options) {
+	e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2, PerGateway: func(i int, o *gateway.Options) {
 		if i == 0 {
 			o.SessionKeys = []gateway.SessionKey{oldKey}
 		} else {
 			o.SessionKeys = []gateway.SessionKey{newKey, oldKey}
 		}
 	}})
-	gw0, gw1 := e.dial(0), e.dial(1)
+	gw0, gw1 := e.Dial(0), e.Dial(1)
 	old := signInTo(t, gw0, "Ann")
 	if err := probe(t, gw1, old.GetSessionToken()); err != nil {
 		t.Fatalf("a token of the old key is refused by the replica with both: %v", err)
 	}
 	// The replica with the new key signs with it, and refreshes old tokens into new ones of the
 	// same player.
-	r, err := gw1.RefreshSession(withToken(t.Context(), old.GetSessionToken()), &gatewayv1.RefreshSessionRequest{})
+	r, err := gw1.RefreshSession(WithToken(t.Context(), old.GetSessionToken()), &gatewayv1.RefreshSessionRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(r.GetSessionToken(), "v2.k2.") {
 		t.Fatalf("refreshed token %q is not signed with k2", r.GetSessionToken())
 	}
-	tb, err := gw1.CreateTable(withToken(t.Context(), r.GetSessionToken()), &gatewayv1.CreateTableRequest{Game: game})
+	tb, err := gw1.CreateTable(WithToken(t.Context(), r.GetSessionToken()), &gatewayv1.CreateTableRequest{Game: TestGame})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gw1.GetTable(withToken(t.Context(), old.GetSessionToken()), &gatewayv1.GetTableRequest{TableId: tb.GetTableId()})
+	g, err := gw1.GetTable(WithToken(t.Context(), old.GetSessionToken()), &gatewayv1.GetTableRequest{TableId: tb.GetTableId()})
 	if err != nil || g.GetTable().GetOwnerPlayerId() != old.GetPlayerId() {
 		t.Fatalf("the old token is not the same player: %v %v", g, err)
 	}
@@ -177,7 +178,7 @@ func TestKeyRotation(t *testing.T) {
 	}
 	// A token signed with a key no replica has is refused, whatever id it names.
 	stranger, err := gateway.New(gateway.Options{SessionKeys: []gateway.SessionKey{key("k1", "not the k1 of the replicas, though 32+ bytes")}},
-		lobby.NewMemory(), e.natsConn, map[string]grpc.ClientConnInterface{game: nil})
+		lobby.NewMemory(), e.Bus, map[string]grpc.ClientConnInterface{TestGame: nil})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,13 +193,13 @@ func TestKeyRotation(t *testing.T) {
 // its key is still configured, and refreshed into a token of the current key.
 func TestLegacyTokens(t *testing.T) {
 	legacy := "test key shared by every replica"
-	e := newEnv(t, envOptions{opt: gateway.Options{SessionKeys: []gateway.SessionKey{newKey, key("old", legacy)}}})
-	c := e.dial(0)
+	e := NewEnv(t, EnvOptions{Opt: gateway.Options{SessionKeys: []gateway.SessionKey{newKey, key("old", legacy)}}})
+	c := e.Dial(0)
 	tok := legacyToken(t, []byte(legacy), "p-legacy", "Old", time.Now().Add(time.Hour))
 	if err := probe(t, c, tok); err != nil {
 		t.Fatalf("legacy token refused: %v", err)
 	}
-	r, err := c.RefreshSession(withToken(t.Context(), tok), &gatewayv1.RefreshSessionRequest{})
+	r, err := c.RefreshSession(WithToken(t.Context(), tok), &gatewayv1.RefreshSessionRequest{})
 	if err != nil || !strings.HasPrefix(r.GetSessionToken(), "v2.k2.") {
 		t.Fatalf("refresh %v %v", r, err)
 	}
@@ -211,14 +212,14 @@ func TestLegacyTokens(t *testing.T) {
 // TestSessionMaxAge: refreshing keeps a session alive only up to its maximum age from sign-in.
 func TestSessionMaxAge(t *testing.T) {
 	clock := newTestClock()
-	e := newEnv(t, envOptions{opt: gateway.Options{SessionTTL: time.Hour, SessionMaxAge: 3 * time.Hour, Now: clock.Now}})
-	c := e.dial(0)
+	e := NewEnv(t, EnvOptions{Opt: gateway.Options{SessionTTL: time.Hour, SessionMaxAge: 3 * time.Hour, Now: clock.Now}})
+	c := e.Dial(0)
 	in := signInTo(t, c, "Ann")
 	end := in.GetExpiresAt().AsTime().Add(2 * time.Hour) // sign-in + 3h, to the second
 	tok := in.GetSessionToken()
 	for i := 0; ; i++ {
 		clock.Add(50 * time.Minute)
-		r, err := c.RefreshSession(withToken(t.Context(), tok), &gatewayv1.RefreshSessionRequest{})
+		r, err := c.RefreshSession(WithToken(t.Context(), tok), &gatewayv1.RefreshSessionRequest{})
 		if err != nil {
 			if i < 3 {
 				t.Fatalf("refresh %d refused: %v", i, err)
@@ -242,22 +243,22 @@ func TestSessionMaxAge(t *testing.T) {
 // TestSignOut: a signed-out session's tokens, the refreshed ones too, are refused with
 // SESSION_REVOKED; another session of the same player is not.
 func TestSignOut(t *testing.T) {
-	e := newEnv(t, envOptions{opt: gateway.Options{RateLimit: 1000, RateBurst: 1000}})
-	c := e.dial(0)
+	e := NewEnv(t, EnvOptions{Opt: gateway.Options{RateLimit: 1000, RateBurst: 1000}})
+	c := e.Dial(0)
 	in := signInTo(t, c, "Ann")
 	other := signInTo(t, c, "Bob")
-	r, err := c.RefreshSession(withToken(t.Context(), in.GetSessionToken()), &gatewayv1.RefreshSessionRequest{})
+	r, err := c.RefreshSession(WithToken(t.Context(), in.GetSessionToken()), &gatewayv1.RefreshSessionRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.SignOut(withToken(t.Context(), in.GetSessionToken()), &gatewayv1.SignOutRequest{}); err != nil {
+	if _, err := c.SignOut(WithToken(t.Context(), in.GetSessionToken()), &gatewayv1.SignOutRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, tok := range []string{in.GetSessionToken(), r.GetSessionToken()} {
 		wantCode(t, probe(t, c, tok), codes.Unauthenticated, refusal.SessionRevoked)
-		_, err := c.RefreshSession(withToken(t.Context(), tok), &gatewayv1.RefreshSessionRequest{})
+		_, err := c.RefreshSession(WithToken(t.Context(), tok), &gatewayv1.RefreshSessionRequest{})
 		wantCode(t, err, codes.Unauthenticated, refusal.SessionRevoked)
-		_, err = c.SignOut(withToken(t.Context(), tok), &gatewayv1.SignOutRequest{})
+		_, err = c.SignOut(WithToken(t.Context(), tok), &gatewayv1.SignOutRequest{})
 		wantCode(t, err, codes.Unauthenticated, refusal.SessionRevoked)
 	}
 	if err := probe(t, c, other.GetSessionToken()); err != nil {
@@ -271,14 +272,14 @@ func TestSignOut(t *testing.T) {
 // sign-out on one is refused by the other within the recheck interval.
 func TestSharedSessions(t *testing.T) {
 	clock := newTestClock()
-	e := newEnv(t, envOptions{redis: true, gateways: 2, opt: gateway.Options{Now: clock.Now, RevocationRecheck: 5 * time.Second}})
-	gw0, gw1 := e.dial(0), e.dial(1)
+	e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2, Opt: gateway.Options{Now: clock.Now, RevocationRecheck: 5 * time.Second}})
+	gw0, gw1 := e.Dial(0), e.Dial(1)
 	in := signInTo(t, gw0, "Ann")
 	tok := in.GetSessionToken()
 	if err := probe(t, gw1, tok); err != nil {
 		t.Fatalf("a token of replica 0 is refused by replica 1: %v", err)
 	}
-	if _, err := gw0.SignOut(withToken(t.Context(), tok), &gatewayv1.SignOutRequest{}); err != nil {
+	if _, err := gw0.SignOut(WithToken(t.Context(), tok), &gatewayv1.SignOutRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, probe(t, gw0, tok), codes.Unauthenticated, refusal.SessionRevoked)
@@ -286,13 +287,13 @@ func TestSharedSessions(t *testing.T) {
 	clock.Add(5 * time.Second)
 	wantCode(t, probe(t, gw1, tok), codes.Unauthenticated, refusal.SessionRevoked)
 	// The revocation is stored until the session could not be valid anyway.
-	ttl, err := e.rdb.TTL(t.Context(), e.prefix+"gw:revoked:"+sessionID(t, tok)).Result()
+	ttl, err := e.RDB.TTL(t.Context(), e.Prefix+"gw:revoked:"+sessionID(t, tok)).Result()
 	if err != nil || ttl <= 0 || ttl > 12*time.Hour {
 		t.Fatalf("revocation ttl %v %v", ttl, err)
 	}
 	// A session of replica 1 never seen before is looked up at once.
 	in2 := signInTo(t, gw1, "Bob")
-	if _, err := gw1.SignOut(withToken(t.Context(), in2.GetSessionToken()), &gatewayv1.SignOutRequest{}); err != nil {
+	if _, err := gw1.SignOut(WithToken(t.Context(), in2.GetSessionToken()), &gatewayv1.SignOutRequest{}); err != nil {
 		t.Fatal(err)
 	}
 	wantCode(t, probe(t, gw0, in2.GetSessionToken()), codes.Unauthenticated, refusal.SessionRevoked)
@@ -300,8 +301,8 @@ func TestSharedSessions(t *testing.T) {
 
 // TestSharedRateLimit: two replicas sharing Redis share each player's limit.
 func TestSharedRateLimit(t *testing.T) {
-	e := newEnv(t, envOptions{redis: true, gateways: 2, opt: gateway.Options{RateLimit: 0.001, RateBurst: 4}})
-	gw := []gatewayv1.GatewayServiceClient{e.dial(0), e.dial(1)}
+	e := NewEnv(t, EnvOptions{Redis: true, Gateways: 2, Opt: gateway.Options{RateLimit: 0.001, RateBurst: 4}})
+	gw := []gatewayv1.GatewayServiceClient{e.Dial(0), e.Dial(1)}
 	tok := signInTo(t, gw[0], "Ann").GetSessionToken()
 	for i := range 4 {
 		if err := probe(t, gw[i%2], tok); err != nil {
@@ -322,8 +323,8 @@ func TestSharedRateLimit(t *testing.T) {
 func TestRateLimitWithoutRedis(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	e := newEnv(t, envOptions{gateways: 2, opt: gateway.Options{Redis: rdb, RateLimit: 0.001, RateBurst: 3}})
-	gw := []gatewayv1.GatewayServiceClient{e.dial(0), e.dial(1)}
+	e := NewEnv(t, EnvOptions{Gateways: 2, Opt: gateway.Options{Redis: rdb, RateLimit: 0.001, RateBurst: 3}})
+	gw := []gatewayv1.GatewayServiceClient{e.Dial(0), e.Dial(1)}
 	tok := signInTo(t, gw[0], "Ann").GetSessionToken()
 	for _, c := range gw {
 		for i := range 3 {
@@ -339,7 +340,7 @@ func TestRateLimitWithoutRedis(t *testing.T) {
 // trusted proxy.
 func TestTrustedProxies(t *testing.T) {
 	loopback := netip.MustParsePrefix("127.0.0.0/8")
-	e := newEnv(t, envOptions{gateways: 2, opt: gateway.Options{RateLimit: 0.001, RateBurst: 2}, perGateway: func(i int, o *gateway.Options) {
+	e := NewEnv(t, EnvOptions{Gateways: 2, Opt: gateway.Options{RateLimit: 0.001, RateBurst: 2}, PerGateway: func(i int, o *gateway.Options) {
 		if i == 0 {
 			o.TrustedProxies = []netip.Prefix{loopback}
 		}
@@ -352,7 +353,7 @@ func TestTrustedProxies(t *testing.T) {
 		_, err := c.SignIn(ctx, &gatewayv1.SignInRequest{DisplayName: "Ann"})
 		return err
 	}
-	trusting, other := e.dial(0), e.dial(1)
+	trusting, other := e.Dial(0), e.Dial(1)
 	// Behind the trusted proxy, each client has its own limit, whatever it wrote on the left.
 	for i := range 2 {
 		if err := signIn(trusting, "198.51.100.7, 203.0.113.5"); err != nil {
@@ -405,7 +406,7 @@ func hmacSHA256(key []byte, signed string) []byte {
 // TestTrustedProxiesOverHTTP: a browser's call (Connect over HTTP) behind a trusted proxy is
 // limited by the X-Forwarded-For header's client.
 func TestTrustedProxiesOverHTTP(t *testing.T) {
-	e := newEnv(t, envOptions{opt: gateway.Options{RateLimit: 0.001, RateBurst: 1,
+	e := NewEnv(t, EnvOptions{Opt: gateway.Options{RateLimit: 0.001, RateBurst: 1,
 		TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}})
 	url := "http://" + serveBrowsers(t, e) + svcPath + "SignIn"
 	signIn := func(xff string) int {

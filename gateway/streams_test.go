@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	. "cardroom.dev/gateway/gatewaytest"
 	"context"
 	"runtime"
 	"sync"
@@ -17,19 +18,19 @@ import (
 // the process, so this is an upper bound for the server) and the fan-out time.
 func BenchmarkWatchStreams(b *testing.B) {
 	const tables, perTable, conns = 100, 100, 20
-	e := newEnv(b, envOptions{opt: gateway.Options{AbsenceGrace: time.Hour}})
-	clients := make([]*client, conns)
+	e := NewEnv(b, EnvOptions{Opt: gateway.Options{AbsenceGrace: time.Hour}})
+	clients := make([]*Client, conns)
 	for i := range clients {
-		clients[i] = e.signIn(0, "spectator")
+		clients[i] = e.SignIn(0, "spectator")
 	}
 	type tbl struct {
 		id    string
-		first *client // the seat on turn
+		first *Client // the seat on turn
 	}
 	ts := make([]tbl, tables)
 	for i := range ts {
-		ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-		t := privateTable(b, ann, []*client{bob}, 0, rounds(1000), 0)
+		ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+		t := privateTable(b, ann, []*Client{bob}, 0, rounds(1000), 0)
 		ts[i] = tbl{id: t.GetTableId(), first: ann}
 		if t.GetYourSeat() != 0 {
 			ts[i].first = bob
@@ -46,7 +47,7 @@ func BenchmarkWatchStreams(b *testing.B) {
 		ready.Add(1)
 		got.Add(1)
 		go func() {
-			s, err := c.c.Watch(withToken(ctx, c.token), &gatewayv1.WatchRequest{TableId: ts[i%tables].id})
+			s, err := c.C.Watch(WithToken(ctx, c.Token), &gatewayv1.WatchRequest{TableId: ts[i%tables].id})
 			if err != nil {
 				b.Error(err)
 				ready.Done()
@@ -82,7 +83,7 @@ func BenchmarkWatchStreams(b *testing.B) {
 	b.ReportMetric(perStream, "KiB/stream")
 	start := time.Now()
 	for _, t := range ts {
-		if _, err := t.first.c.Act(t.first.ctx(), &gatewayv1.ActRequest{TableId: t.id, Action: action("reveal"), ActionId: "x"}); err != nil {
+		if _, err := t.first.C.Act(t.first.Ctx(), &gatewayv1.ActRequest{TableId: t.id, Action: action("reveal"), ActionId: "x"}); err != nil {
 			b.Fatal(err)
 		}
 	}

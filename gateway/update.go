@@ -5,25 +5,10 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
-)
-
-// Field numbers of cardroom.rules.v1.TableUpdate, SeatActions and google.protobuf.Any.
-const (
-	updateTableID protowire.Number = 1
-	updateVersion protowire.Number = 2
-	updateEvents  protowire.Number = 3
-	updateLegal   protowire.Number = 4
-	updateOmitted protowire.Number = 5
-
-	seatActionsSeat    protowire.Number = 1
-	seatActionsActions protowire.Number = 2
-	seatActionsLabels  protowire.Number = 3
-
-	anyTypeURL protowire.Number = 1
-	anyValue   protowire.Number = 2
 )
 
 // decodeUpdate decodes a live update (cardroom.rules.v1.TableUpdate) as proto.Unmarshal does, but
@@ -52,38 +37,38 @@ func decodeUpdateFast(b []byte, u *rulesv1.TableUpdate) bool {
 		}
 		b = b[n:]
 		switch {
-		case typ == protowire.BytesType && (num == updateTableID || num == updateEvents || num == updateLegal):
+		case typ == protowire.BytesType && (num == wire.UpdateTableID || num == wire.UpdateEvents || num == wire.UpdateLegal):
 			v, m := protowire.ConsumeBytes(b)
 			if m < 0 {
 				return false
 			}
 			b = b[m:]
 			switch num {
-			case updateTableID:
+			case wire.UpdateTableID:
 				if !utf8.Valid(v) {
 					return false
 				}
 				u.TableId = string(v)
-			case updateEvents:
+			case wire.UpdateEvents:
 				e := &eventsv1.Event{}
 				if proto.Unmarshal(v, e) != nil {
 					return false
 				}
 				u.Events = append(u.Events, e)
-			case updateLegal:
+			case wire.UpdateLegal:
 				sa := decodeSeatActions(v)
 				if sa == nil {
 					return false
 				}
 				u.Legal = append(u.Legal, sa)
 			}
-		case typ == protowire.VarintType && (num == updateVersion || num == updateOmitted):
+		case typ == protowire.VarintType && (num == wire.UpdateVersion || num == wire.UpdateOmitted):
 			v, m := protowire.ConsumeVarint(b)
 			if m < 0 {
 				return false
 			}
 			b = b[m:]
-			if num == updateVersion {
+			if num == wire.UpdateVersion {
 				u.Version = v
 			} else {
 				u.LegalOmitted = v != 0
@@ -107,20 +92,20 @@ func decodeSeatActions(v []byte) *rulesv1.SeatActions {
 		}
 		b = b[n:]
 		switch {
-		case num == seatActionsSeat && typ == protowire.VarintType:
+		case num == wire.SeatActionsSeat && typ == protowire.VarintType:
 			s, m := protowire.ConsumeVarint(b)
 			if m < 0 {
 				return nil
 			}
 			b = b[m:]
 			sa.Seat = uint32(s)
-		case (num == seatActionsActions || num == seatActionsLabels) && typ == protowire.BytesType:
+		case (num == wire.SeatActionsActions || num == wire.SeatActionsLabels) && typ == protowire.BytesType:
 			x, m := protowire.ConsumeBytes(b)
 			if m < 0 {
 				return nil
 			}
 			b = b[m:]
-			if num == seatActionsActions {
+			if num == wire.SeatActionsActions {
 				acts++
 			} else {
 				if !utf8.Valid(x) {
@@ -153,7 +138,7 @@ func decodeSeatActions(v []byte) *rulesv1.SeatActions {
 		x, m := protowire.ConsumeBytes(b)
 		at := len(v) - len(b) + (m - len(x)) // x's offset in v
 		b = b[m:]
-		if num == seatActionsLabels {
+		if num == wire.SeatActionsLabels {
 			sa.Labels = append(sa.Labels, all[at:at+len(x)])
 			continue
 		}
@@ -172,7 +157,7 @@ func decodeSeatActions(v []byte) *rulesv1.SeatActions {
 func decodeAny(x []byte, s string, a *anypb.Any) bool {
 	for off := 0; off < len(x); {
 		num, typ, n := protowire.ConsumeTag(x[off:])
-		if n < 0 || typ != protowire.BytesType || (num != anyTypeURL && num != anyValue) {
+		if n < 0 || typ != protowire.BytesType || (num != wire.AnyTypeURL && num != wire.AnyValue) {
 			return false
 		}
 		off += n
@@ -182,7 +167,7 @@ func decodeAny(x []byte, s string, a *anypb.Any) bool {
 		}
 		start := off + m - len(v)
 		off += m
-		if num == anyTypeURL {
+		if num == wire.AnyTypeURL {
 			if !utf8.Valid(v) {
 				return false
 			}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cardroom.dev/services/kit/rules/wire"
 	"fmt"
 	"testing"
 
@@ -68,33 +69,33 @@ func TestDecodeUpdate(t *testing.T) {
 	unknown := protowire.AppendTag(append([]byte(nil), base...), 99, protowire.VarintType)
 	unknown = protowire.AppendVarint(unknown, 7)
 	check("unknown field", unknown)
-	sa := protowire.AppendTag(nil, seatActionsSeat, protowire.VarintType)
+	sa := protowire.AppendTag(nil, wire.SeatActionsSeat, protowire.VarintType)
 	sa = protowire.AppendVarint(sa, 1)
 	sa = protowire.AppendTag(sa, 9, protowire.BytesType)
 	sa = protowire.AppendBytes(sa, []byte("x"))
-	withSA := protowire.AppendTag(append([]byte(nil), base...), updateLegal, protowire.BytesType)
+	withSA := protowire.AppendTag(append([]byte(nil), base...), wire.UpdateLegal, protowire.BytesType)
 	check("unknown field in seat actions", protowire.AppendBytes(withSA, sa))
-	anyb := protowire.AppendTag(nil, anyTypeURL, protowire.BytesType)
+	anyb := protowire.AppendTag(nil, wire.AnyTypeURL, protowire.BytesType)
 	anyb = protowire.AppendBytes(anyb, []byte("type.googleapis.com/x"))
 	anyb = protowire.AppendTag(anyb, 5, protowire.VarintType)
 	anyb = protowire.AppendVarint(anyb, 1)
-	sa2 := protowire.AppendTag(nil, seatActionsActions, protowire.BytesType)
+	sa2 := protowire.AppendTag(nil, wire.SeatActionsActions, protowire.BytesType)
 	sa2 = protowire.AppendBytes(sa2, anyb)
-	withAny := protowire.AppendTag(append([]byte(nil), base...), updateLegal, protowire.BytesType)
+	withAny := protowire.AppendTag(append([]byte(nil), base...), wire.UpdateLegal, protowire.BytesType)
 	check("unknown field in an action", protowire.AppendBytes(withAny, sa2))
 
 	// Invalid UTF-8 in a label, a type URL, the table id: refused, as proto.Unmarshal refuses it.
-	bad := protowire.AppendTag(nil, seatActionsLabels, protowire.BytesType)
+	bad := protowire.AppendTag(nil, wire.SeatActionsLabels, protowire.BytesType)
 	bad = protowire.AppendBytes(bad, []byte{0xff, 'a'})
-	withBad := protowire.AppendTag(append([]byte(nil), base...), updateLegal, protowire.BytesType)
+	withBad := protowire.AppendTag(append([]byte(nil), base...), wire.UpdateLegal, protowire.BytesType)
 	check("invalid label", protowire.AppendBytes(withBad, bad))
-	badURL := protowire.AppendTag(nil, anyTypeURL, protowire.BytesType)
+	badURL := protowire.AppendTag(nil, wire.AnyTypeURL, protowire.BytesType)
 	badURL = protowire.AppendBytes(badURL, []byte{0xc3})
-	sa3 := protowire.AppendTag(nil, seatActionsActions, protowire.BytesType)
+	sa3 := protowire.AppendTag(nil, wire.SeatActionsActions, protowire.BytesType)
 	sa3 = protowire.AppendBytes(sa3, badURL)
-	withBadURL := protowire.AppendTag(append([]byte(nil), base...), updateLegal, protowire.BytesType)
+	withBadURL := protowire.AppendTag(append([]byte(nil), base...), wire.UpdateLegal, protowire.BytesType)
 	check("invalid type url", protowire.AppendBytes(withBadURL, sa3))
-	badID := protowire.AppendTag(append([]byte(nil), base...), updateTableID, protowire.BytesType)
+	badID := protowire.AppendTag(append([]byte(nil), base...), wire.UpdateTableID, protowire.BytesType)
 	check("invalid table id", protowire.AppendBytes(badID, []byte{0xfe}))
 	// Truncated anywhere: refused or decoded exactly as proto.Unmarshal does.
 	for n := range len(base) {

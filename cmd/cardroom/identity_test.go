@@ -7,13 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"cardroom.dev/gateway"
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
-	"cardroom.dev/services/kit/app"
-	"cardroom.dev/services/kit/config"
-	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/stats"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -23,44 +19,10 @@ import (
 // TestStatsFollowThePlayer: a player who signs in twice with one device credential and plays a
 // game after each sign-in (a bot in the other seat) has one stats record with both games.
 func TestStatsFollowThePlayer(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	cfg, err := config.Parse("test", []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "error"},
-		func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(ctx, "identity-test", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const game = "highcard"
-	tables, err := a.Store(ctx, game)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := a.Bus(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs, hs, err := a.NewGRPCServer(cfg.Listen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := a.AddRules(highcard.Engine(game), tables, b, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := gateway.Host(ctx, a, gs, hs, b, map[string]grpc.ClientConnInterface{game: gateway.InProcess(rs)}); err != nil {
-		t.Fatal(err)
-	}
-	statsStore := stats.NewMemory()
-	applied := newProgress()
-	a.Go(stats.NewConsumer(b, statsStore, stats.ConsumerOptions{AfterApply: applied.hook, Logger: a.Log}).Run)
-	statsSrv := stats.NewServer(statsStore, a.Log)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-
+	ctx := t.Context()
+	o := startOneApp(t, ctx, "identity-test", nil)
+	a, applied, game := o.a, o.applied, testGame
+	statsSrv := stats.NewServer(o.stats, a.Log)
 	cc, err := grpc.NewClient(a.Addr(0), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/sabaisabai/engine"
+	"cardroom.dev/services/sabaisabai/sabaisabaitest"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -182,25 +183,9 @@ func botThrewAfter(t *testing.T, gw gatewayv1.GatewayServiceClient, ctx context.
 // matchingThrow is the person's legal throw of one card of theirs they know matches the top, or nil.
 func matchingThrow(t *testing.T, gw gatewayv1.GatewayServiceClient, ctx context.Context, id string, me uint32, v *pb.View) *anypb.Any {
 	t.Helper()
-	top := v.GetDiscardTop()
-	if len(top) == 0 {
-		return nil
-	}
-	class := func(c uint32) uint32 { return min(c, engine.Joker) }
 	l, err := gw.ListLegalActions(ctx, &gatewayv1.ListLegalActionsRequest{TableId: id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range l.GetActions() {
-		m := &pb.Action{}
-		if a.UnmarshalTo(m) != nil || m.GetThrow() == nil {
-			continue
-		}
-		th := m.GetThrow()
-		if th.GetOwner() == me && len(th.GetSlots()) == 1 && len(th.GetExpectCards()) == 1 && th.GetExpectCards()[0] != 0 &&
-			class(th.GetExpectCards()[0]) == class(top[len(top)-1]) {
-			return a
-		}
-	}
-	return nil
+	return sabaisabaitest.MatchingThrow(l.GetActions(), me, v)
 }

@@ -9,13 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"cardroom.dev/gateway"
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
-	"cardroom.dev/services/kit/app"
-	"cardroom.dev/services/kit/config"
-	"cardroom.dev/services/kit/rules/rulestest/highcard"
-	"cardroom.dev/services/stats"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
@@ -32,49 +27,16 @@ import (
 // table's Watch streams; the action that ends the table reaches the stats service in the same
 // trace. Spans go to an in-memory exporter.
 func TestOneTracePerAction(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
-	cfg, err := config.Parse("test", []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "error"},
-		func(string) string { return "" })
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(ctx, "trace-test", cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx := t.Context()
 	// After app.New, which installs the process's providers; before anything takes a tracer.
 	exp := tracetest.NewInMemoryExporter()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp), sdktrace.WithSampler(sdktrace.AlwaysSample()))
-	otel.SetTracerProvider(tp)
-	otel.SetTextMapPropagator(propagation.TraceContext{})
+	o := startOneApp(t, ctx, "trace-test", func() {
+		otel.SetTracerProvider(tp)
+		otel.SetTextMapPropagator(propagation.TraceContext{})
+	})
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	const game = "highcard"
-	tables, err := a.Store(ctx, game)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := a.Bus(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gs, hs, err := a.NewGRPCServer(cfg.Listen)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := a.AddRules(highcard.Engine(game), tables, b, "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := gateway.Host(ctx, a, gs, hs, b, map[string]grpc.ClientConnInterface{game: gateway.InProcess(rs)}); err != nil {
-		t.Fatal(err)
-	}
-	statsStore := stats.NewMemory()
-	applied := newProgress()
-	a.Go(stats.NewConsumer(b, statsStore, stats.ConsumerOptions{AfterApply: applied.hook, Logger: a.Log}).Run)
-	done := make(chan error, 1)
-	go func() { done <- a.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-
+	a, applied, game := o.a, o.applied, testGame
 	cc, err := grpc.NewClient(a.Addr(0), grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithTracerProvider(tp))))
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/rules/rulestest"
 	"cardroom.dev/services/sabaisabai/engine"
+	"cardroom.dev/services/sabaisabai/sabaisabaitest"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -164,28 +165,12 @@ func TestPersonBeatsBotsThroughTheHarness(t *testing.T) {
 	t.Logf("the person won %d races; %d bot throws followed theirs", won, botAfter)
 }
 
-// matchingThrow is the person's legal throw of a card of theirs they know to match the top, or nil.
+// matchingThrow is seat 0's legal throw of one card of its own it knows matches the top, or nil.
 func matchingThrow(t *testing.T, h *rulestest.Harness, id string, v *pb.View) *anypb.Any {
 	t.Helper()
-	top := v.GetDiscardTop()
-	if len(top) == 0 {
-		return nil
-	}
-	class := func(c uint32) uint32 { return min(c, engine.Joker) }
 	l, err := h.Client.ListLegalActions(context.Background(), &rulesv1.ListLegalActionsRequest{TableId: id, Seat: 0})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range l.GetActions() {
-		m := &pb.Action{}
-		if a.UnmarshalTo(m) != nil || m.GetThrow() == nil {
-			continue
-		}
-		th := m.GetThrow()
-		if th.GetOwner() == 0 && len(th.GetSlots()) == 1 && len(th.GetExpectCards()) == 1 &&
-			th.GetExpectCards()[0] != 0 && class(th.GetExpectCards()[0]) == class(top[len(top)-1]) {
-			return a
-		}
-	}
-	return nil
+	return sabaisabaitest.MatchingThrow(l.GetActions(), 0, v)
 }

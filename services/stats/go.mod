@@ -5,15 +5,12 @@ go 1.26.7
 require (
 	cardroom.dev/proto v0.0.0
 	cardroom.dev/services/kit v0.0.0
-	cardroom.dev/services/sabaisabai v0.0.0
-	cardroom.dev/services/saboteur v0.0.0
-	cardroom.dev/services/sapotagem v0.0.0
-	cardroom.dev/services/sponsio v0.0.0
 	github.com/nats-io/nats.go v1.55.0
 	github.com/redis/go-redis/v9 v9.23.0
 	go.opentelemetry.io/otel v1.47.0
-	go.opentelemetry.io/otel/trace v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
+	go.opentelemetry.io/otel/trace v1.47.0
+	go.uber.org/goleak v1.3.0
 	google.golang.org/grpc v1.85.0
 	google.golang.org/protobuf v1.36.12
 )
@@ -42,6 +39,7 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/redis/go-redis/extra/rediscmd/v9 v9.23.0 // indirect
 	github.com/redis/go-redis/extra/redisotel/v9 v9.23.0 // indirect
+	github.com/soheilhy/cmux v0.1.5 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc v0.72.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
@@ -53,7 +51,7 @@ require (
 	go.opentelemetry.io/proto/otlp v1.11.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/net v0.60.0 // indirect
+	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 	golang.org/x/time v0.16.0 // indirect
@@ -64,8 +62,4 @@ require (
 replace (
 	cardroom.dev/proto => ../../proto
 	cardroom.dev/services/kit => ../kit
-	cardroom.dev/services/sabaisabai => ../sabaisabai
-	cardroom.dev/services/saboteur => ../saboteur
-	cardroom.dev/services/sapotagem => ../sapotagem
-	cardroom.dev/services/sponsio => ../sponsio
 )

@@ -9,6 +9,7 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -49,8 +50,8 @@ const (
 	visibilityPublic protowire.Number = 1
 	visibilitySeat   protowire.Number = 2
 
-	anyTypeURL protowire.Number = 1
-	anyValue   protowire.Number = 2
+	anyTypeURL = wire.AnyTypeURL
+	anyValue   = wire.AnyValue
 
 	timestampSeconds protowire.Number = 1
 	timestampNanos   protowire.Number = 2

@@ -10,6 +10,7 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -22,22 +23,6 @@ import (
 type LivePublisher interface {
 	PublishLive(ctx context.Context, subject string, data []byte) error
 }
-
-// Field numbers of cardroom.rules.v1.TableUpdate and SeatActions.
-const (
-	updateTableID protowire.Number = 1
-	updateVersion protowire.Number = 2
-	updateEvents  protowire.Number = 3
-	updateLegal   protowire.Number = 4
-	updateOmitted protowire.Number = 5
-
-	seatActionsSeat    protowire.Number = 1
-	seatActionsActions protowire.Number = 2
-	seatActionsLabels  protowire.Number = 3
-)
-
-// The tags below are written as one byte.
-const _ = uint(15 - max(updateTableID, updateVersion, updateEvents, updateLegal, updateOmitted, seatActionsSeat, seatActionsActions, seatActionsLabels))
 
 // updateBufs holds the buffers live updates are encoded in: an update is handed to the bus, which
 // copies it, so one buffer serves update after update instead of a new one growing (by doubling,
@@ -82,9 +67,9 @@ type seatLegal struct {
 // appendTableUpdate appends a cardroom.rules.v1.TableUpdate to b. Every seat's list is sized
 // first, so that b grows once to the update's size.
 func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEvent, st engine.State, seats int) ([]byte, error) {
-	size := sizeString(updateTableID, table) + sizeUint(updateVersion, version)
+	size := sizeString(wire.UpdateTableID, table) + sizeUint(wire.UpdateVersion, version)
 	for i := range evs {
-		size += sizeMessage(updateEvents, len(evs[i].raw))
+		size += sizeMessage(wire.UpdateEvents, len(evs[i].raw))
 	}
 	var small [8]seatLegal
 	lists := small[:0]
@@ -100,7 +85,7 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 				continue
 			}
 			first := len(sizes)
-			n := sizeUint(seatActionsSeat, uint64(seat))
+			n := sizeUint(wire.SeatActionsSeat, uint64(seat))
 			for i, a := range acts {
 				// The actions of a game are of one type: ask the shared cache once.
 				if d := a.ProtoReflect().Descriptor(); d != lastType {
@@ -109,33 +94,33 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 				sz := proto.Size(a)
 				sizes = append(sizes, sz)
 				urls = append(urls, lastURL)
-				n += sizeMessage(seatActionsActions, anySize(lastURL, sz))
+				n += sizeMessage(wire.SeatActionsActions, anySize(lastURL, sz))
 				labels[i] = validLabel(labels[i])
 				// A repeated string writes every element, empty or not.
-				n += protowire.SizeTag(seatActionsLabels) + protowire.SizeBytes(len(labels[i]))
+				n += protowire.SizeTag(wire.SeatActionsLabels) + protowire.SizeBytes(len(labels[i]))
 			}
 			lists = append(lists, seatLegal{seat: seat, acts: acts, labels: labels, sizes: sizes[first:len(sizes):len(sizes)], urls: urls[first:len(urls):len(urls)], size: n})
-			size += sizeMessage(updateLegal, n)
+			size += sizeMessage(wire.UpdateLegal, n)
 		}
 	}
 	start := len(b)
 	b = slices.Grow(b, size)
-	b = appendString(b, updateTableID, table)
-	b = appendUint(b, updateVersion, version)
+	b = appendString(b, wire.UpdateTableID, table)
+	b = appendUint(b, wire.UpdateVersion, version)
 	for i := range evs {
-		b = appendMessageHead(b, updateEvents, len(evs[i].raw))
+		b = appendMessageHead(b, wire.UpdateEvents, len(evs[i].raw))
 		b = append(b, evs[i].raw...)
 	}
 	for _, l := range lists {
-		b = appendMessageHead(b, updateLegal, l.size)
-		b = appendUint(b, seatActionsSeat, uint64(l.seat))
+		b = appendMessageHead(b, wire.UpdateLegal, l.size)
+		b = appendUint(b, wire.SeatActionsSeat, uint64(l.seat))
 		for i, a := range l.acts {
-			b = appendMessageHead(b, seatActionsActions, anySize(l.urls[i], l.sizes[i]))
-			b = appendString(b, anyTypeURL, l.urls[i])
+			b = appendMessageHead(b, wire.SeatActionsActions, anySize(l.urls[i], l.sizes[i]))
+			b = appendString(b, wire.AnyTypeURL, l.urls[i])
 			if l.sizes[i] == 0 {
 				continue
 			}
-			b = appendMessageHead(b, anyValue, l.sizes[i])
+			b = appendMessageHead(b, wire.AnyValue, l.sizes[i])
 			var err error
 			// The size was just computed: reuse it.
 			if b, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(b, a); err != nil {
@@ -143,7 +128,7 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 			}
 		}
 		for _, lb := range l.labels {
-			b = appendTag(b, seatActionsLabels, protowire.BytesType)
+			b = appendTag(b, wire.SeatActionsLabels, protowire.BytesType)
 			b = appendVarint(b, uint64(len(lb)))
 			b = append(b, lb...)
 		}
@@ -194,5 +179,5 @@ func appendRepublishedUpdate(b []byte, table string, version uint64, evs []*even
 	if err != nil {
 		return nil, err
 	}
-	return appendUint(b, updateOmitted, 1), nil
+	return appendUint(b, wire.UpdateOmitted, 1), nil
 }

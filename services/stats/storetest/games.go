@@ -13,27 +13,24 @@ import (
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
-	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
-	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
-	sapotagemv1 "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
-	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	"cardroom.dev/services/kit/rules"
+	"cardroom.dev/services/kit/rules/rulestest/highcard"
 	"cardroom.dev/services/kit/store"
-	sabaisabai "cardroom.dev/services/sabaisabai/engine"
-	saboteur "cardroom.dev/services/saboteur/engine"
-	sapotagem "cardroom.dev/services/sapotagem/engine"
-	sponsio "cardroom.dev/services/sponsio/engine"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/anypb"
-	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
-// A game the workload plays: its engine, and how a table of it draws its options.
-type game struct {
+// A Game is one game a workload plays: its engine, and how a table of it draws its options.
+type Game struct {
 	info engine.Info
 	eng  engine.Engine
 	// options draws a table's options for n seats (nil: the defaults) and lists them as
@@ -41,6 +38,13 @@ type game struct {
 	options func(r *rand.Rand, n int) (proto.Message, []string)
 	// playout plays a pool game with the engine's random playout.
 	playout func(pg *poolGame, r *rand.Rand) (*playout, error)
+}
+
+// NewGame is g for workloads: options draws a table's options for n seats (nil for the defaults)
+// and lists them as "option=value", as the stats service should count them.
+func NewGame[S, A any](g engine.Game[S, A], options func(r *rand.Rand, n int) (proto.Message, []string)) *Game {
+	return &Game{info: g.Info(), eng: engine.Erase(g, nil), options: options,
+		playout: func(pg *poolGame, r *rand.Rand) (*playout, error) { return play(g, pg, r) }}
 }
 
 // fate is how a table ends.
@@ -55,88 +59,70 @@ const (
 	inPlay
 )
 
-// games are the four engines, in a fixed order (the pool draws among them).
 // subjects are the default prefix's: workloads are published on embedded NATS servers of their own.
 var subjects bus.Subjects
 
-var games = []*game{
-	newGame[*sapotagem.State, sapotagem.Action](sapotagem.Game{}, func(r *rand.Rand, n int) (proto.Message, []string) {
-		if r.IntN(2) == 0 {
-			return nil, nil
-		}
-		variants := (&sapotagemv1.Options{}).ProtoReflect().Descriptor().Fields().Len()
-		for {
-			var on []int
-			for v := 1; v <= variants; v++ {
-				if r.IntN(6) == 0 {
-					on = append(on, v)
-				}
-			}
-			var set uint32
-			for _, v := range on {
-				set |= 1 << v
-			}
-			if len(on) == 0 || sapotagem.CheckOptions(n, set) != nil {
-				continue
-			}
-			keys := make([]string, len(on))
-			for i, v := range on {
-				keys[i] = sapotagem.VariantName(v) + "=true"
-			}
-			return sapotagem.OptionsOf(on...), keys
-		}
-	}),
-	newGame[*sponsio.State, sponsio.Action](sponsio.Game{}, func(r *rand.Rand, n int) (proto.Message, []string) {
-		if n != 3 || r.IntN(2) == 0 {
-			return nil, nil
-		}
-		c := sponsiov1.Colour(1 + r.IntN(4))
-		return &sponsiov1.Options{RemovedColour: c}, []string{"removed_colour=" + c.String()}
-	}),
-	newGame[*sabaisabai.State, sabaisabai.Action](sabaisabai.Game{}, func(r *rand.Rand, n int) (proto.Message, []string) {
-		if r.IntN(3) == 0 {
-			return nil, nil
-		}
-		o, keys := &sabaisabaiv1.Options{}, []string(nil)
-		if r.IntN(2) == 0 {
-			o.PeekAtStart = uint32(1 + r.IntN(4))
-			keys = append(keys, fmt.Sprint("peek_at_start=", o.PeekAtStart))
-		}
-		if r.IntN(4) > 0 {
-			o.Rounds = uint32(1 + r.IntN(3))
-			keys = append(keys, fmt.Sprint("rounds=", o.Rounds))
-		}
-		if r.IntN(4) == 0 {
-			o.ThrowForOthers = proto.Bool(false)
-			keys = append(keys, "throw_for_others=false")
-		}
-		if r.IntN(4) == 0 {
-			s := 1 + r.IntN(5)
-			o.NoseDeadline = durationpb.New(time.Duration(s) * time.Second)
-			keys = append(keys, fmt.Sprint("nose_deadline.seconds=", s))
-		}
-		if len(keys) == 0 {
-			return nil, nil
-		}
-		return o, keys
-	}),
-	newGame[*saboteur.State, saboteur.Action](saboteur.Game{}, func(r *rand.Rand, n int) (proto.Message, []string) {
-		if n < 3 || n > 10 || r.IntN(3) > 0 {
-			return nil, nil // saboteur2, the default, is the only mode for 2, 11 and 12 players
-		}
-		o := &saboteurv1.Options{Mode: saboteurv1.Mode_MODE_CLASSIC}
-		keys := []string{"mode=MODE_CLASSIC"}
-		if r.IntN(2) == 0 {
-			o.ClassicDiscardTwoToRepair = true
-			keys = append(keys, "classic_discard_two_to_repair=true")
-		}
-		return o, keys
-	}),
+// testGames are the games of the package's own workloads (NewWorkload): the kit's test game under
+// two names, so that the figures of one game are kept apart from another's. The four real games
+// play in the end-to-end module (cmd/cardroom), which builds its own Pool of them.
+var testGames = []*Game{
+	NewGame[*highcard.State, string](newNoted("highcard"), highcardOptions),
+	NewGame[*highcard.State, string](newNoted("lowcard"), highcardOptions),
 }
 
-func newGame[S, A any](g engine.Game[S, A], options func(r *rand.Rand, n int) (proto.Message, []string)) *game {
-	return &game{info: g.Info(), eng: engine.Erase(g, nil), options: options,
-		playout: func(pg *poolGame, r *rand.Rand) (*playout, error) { return play(g, pg, r) }}
+// noted is the kit's test game, named name, whose events are messages of the game's own package
+// (cardroom.<name>.v1.Note, one string field), as the stats service expects a game's events to be
+// (it skips those and rejects others): the test game itself publishes plain StringValues.
+type noted struct {
+	highcard.Game
+	note protoreflect.MessageDescriptor
+}
+
+func newNoted(name string) noted {
+	fd, err := protodesc.NewFile(&descriptorpb.FileDescriptorProto{
+		Name: proto.String("storetest/" + name + ".proto"), Package: proto.String("cardroom." + name + ".v1"), Syntax: proto.String("proto3"),
+		MessageType: []*descriptorpb.DescriptorProto{{Name: proto.String("Note"), Field: []*descriptorpb.FieldDescriptorProto{{
+			Name: proto.String("text"), JsonName: proto.String("text"), Number: proto.Int32(1),
+			Type: descriptorpb.FieldDescriptorProto_TYPE_STRING.Enum(), Label: descriptorpb.FieldDescriptorProto_LABEL_OPTIONAL.Enum()}}}},
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
+	return noted{Game: highcard.Named(name), note: fd.Messages().Get(0)}
+}
+
+func (g noted) notes(evs []engine.Event, err error) ([]engine.Event, error) {
+	for i, e := range evs {
+		if sv, ok := e.Payload.(*wrapperspb.StringValue); ok {
+			m := dynamicpb.NewMessage(g.note)
+			m.Set(g.note.Fields().Get(0), protoreflect.ValueOfString(sv.GetValue()))
+			evs[i].Payload = m
+		}
+	}
+	return evs, err
+}
+
+func (g noted) Setup(cfg engine.Config) (*highcard.State, []engine.Event, error) {
+	s, evs, err := g.Game.Setup(cfg)
+	evs, err = g.notes(evs, err)
+	return s, evs, err
+}
+
+func (g noted) Apply(s *highcard.State, m engine.Move[string]) ([]engine.Event, error) {
+	return g.notes(g.Game.Apply(s, m))
+}
+
+func (g noted) Timeout(s *highcard.State, at time.Time) ([]engine.Event, error) {
+	return g.notes(g.Game.Timeout(s, at))
+}
+
+// highcardOptions draws the number of rounds (the default, one, for a third of the tables).
+func highcardOptions(r *rand.Rand, _ int) (proto.Message, []string) {
+	if r.IntN(3) == 0 {
+		return nil, nil
+	}
+	n := uint32(2 + r.IntN(3))
+	return wrapperspb.UInt32(n), []string{fmt.Sprint("value=", n)}
 }
 
 // playout is what a table needs of a game's random playout to be played through the rules
@@ -306,7 +292,7 @@ type played struct {
 // playout reached before the last move, with the version and event sequence the service would
 // have reached.
 type service struct {
-	g   *game
+	g   *Game
 	srv *rules.Server
 	st  *jumpStore
 	pub *capture
@@ -314,7 +300,7 @@ type service struct {
 	ctx context.Context
 }
 
-func newService(g *game) *service {
+func newService(g *Game) *service {
 	s := &service{g: g, st: &jumpStore{tables: map[string]*store.Table{}}, pub: &capture{}, ctx: context.Background()}
 	s.srv = rules.New(g.eng, s.st, s.pub, rules.Options{Now: func() time.Time { return s.now }, Logger: quiet})
 	return s

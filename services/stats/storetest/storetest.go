@@ -234,11 +234,14 @@ func testLive(t *testing.T, st stats.Store) {
 	}
 }
 
-// testWorkload applies a generated stream in batches of random sizes, some delivered twice, and
-// compares with the direct computation and with a memory store fed in one go.
 func testWorkload(t *testing.T, st stats.Store) {
+	CheckWorkload(t, st, NewWorkload(7, WorkloadOptions{Games: 1500, Players: 120, Faults: true}))
+}
+
+// CheckWorkload applies w's stream to st in batches of random sizes, some delivered twice, and
+// compares with the direct computation and with a memory store fed in one go.
+func CheckWorkload(t *testing.T, st stats.Store, w *Workload) {
 	ctx := t.Context()
-	w := NewWorkload(7, WorkloadOptions{Games: 1500, Players: 120, Faults: true})
 	msgs := w.Public()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < len(msgs); {

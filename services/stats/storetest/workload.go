@@ -1,6 +1,8 @@
 // Package storetest holds what the stats tests share: the conformance suite every aggregate store
-// passes, a generator of event streams of real games (played by the engines, published by the
-// kit's rules service), and a direct computation of the figures those streams should produce.
+// passes, a generator of event streams of real tables (played by game engines, published by the
+// kit's rules service), and a direct computation of the figures those streams should produce. Its
+// own workloads play the kit's test game; the end-to-end module (cmd/cardroom) runs the same
+// checks on the four games with a Pool of them, so that this module needs no game module.
 package storetest
 
 import (
@@ -82,35 +84,62 @@ type workloadKey struct {
 	opts WorkloadOptions
 }
 
-var (
+// A Pool is the set of games workloads draw their tables from, with the games already played: see
+// poolGame. Workloads of one pool are kept for the process: tests and benchmarks asking for the
+// same one again share it, and must not change it.
+type Pool struct {
+	games []*Game
+
+	mu    sync.Mutex
+	r     *rand.Rand
+	clock time.Time
+	drawn []*poolGame
+
 	workloadsMu sync.Mutex
-	workloads   = map[workloadKey]*Workload{}
-)
+	workloads   map[workloadKey]*Workload
+}
+
+// NewPool returns a pool of games, drawn among in this order.
+func NewPool(games ...*Game) *Pool {
+	return &Pool{games: games, workloads: map[workloadKey]*Workload{}}
+}
+
+// testPool is the pool of the package's own workloads (testGames).
+var testPool = NewPool(testGames...)
+
+// NewWorkload is testPool's NewWorkload: the kit's test game under two names.
+func NewWorkload(seed uint64, opts WorkloadOptions) *Workload {
+	return testPool.NewWorkload(seed, opts)
+}
+
+// StreamWorkload is testPool's StreamWorkload.
+func StreamWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
+	return testPool.StreamWorkload(seed, opts, send)
+}
 
 // NewWorkload generates a stream of opts.Games finished games (and a few aborted or left in play),
 // seeded: the same seed and options give the same stream. Every table is a real one: a game of one
-// of the four engines, with a seat count and options the engine accepts, played by the engine's
+// of the pool's engines, with a seat count and options the engine accepts, played by the engine's
 // random playout, dealt and finished by the kit's rules service (see poolGame and service).
-// Outcomes, scores, numbers of actions and durations are the games' own. Workloads are kept for the
-// process: tests and benchmarks asking for the same one again share it, and must not change it.
-func NewWorkload(seed uint64, opts WorkloadOptions) *Workload {
-	return StreamWorkload(seed, opts, nil)
+// Outcomes, scores, numbers of actions and durations are the games' own.
+func (p *Pool) NewWorkload(seed uint64, opts WorkloadOptions) *Workload {
+	return p.StreamWorkload(seed, opts, nil)
 }
 
 // StreamWorkload is NewWorkload handing the messages to send (when not nil) as they are generated,
 // in publication order, in chunks, so that they can be published while later games are still
 // being played. It returns when all are sent.
-func StreamWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
+func (p *Pool) StreamWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
 	if opts.Players == 0 {
 		opts.Players = 400
 	}
 	k := workloadKey{seed, opts}
-	workloadsMu.Lock()
-	defer workloadsMu.Unlock()
-	w := workloads[k]
+	p.workloadsMu.Lock()
+	defer p.workloadsMu.Unlock()
+	w := p.workloads[k]
 	if w == nil {
-		w = newWorkload(seed, opts, send)
-		workloads[k] = w
+		w = p.newWorkload(seed, opts, send)
+		p.workloads[k] = w
 	} else if send != nil {
 		for i := 0; i < len(w.Msgs); i += 1000 {
 			send(w.Msgs[i:min(i+1000, len(w.Msgs))])
@@ -126,7 +155,7 @@ func StreamWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message))
 // every workload is created at pool game n's start (n/Reuse with WorkloadOptions.Reuse). The pool
 // starts one game every 3 s on average: 10,000 games span about nine hours.
 type poolGame struct {
-	g      *game
+	g      *Game
 	seats  int
 	opts   proto.Message
 	keys   []string
@@ -137,28 +166,21 @@ type poolGame struct {
 	played *playout
 }
 
-var pool struct {
-	sync.Mutex
-	r     *rand.Rand
-	clock time.Time
-	games []*poolGame
-}
-
 // poolGames returns the first n games of the pool, playing those not played yet (in parallel; each
 // game draws its playout's choices from its own source, so the result does not depend on the
 // schedule).
-func poolGames(n int) []*poolGame {
-	pool.Lock()
-	defer pool.Unlock()
+func (pool *Pool) poolGames(n int) []*poolGame {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
 	if pool.r == nil {
 		pool.r = rand.New(rand.NewPCG(0x9a3e5, 0x5eed))
 		pool.clock = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	}
-	from := len(pool.games)
+	from := len(pool.drawn)
 	r := pool.r
-	for len(pool.games) < n {
+	for len(pool.drawn) < n {
 		pool.clock = pool.clock.Add(time.Duration(1+r.IntN(6000)) * time.Millisecond)
-		g := games[r.IntN(len(games))]
+		g := pool.games[r.IntN(len(pool.games))]
 		pg := &poolGame{g: g, seats: g.info.MinSeats + r.IntN(g.info.MaxSeats-g.info.MinSeats+1), seed: r.Uint64(), start: pool.clock}
 		pg.opts, pg.keys = g.options(r, pg.seats)
 		if r.IntN(3) == 0 {
@@ -167,7 +189,7 @@ func poolGames(n int) []*poolGame {
 		if r.IntN(33) == 0 {
 			pg.fate = aborted
 		}
-		pool.games = append(pool.games, pg)
+		pool.drawn = append(pool.drawn, pg)
 	}
 	var next atomic.Int64
 	next.Store(int64(from))
@@ -179,14 +201,14 @@ func poolGames(n int) []*poolGame {
 			defer wg.Done()
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= len(pool.games) {
+				if i >= len(pool.drawn) {
 					return
 				}
-				pg := pool.games[i]
+				pg := pool.drawn[i]
 				po, err := pg.g.playout(pg, rand.New(rand.NewPCG(0x9a3e5, uint64(i))))
 				if err != nil {
 					errs <- fmt.Errorf("pool game %d (%s, %d seats): %w", i, pg.g.info.Name, pg.seats, err)
-					next.Store(int64(len(pool.games)))
+					next.Store(int64(len(pool.drawn)))
 					return
 				}
 				pg.played = po
@@ -198,7 +220,7 @@ func poolGames(n int) []*poolGame {
 	if err := <-errs; err != nil {
 		panic(err)
 	}
-	return pool.games[:n]
+	return pool.drawn[:n]
 }
 
 // plannedTable is one table of a workload.
@@ -211,7 +233,7 @@ type plannedTable struct {
 	p    *played
 }
 
-func newWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
+func (p *Pool) newWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	inPlayTables := 3 + opts.Games/500
 	a := &assembler{w: &Workload{Rejected: map[string]int{}, Moves: map[string]int{}}, opts: opts, late: map[*Table]bool{}, latePlayed: map[*Table]*played{}}
@@ -220,7 +242,7 @@ func newWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *W
 	done, left := 0, 0
 	reuse := max(opts.Reuse, 1)
 	for i := 0; left < inPlayTables; {
-		pgs := poolGames((i+chunk)/reuse + 1)
+		pgs := p.poolGames((i+chunk)/reuse + 1)
 		var plan []*plannedTable
 		for ; i/reuse < len(pgs) && left < inPlayTables; i++ {
 			pg := pgs[i/reuse]
@@ -292,7 +314,7 @@ func serve(plan []*plannedTable, middle int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			services := map[*game]*service{}
+			services := map[*Game]*service{}
 			for {
 				i := int(next.Add(1)) - 1
 				if i >= len(plan) {

@@ -25,7 +25,10 @@ func Engine(name string) engine.Engine {
 }
 
 // New returns the typed game, named "highcard".
-func New() Game { return Game{name: "highcard"} }
+func New() Game { return Named("highcard") }
+
+// Named returns the typed game, named name: tests that need two games play it under two names.
+func Named(name string) Game { return Game{name: name} }
 
 // Game is the tiny game the harness is tested with. Each seat is dealt a secret card (1..13);
 // in seat order each one reveals it or passes; the highest revealed card wins the round. Options:

@@ -1,10 +1,11 @@
-package gateway_test
+package main
 
 import (
 	"testing"
 	"time"
 
 	"cardroom.dev/gateway"
+	"cardroom.dev/gateway/gatewaytest"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/sabaisabai"
@@ -18,9 +19,9 @@ import (
 // and receives public events only; the owner's seat was played from its own view (SuggestAction).
 func TestRealGames(t *testing.T) {
 	games := []engine.Engine{sapotagem.Engine(), sponsio.Engine(), saboteur.Engine(), sabaisabai.Engine()}
-	e := newEnv(t, envOptions{games: games, opt: gateway.Options{AbsenceGrace: 100 * time.Millisecond}})
-	owner, spy := e.signIn(0, "Owner"), e.signIn(0, "Spectator")
-	list, err := owner.c.ListGames(owner.ctx(), &gatewayv1.ListGamesRequest{})
+	e := gatewaytest.NewEnv(t, gatewaytest.EnvOptions{Games: games, Opt: gateway.Options{AbsenceGrace: 100 * time.Millisecond}})
+	owner, spy := e.SignIn(0, "Owner"), e.SignIn(0, "Spectator")
+	list, err := owner.C.ListGames(owner.Ctx(), &gatewayv1.ListGamesRequest{})
 	if err != nil || len(list.GetGames()) != len(games) {
 		t.Fatalf("games %v %v", list, err)
 	}
@@ -32,38 +33,38 @@ func TestRealGames(t *testing.T) {
 				// TestPersonBeatsBotsThroughTheHarness (services/sabaisabai) plays the timing.
 				req.Options = untimedSabai(t)
 			}
-			cr, err := owner.c.CreateTable(owner.ctx(), req)
+			cr, err := owner.C.CreateTable(owner.Ctx(), req)
 			if err != nil {
 				t.Fatal(err)
 			}
 			id := cr.GetTableId()
-			if _, err := owner.c.AddBots(owner.ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: g.GetMinSeats() - 1}); err != nil {
+			if _, err := owner.C.AddBots(owner.Ctx(), &gatewayv1.AddBotsRequest{TableId: id, Count: g.GetMinSeats() - 1}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := owner.c.StartTable(owner.ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
+			if _, err := owner.C.StartTable(owner.Ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
 				t.Fatal(err)
 			}
-			w := spy.watch(id, 0)
-			defer w.cancel()
-			spy.events = nil
+			w := spy.Watch(id, 0)
+			defer w.Cancel()
+			spy.Events = nil
 			deadline := time.After(2 * time.Minute)
 			for done := false; !done; {
 				select {
-				case ev, ok := <-w.ch:
+				case ev, ok := <-w.C:
 					if !ok {
-						t.Fatalf("watch ended before the end: %v", <-w.done)
+						t.Fatalf("watch ended before the end: %v", <-w.Done)
 					}
-					spy.events = append(spy.events, ev)
-					done = isFinished(ev)
+					spy.Events = append(spy.Events, ev)
+					done = gatewaytest.IsFinished(ev)
 				case <-deadline:
-					t.Fatalf("%s did not finish; %d events", g.GetGame(), len(spy.events))
+					t.Fatalf("%s did not finish; %d events", g.GetGame(), len(spy.Events))
 				}
 			}
-			replay, err := owner.c.GetReplay(owner.ctx(), &gatewayv1.GetReplayRequest{TableId: id})
+			replay, err := owner.C.GetReplay(owner.Ctx(), &gatewayv1.GetReplayRequest{TableId: id})
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkStream(t, spy, replayEvents(replay), nil)
+			gatewaytest.CheckStream(t, spy, gatewaytest.Spectator, gatewaytest.ReplayEvents(replay))
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package gateway_test
+package main
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"cardroom.dev/gateway/gatewaytest"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	"cardroom.dev/services/kit/engine"
@@ -24,22 +25,22 @@ import (
 // acts twice) with include_legal_actions: every answer lists exactly what ListLegalActions lists
 // for the seat right after, and some answers spare that call by listing the next move.
 func TestActIncludesLegalActions(t *testing.T) {
-	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}})
-	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2, Options: untimedSabai(t)})
+	e := gatewaytest.NewEnv(t, gatewaytest.EnvOptions{Games: []engine.Engine{sabaisabai.Engine()}})
+	ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+	cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2, Options: untimedSabai(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+	if _, err := bob.C.JoinTable(bob.Ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()}); err != nil {
+	if _, err := ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: cr.GetTableId()}); err != nil {
 		t.Fatal(err)
 	}
 	id := cr.GetTableId()
-	listed := func(c *client) *gatewayv1.ListLegalActionsResponse {
+	listed := func(c *gatewaytest.Client) *gatewayv1.ListLegalActionsResponse {
 		t.Helper()
-		l, err := c.c.ListLegalActions(c.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
+		l, err := c.C.ListLegalActions(c.Ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,9 +48,9 @@ func TestActIncludesLegalActions(t *testing.T) {
 	}
 	nonEmpty := 0
 	for step := 0; step < 40; step++ {
-		var c *client
+		var c *gatewaytest.Client
 		var l *gatewayv1.ListLegalActionsResponse
-		for _, p := range []*client{ann, bob} {
+		for _, p := range []*gatewaytest.Client{ann, bob} {
 			if l = listed(p); len(l.GetActions()) > 0 {
 				c = p
 				break
@@ -59,7 +60,7 @@ func TestActIncludesLegalActions(t *testing.T) {
 			t.Fatalf("step %d: nobody may act", step)
 		}
 		v := l.GetVersion()
-		r, err := c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: id, Action: l.GetActions()[0], ActionId: nextActionID(), ExpectedVersion: &v, IncludeLegalActions: true})
+		r, err := c.C.Act(c.Ctx(), &gatewayv1.ActRequest{TableId: id, Action: l.GetActions()[0], ActionId: gatewaytest.NextActionID(), ExpectedVersion: &v, IncludeLegalActions: true})
 		if err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
@@ -98,29 +99,29 @@ func TestWatchIncludesLegalActions(t *testing.T) {
 }
 
 func testWatchIncludesLegalActions(t *testing.T, batch bool) {
-	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}, gateways: 2, rules: 2, redis: true})
-	players := []*client{e.signIn(0, "Ann"), e.signIn(1, "Bob"), e.signIn(0, "Cid"), e.signIn(1, "Dee")}
-	cr, err := players[0].c.CreateTable(players[0].ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 4, Options: untimedSabai(t)})
+	e := gatewaytest.NewEnv(t, gatewaytest.EnvOptions{Games: []engine.Engine{sabaisabai.Engine()}, Gateways: 2, Rules: 2, Redis: true})
+	players := []*gatewaytest.Client{e.SignIn(0, "Ann"), e.SignIn(1, "Bob"), e.SignIn(0, "Cid"), e.SignIn(1, "Dee")}
+	cr, err := players[0].C.CreateTable(players[0].Ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 4, Options: untimedSabai(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := cr.GetTableId()
 	for _, p := range players[1:] {
-		if _, err := p.c.JoinTable(p.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+		if _, err := p.C.JoinTable(p.Ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	streams := make([]gatewayv1.GatewayService_WatchClient, len(players))
 	for i, p := range players {
-		if streams[i], err = p.c.Watch(p.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true, Batch: batch}); err != nil {
+		if streams[i], err = p.C.Watch(p.Ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true, Batch: batch}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := players[0].c.StartTable(players[0].ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
+	if _, err := players[0].C.StartTable(players[0].Ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
 		t.Fatal(err)
 	}
-	spectator := e.signIn(1, "Eve")
-	spec, err := spectator.c.Watch(spectator.ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true, Batch: batch})
+	spectator := e.SignIn(1, "Eve")
+	spec, err := spectator.C.Watch(spectator.Ctx(), &gatewayv1.WatchRequest{TableId: id, IncludeLegalActions: true, Batch: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +155,7 @@ func testWatchIncludesLegalActions(t *testing.T, batch bool) {
 						return
 					}
 					seq = ev.GetSequence()
-					finished = finished || isFinished(ev)
+					finished = finished || gatewaytest.IsFinished(ev)
 				}
 				if finished {
 					// The game is over: no list, and the stream ends.
@@ -182,7 +183,7 @@ func testWatchIncludesLegalActions(t *testing.T, batch bool) {
 				if len(l.GetActions()) == 0 {
 					continue
 				}
-				if now, err := p.c.ListLegalActions(p.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id}); err == nil && now.GetVersion() == l.GetVersion() {
+				if now, err := p.C.ListLegalActions(p.Ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id}); err == nil && now.GetVersion() == l.GetVersion() {
 					compared.Add(1)
 					if len(now.GetActions()) != len(l.GetActions()) {
 						t.Errorf("seat %d at %d: the stream lists %d actions, ListLegalActions %d", i, l.GetVersion(), len(l.GetActions()), len(now.GetActions()))
@@ -196,11 +197,11 @@ func testWatchIncludesLegalActions(t *testing.T, batch bool) {
 					}
 				}
 				v := l.GetVersion()
-				_, err = p.c.Act(p.ctx(), &gatewayv1.ActRequest{TableId: id, Action: l.GetActions()[rnd.IntN(len(l.GetActions()))], ActionId: nextActionID(), ExpectedVersion: &v})
+				_, err = p.C.Act(p.Ctx(), &gatewayv1.ActRequest{TableId: id, Action: l.GetActions()[rnd.IntN(len(l.GetActions()))], ActionId: gatewaytest.NextActionID(), ExpectedVersion: &v})
 				switch {
 				case err == nil:
 					moves.Add(1)
-				case !isRace(err):
+				case !gatewaytest.IsRace(err):
 					t.Errorf("seat %d: a move its stream listed at %d was refused: %v", i, v, err)
 					return
 				}
@@ -233,25 +234,25 @@ func testWatchIncludesLegalActions(t *testing.T, batch bool) {
 // has the lists of the live updates): the seat's list comes at once, without waiting for the table
 // to move.
 func TestWatchResumedIncludesLegalActions(t *testing.T) {
-	e := newEnv(t, envOptions{games: []engine.Engine{sabaisabai.Engine()}})
-	ann, bob := e.signIn(0, "Ann"), e.signIn(0, "Bob")
-	cr, err := ann.c.CreateTable(ann.ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2, Options: untimedSabai(t)})
+	e := gatewaytest.NewEnv(t, gatewaytest.EnvOptions{Games: []engine.Engine{sabaisabai.Engine()}})
+	ann, bob := e.SignIn(0, "Ann"), e.SignIn(0, "Bob")
+	cr, err := ann.C.CreateTable(ann.Ctx(), &gatewayv1.CreateTableRequest{Game: "sabaisabai", Seats: 2, Options: untimedSabai(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	id := cr.GetTableId()
-	if _, err := bob.c.JoinTable(bob.ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
+	if _, err := bob.C.JoinTable(bob.Ctx(), &gatewayv1.JoinTableRequest{InviteCode: cr.GetInviteCode()}); err != nil {
 		t.Fatal(err)
 	}
-	follow := ann.watch(id, 0)
-	defer follow.cancel()
-	if _, err := ann.c.StartTable(ann.ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
+	follow := ann.Watch(id, 0)
+	defer follow.Cancel()
+	if _, err := ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: id}); err != nil {
 		t.Fatal(err)
 	}
-	mover := func() (*client, *gatewayv1.ListLegalActionsResponse) {
+	mover := func() (*gatewaytest.Client, *gatewayv1.ListLegalActionsResponse) {
 		t.Helper()
-		for _, p := range []*client{ann, bob} {
-			l, err := p.c.ListLegalActions(p.ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
+		for _, p := range []*gatewaytest.Client{ann, bob} {
+			l, err := p.C.ListLegalActions(p.Ctx(), &gatewayv1.ListLegalActionsRequest{TableId: id})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -266,15 +267,15 @@ func TestWatchResumedIncludesLegalActions(t *testing.T) {
 	// its update.
 	c, l := mover()
 	v := l.GetVersion()
-	if _, err := c.c.Act(c.ctx(), &gatewayv1.ActRequest{TableId: id, Action: l.GetActions()[0], ActionId: nextActionID(), ExpectedVersion: &v}); err != nil {
+	if _, err := c.C.Act(c.Ctx(), &gatewayv1.ActRequest{TableId: id, Action: l.GetActions()[0], ActionId: gatewaytest.NextActionID(), ExpectedVersion: &v}); err != nil {
 		t.Fatal(err)
 	}
 	var last uint64
 	for last == 0 {
 		select {
-		case ev := <-follow.ch:
+		case ev := <-follow.C:
 			if ev.GetVersion() == v+1 {
-				view, err := ann.c.GetView(ann.ctx(), &gatewayv1.GetViewRequest{TableId: id})
+				view, err := ann.C.GetView(ann.Ctx(), &gatewayv1.GetViewRequest{TableId: id})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -285,9 +286,9 @@ func TestWatchResumedIncludesLegalActions(t *testing.T) {
 		}
 	}
 	c, listed := mover()
-	ctx, cancel := context.WithTimeout(c.ctx(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(c.Ctx(), 10*time.Second)
 	defer cancel()
-	s, err := c.c.Watch(ctx, &gatewayv1.WatchRequest{TableId: id, AfterSequence: last, IncludeLegalActions: true})
+	s, err := c.C.Watch(ctx, &gatewayv1.WatchRequest{TableId: id, AfterSequence: last, IncludeLegalActions: true})
 	if err != nil {
 		t.Fatal(err)
 	}

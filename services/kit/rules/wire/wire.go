@@ -1,0 +1,33 @@
+// Package wire defines, once, the field numbers of the messages that the rules service encodes
+// and the gateway decodes by hand on the live-update path (cardroom.rules.v1.TableUpdate and
+// SeatActions, google.protobuf.Any), instead of through proto.Marshal and proto.Unmarshal. Its test
+// checks them against the generated descriptors.
+package wire
+
+import "google.golang.org/protobuf/encoding/protowire"
+
+// Field numbers of cardroom.rules.v1.TableUpdate.
+const (
+	UpdateTableID protowire.Number = 1
+	UpdateVersion protowire.Number = 2
+	UpdateEvents  protowire.Number = 3
+	UpdateLegal   protowire.Number = 4
+	UpdateOmitted protowire.Number = 5
+)
+
+// Field numbers of cardroom.rules.v1.SeatActions.
+const (
+	SeatActionsSeat    protowire.Number = 1
+	SeatActionsActions protowire.Number = 2
+	SeatActionsLabels  protowire.Number = 3
+)
+
+// Field numbers of google.protobuf.Any.
+const (
+	AnyTypeURL protowire.Number = 1
+	AnyValue   protowire.Number = 2
+)
+
+// The encoders write every tag above as one byte (field numbers up to 15).
+const _ = uint(15 - max(UpdateTableID, UpdateVersion, UpdateEvents, UpdateLegal, UpdateOmitted,
+	SeatActionsSeat, SeatActionsActions, SeatActionsLabels, AnyTypeURL, AnyValue))
