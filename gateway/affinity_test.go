@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"strconv"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/balancer"
 	"google.golang.org/grpc/balancer/base"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/resolver"
 	"google.golang.org/grpc/resolver/manual"
 )
@@ -23,9 +26,10 @@ import (
 // a caller sees which replica served it.
 type affinityReplica struct {
 	rulesv1.UnimplementedRulesServiceServer
-	index int
-	addr  string
-	srv   *grpc.Server
+	index  int
+	addr   string
+	srv    *grpc.Server
+	health *health.Server // the RulesService's readiness, as kit/app reports it
 }
 
 func (r *affinityReplica) GetView(context.Context, *rulesv1.GetViewRequest) (*rulesv1.GetViewResponse, error) {
@@ -49,8 +53,10 @@ func startAffinityReplicas(t *testing.T, n int) []*affinityReplica {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := &affinityReplica{index: i, addr: lis.Addr().String(), srv: grpc.NewServer()}
+		r := &affinityReplica{index: i, addr: lis.Addr().String(), srv: grpc.NewServer(), health: health.NewServer()}
 		rulesv1.RegisterRulesServiceServer(r.srv, r)
+		healthpb.RegisterHealthServer(r.srv, r.health)
+		r.health.SetServingStatus(rulesv1.RulesService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 		go func() { _ = r.srv.Serve(lis) }()
 		t.Cleanup(r.srv.Stop)
 		replicas[i] = r
@@ -249,6 +255,59 @@ func TestAffinityReplicaLeaves(t *testing.T) {
 	}
 	if moved == 0 {
 		t.Fatal("no table moved")
+	}
+}
+
+// TestAffinityReplicaNotServing: a replica that reports NOT_SERVING (it cannot reach Redis or
+// NATS) loses its tables to the next replica by hash, connected all the while, and takes them back
+// once it reports SERVING again; the other replicas' tables stay where they are.
+func TestAffinityReplicaNotServing(t *testing.T) {
+	replicas := startAffinityReplicas(t, 3)
+	c, _ := dialAffinity(t, replicas)
+	tables := tableIDs(300)
+	before := owners(t, c, tables)
+	victim := replicas[before[tables[0]]]
+	victim.health.SetServingStatus(rulesv1.RulesService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_NOT_SERVING)
+	waitMoved(t, c, tables[0], victim.index)
+
+	var rest []*affinityReplica
+	for _, r := range replicas {
+		if r != victim {
+			rest = append(rest, r)
+		}
+	}
+	during := owners(t, c, tables)
+	for _, table := range tables {
+		switch {
+		case before[table] != victim.index && during[table] != before[table]:
+			t.Errorf("%s moved from replica %d to %d though its replica served", table, before[table], during[table])
+		case before[table] == victim.index:
+			if want := expectedOwner(table, rest); during[table] != want {
+				t.Errorf("%s went to replica %d while its own did not serve, want %d", table, during[table], want)
+			}
+		}
+	}
+
+	victim.health.SetServingStatus(rulesv1.RulesService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	waitBack(t, c, tables[0], victim.index)
+	if after := owners(t, c, tables); !maps.Equal(after, before) {
+		t.Errorf("after the replica served again the tables are not where they were")
+	}
+}
+
+// waitBack calls GetView for the table until replica to answers.
+func waitBack(t *testing.T, c rulesv1.RulesServiceClient, table string, to int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	for {
+		i, err := servedBy(ctx, c, table)
+		if err == nil && i == to {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("%s never back on replica %d: %v", table, to, err)
+		}
 	}
 }
 

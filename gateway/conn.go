@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	_ "google.golang.org/grpc/health" // client-side health checking (serviceConfig's healthCheckConfig)
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 )
@@ -20,13 +21,19 @@ import (
 // serviceConfig connects to every address a target resolves to (dns:/// re-resolves them) and
 // balances with the table-affinity policy (affinity.go): a call about a table goes to the replica
 // its table id hashes to among the READY ones, where the table's decoded state is likely cached;
-// DescribeGame goes round-robin. It retries the calls that are safe to repeat when one was
-// UNAVAILABLE (a replica stopping or killed mid-call): reads, suggestions, and Act, which the rules
-// service applies at most once per action id. A retry is picked again, so it goes to the same
-// replica if that one is still READY and to the table's next replica by hash if not. CreateTable
-// and AbortTable are left to their callers.
+// DescribeGame goes round-robin. A replica is READY while its RulesService health status is
+// SERVING (client-side health checking): a replica that cannot reach Redis or NATS reports
+// NOT_SERVING (kit/app's readiness), so its tables go to their next replica by hash until it is
+// back, rather than failing there for as long as the fault lasts; when every replica is
+// NOT_SERVING, calls fail at once with UNAVAILABLE (a replica without a health service counts as
+// SERVING). It retries the calls that are safe to repeat when one was UNAVAILABLE (a replica
+// stopping or killed mid-call): reads, suggestions, and Act, which the rules service applies at
+// most once per action id. A retry is picked again, so it goes to the same replica if that one is
+// still READY and to the table's next replica by hash if not. CreateTable and AbortTable are left
+// to their callers.
 const serviceConfig = `{
   "loadBalancingConfig": [{"cardroom_table_affinity": {}}],
+  "healthCheckConfig": {"serviceName": "cardroom.rules.v1.RulesService"},
   "methodConfig": [{
     "name": [
       {"service": "cardroom.rules.v1.RulesService", "method": "Act"},

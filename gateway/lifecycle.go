@@ -89,7 +89,7 @@ func (s *Server) own(ctx context.Context, id string) {
 // The owner's retries after a failed step back off between these.
 const (
 	ownRetryMin = 100 * time.Millisecond
-	ownRetryMax = 2 * time.Second
+	ownRetryMax = 500 * time.Millisecond
 )
 
 // ownStep does the next step of table id's lifecycle; done when there is nothing left to do.

@@ -15,12 +15,16 @@ import (
 	"time"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/refusal"
 	"cardroom.dev/services/kit/testenv"
 	"github.com/chromedp/chromedp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 // chromium is the path of a Chromium (Debian's package), or the test is skipped — failed under
@@ -305,4 +309,57 @@ func watchAll(t *testing.T, ctx context.Context, gw gatewayv1.GatewayServiceClie
 			return out
 		}
 	}
+}
+
+// TestBrowserSignOut: "sign out" revokes the session on the gateway (its token is refused with
+// SESSION_REVOKED afterwards), and a reload then asks for a sign-in instead of resuming as the
+// browser's device; signing in again with the same name is the same player.
+func TestBrowserSignOut(t *testing.T) {
+	newTab := newBrowser(t)
+	front := serveForBrowsers(t)
+	cc, err := grpc.NewClient(front, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	gw := gatewayv1.NewGatewayServiceClient(cc)
+	tab := newTab()
+	url := "http://" + front + "/"
+	signIn(t, tab, url, "Ada")
+	before := sessionOf(t, tab)
+	authed := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+before.Token)
+	if _, err := gw.ListGames(authed, &gatewayv1.ListGamesRequest{}); err != nil {
+		t.Fatalf("the page's token is refused before the sign-out: %v", err)
+	}
+
+	runB(t, tab, 30*time.Second,
+		chromedp.Click(chromedp.CSS(`[data-testid=sign-out]`)),
+		chromedp.WaitVisible(chromedp.CSS(`input[name=name]`)),
+	)
+	_, err = gw.RefreshSession(authed, &gatewayv1.RefreshSessionRequest{})
+	if code := status.Code(err); code != codes.Unauthenticated || violationOf(err) != refusal.SessionRevoked {
+		t.Fatalf("after the sign-out the page's token is answered %v, want UNAUTHENTICATED / SESSION_REVOKED", err)
+	}
+	runB(t, tab, 30*time.Second, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`input[name=name]`)))
+	if evalJS[bool](t, tab, `!!document.querySelector("[data-testid=me]")`) {
+		t.Fatal("after a sign-out and a reload the page signed in by itself")
+	}
+
+	runB(t, tab, 30*time.Second,
+		chromedp.Click(chromedp.CSS(`form.signin button[type=submit]`)), // the name is kept in the form
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid=me]`)),
+	)
+	if after := sessionOf(t, tab); after.PlayerID != before.PlayerID || after.Token == before.Token {
+		t.Fatalf("signed in again as %s with token changed %v, want player %s with a new token", after.PlayerID, after.Token != before.Token, before.PlayerID)
+	}
+}
+
+// violationOf is the RuleViolation code in err's details, or "".
+func violationOf(err error) string {
+	for _, d := range status.Convert(err).Details() {
+		if v, ok := d.(*gamev1.RuleViolation); ok {
+			return v.GetCode()
+		}
+	}
+	return ""
 }

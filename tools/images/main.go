@@ -38,6 +38,9 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
 
+// registryAddr is where the loopback registry serving the base listens, when it can.
+const registryAddr = "127.0.0.1:15050"
+
 // nonroot is the user and group the processes run as (the manifests' runAsUser and runAsGroup).
 const nonroot = 65532
 
@@ -61,9 +64,15 @@ func run(ko, out, tag, repo, dir string, pkgs []string) error {
 	if err != nil {
 		return err
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	// The base's reference is written into every image (ko's base-name annotation and the SBOM):
+	// a fixed port keeps it, and so the images' digests, the same from one build to the next. When
+	// that port is taken, any other will do, at the cost of that sameness.
+	lis, err := net.Listen("tcp", registryAddr)
 	if err != nil {
-		return err
+		log.Printf("images: %v: the loopback registry takes another port (the images' digests will differ from a build on %s)", err, registryAddr)
+		if lis, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return err
+		}
 	}
 	srv := &http.Server{Handler: registry.New(registry.Logger(log.New(io.Discard, "", 0))), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(lis) }()

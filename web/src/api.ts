@@ -102,7 +102,29 @@ export async function signIn(name: string): Promise<Session> {
     expires: r.expiresAt ? Number(r.expiresAt.seconds) * 1000 : Date.now() + 3600e3,
   };
   saveSession(s);
+  localStorage.removeItem(SIGNED_OUT_KEY);
   return s;
+}
+
+const SIGNED_OUT_KEY = "cardroom.signedOut";
+
+// signOutEverywhere revokes the session on the gateway (SignOut: its tokens are refused by every
+// replica from then on) and forgets it here. A gateway that cannot be reached does not keep the
+// player signed in: the page forgets the session all the same, and the token expires.
+export async function signOutEverywhere() {
+  try {
+    await api.signOut({});
+  } catch {
+    // forgotten below all the same
+  }
+  saveSession(null);
+  localStorage.setItem(SIGNED_OUT_KEY, "1");
+}
+
+// signedOut reports whether the player signed out on this browser since the last sign-in: a
+// return visit then asks for a sign-in rather than resuming as this browser's device.
+export function signedOut(): boolean {
+  return localStorage.getItem(SIGNED_OUT_KEY) === "1";
 }
 
 export function lastName(): string {

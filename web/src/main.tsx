@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { ConnectError, Code } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { DurationSchema, timestampDate, type Any } from "@bufbuild/protobuf/wkt";
-import { api, lastName, loadSession, newActionId, saveSession, signIn, type Session } from "./api";
+import { api, lastName, loadSession, newActionId, saveSession, signIn, signedOut, signOutEverywhere, type Session } from "./api";
 import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
@@ -43,7 +43,8 @@ function App() {
   }, []);
   // A return visit after the session expired signs in again as this browser's device: the same
   // player, at the same seat.
-  const [resuming, setResuming] = useState(!session && !!lastName() && !!localStorage.getItem("cardroom.device"));
+  // A player who signed out is asked to sign in again.
+  const [resuming, setResuming] = useState(!session && !signedOut() && !!lastName() && !!localStorage.getItem("cardroom.device"));
   useEffect(() => {
     if (resuming) signIn(lastName()).then(setSession, () => undefined).finally(() => setResuming(false));
   }, []);
@@ -51,8 +52,8 @@ function App() {
   if (!session) {
     return <SignIn onSession={setSession} />;
   }
-  const signOut = () => {
-    saveSession(null);
+  const signOut = async () => {
+    await signOutEverywhere();
     setSession(null);
     go("lobby");
   };
@@ -65,7 +66,9 @@ function App() {
         {session && (
           <span>
             signed in as <b data-testid="me">{session.name}</b>{" "}
-            <button onClick={signOut}>sign out</button>
+            <button onClick={signOut} data-testid="sign-out">
+              sign out
+            </button>
           </span>
         )}
       </header>

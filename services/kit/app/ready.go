@@ -11,9 +11,13 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
-// readyEvery is how often the dependencies are checked; a check gives up after readyTimeout.
+// readyEvery is how often the dependencies are checked while they answer, readyRetry how often
+// while one does not (so that readiness comes back soon after the dependency does: the gateways
+// route tables back to a replica only once it reports SERVING); a check gives up after
+// readyTimeout.
 var (
 	readyEvery   = 2 * time.Second
+	readyRetry   = 200 * time.Millisecond
 	readyTimeout = time.Second
 )
 
@@ -22,6 +26,9 @@ var (
 type dependency struct {
 	name  string
 	check func(context.Context) error
+	// tolerated: the process serves while it fails (see Tolerate), so a failure is logged but
+	// leaves readiness alone.
+	tolerated string
 }
 
 // Depend makes the process's readiness depend on check: while it fails, every service its gRPC
@@ -34,8 +41,24 @@ func (a *App) Depend(name string, check func(context.Context) error) {
 	a.deps = append(a.deps, dependency{name: name, check: check})
 }
 
-// watchDeps checks the dependencies every readyEvery until ctx ends, setting the registered
-// services' status on every health server hs from the outcome. It logs each change.
+// Tolerate keeps the dependency name out of readiness: the process serves without it, for the
+// reason why (logged when the dependency fails). A rules service tolerates NATS: an action commits
+// to Redis without it, and its events wait in the outbox until NATS is back, so taking every
+// replica out of service (and out of the gateways' routing) would turn a NATS restart into an
+// outage of play.
+func (a *App) Tolerate(name, why string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for i := range a.deps {
+		if a.deps[i].name == name {
+			a.deps[i].tolerated = why
+		}
+	}
+}
+
+// watchDeps checks the dependencies every readyEvery (readyRetry while one fails) until ctx ends,
+// setting the registered services' status on every health server hs from the outcome. It logs
+// each change.
 func (a *App) watchDeps(ctx context.Context, hs []*health.Server, services [][]string) {
 	a.mu.Lock()
 	deps := a.deps
@@ -43,21 +66,34 @@ func (a *App) watchDeps(ctx context.Context, hs []*health.Server, services [][]s
 	if len(deps) == 0 {
 		return
 	}
-	var down string // the failing dependencies at the last check, "" when all passed
-	t := time.NewTicker(readyEvery)
+	var down string     // the failing dependencies at the last check, "" when all passed
+	var degraded string // the failing tolerated ones
+	t := time.NewTimer(readyEvery)
 	defer t.Stop()
 	for {
-		var failed []string
+		var failed, tolerated []string
 		for _, d := range deps {
 			cctx, cancel := context.WithTimeout(ctx, readyTimeout)
 			err := d.check(cctx)
 			cancel()
-			if err != nil {
+			switch {
+			case err == nil:
+			case d.tolerated != "":
+				tolerated = append(tolerated, fmt.Sprintf("%s: %v (%s)", d.name, err, d.tolerated))
+			default:
 				failed = append(failed, fmt.Sprintf("%s: %v", d.name, err))
 			}
 		}
 		if ctx.Err() != nil {
 			return
+		}
+		if now := strings.Join(tolerated, "; "); now != degraded {
+			if now != "" {
+				a.Log.Warn("degraded, still serving: a dependency is unreachable", slog.String("failed", now))
+			} else {
+				a.Log.Info("no longer degraded: every tolerated dependency answers")
+			}
+			degraded = now
 		}
 		now := strings.Join(failed, "; ")
 		if now != down {
@@ -74,6 +110,11 @@ func (a *App) watchDeps(ctx context.Context, hs []*health.Server, services [][]s
 				}
 			}
 			down = now
+		}
+		if down != "" || degraded != "" {
+			t.Reset(readyRetry)
+		} else {
+			t.Reset(readyEvery)
 		}
 		select {
 		case <-ctx.Done():

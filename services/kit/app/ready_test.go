@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"cardroom.dev/services/kit/testenv"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
 
@@ -174,4 +176,83 @@ func TestReadinessFollowsDependencies(t *testing.T) {
 	await("NATS cut", healthpb.HealthCheckResponse_NOT_SERVING)
 	natsProxy.restore()
 	await("NATS back", healthpb.HealthCheckResponse_SERVING)
+}
+
+// TestReadinessTolerates: a tolerated dependency that fails leaves readiness SERVING (checked after
+// the watcher has seen it fail, twice), while a required one that fails takes it down, and the
+// checks come every readyRetry while anything fails.
+func TestReadinessTolerates(t *testing.T) {
+	defer func(e, r time.Duration) { readyEvery, readyRetry = e, r }(readyEvery, readyRetry)
+	readyEvery, readyRetry = time.Hour, time.Millisecond // only the retries pace the test
+	var mu sync.Mutex
+	fail := map[string]bool{}
+	seen := map[string]int{} // failed checks per dependency
+	changed := make(chan struct{}, 1)
+	check := func(name string) func(context.Context) error {
+		return func(context.Context) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if !fail[name] {
+				return nil
+			}
+			seen[name]++
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+			return io.ErrUnexpectedEOF
+		}
+	}
+	a := &App{Log: slog.New(slog.DiscardHandler)}
+	a.Depend("redis", check("redis"))
+	a.Depend("nats", check("nats"))
+	a.Tolerate("nats", "actions commit without it")
+	const svc = "cardroom.test.v1.Probe"
+	hs := health.NewServer()
+	hs.SetServingStatus(svc, healthpb.HealthCheckResponse_SERVING)
+	status := func() healthpb.HealthCheckResponse_ServingStatus {
+		r, err := hs.Check(t.Context(), &healthpb.HealthCheckRequest{Service: svc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.GetStatus()
+	}
+	// failedTwice waits until name's check has failed twice more: the watcher acted on a failure.
+	failedTwice := func(name string) {
+		mu.Lock()
+		from := seen[name]
+		mu.Unlock()
+		for {
+			mu.Lock()
+			n := seen[name]
+			mu.Unlock()
+			if n >= from+2 {
+				return
+			}
+			select {
+			case <-changed:
+			case <-t.Context().Done():
+				t.Fatal(t.Context().Err())
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { defer close(done); a.watchDeps(ctx, []*health.Server{hs}, [][]string{{svc}}) }()
+	defer func() { cancel(); <-done }()
+
+	mu.Lock()
+	fail["nats"] = true
+	mu.Unlock()
+	failedTwice("nats")
+	if st := status(); st != healthpb.HealthCheckResponse_SERVING {
+		t.Fatalf("a tolerated dependency down: %v, want SERVING", st)
+	}
+	mu.Lock()
+	fail["redis"] = true
+	mu.Unlock()
+	failedTwice("redis")
+	if st := status(); st != healthpb.HealthCheckResponse_NOT_SERVING {
+		t.Fatalf("a required dependency down: %v, want NOT_SERVING", st)
+	}
 }

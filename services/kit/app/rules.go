@@ -81,6 +81,7 @@ func runRules(ctx context.Context, name string, cfg config.Config, eng engine.En
 	if err != nil {
 		return err
 	}
+	a.Tolerate("nats", "actions commit to Redis; their events wait in the outbox")
 	if _, err := a.AddRules(eng, st, b, cfg.Listen); err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 	s.Round, s.Rounds = int8(v.GetRound()), int8(v.GetRounds())
 	s.Starter, s.Turn = int8(v.GetStartingSeat()), int8(v.GetTurn())
 	s.Acted = (s.Turn - s.Starter + n) % n
+	s.HasWinner = v.LastWinner != nil
 	s.Lead, s.TrumpColour = int8(v.GetLead())-1, int8(v.GetTrump())-1
 	s.TrumpCard, s.GameColour, s.Winner, s.Chooser, s.NextColour = CardID(v.GetTrumpCard()), -1, -1, -1, -1
 	if fixed {
@@ -52,6 +53,12 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 		i := sv.GetSeat()
 		s.Areas[i] = add(sv.GetArea())
 		s.Markers[i], s.JumpsUsed[i] = int8(sv.GetJumpMarkers()), int8(sv.GetJumpsUsed())
+		for _, col := range sv.GetVoidColours() {
+			s.Voids[i] |= 1 << (col - 1)
+		}
+		if !sv.GetSleeveChosen() {
+			s.Sleeve[i], s.SleeveDeck[i] = -1, -1
+		}
 	}
 	for _, p := range v.GetTable() {
 		c := CardID(p.GetCard())
@@ -110,10 +117,6 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 				used |= bit(c)
 				need--
 			}
-		}
-		s.Voids[i] = 0
-		for _, col := range sv.GetVoidColours() {
-			s.Voids[i] |= 1 << (col - 1)
 		}
 	}
 	rest := pool[:0:0]
