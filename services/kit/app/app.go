@@ -105,6 +105,7 @@ func (a *App) NewGRPCServer(addr string, opts ...grpc.ServerOption) (*grpc.Serve
 		grpc.ChainUnaryInterceptor(a.recoverUnary),
 		grpc.ChainStreamInterceptor(a.recoverStream),
 		grpc.MaxRecvMsgSize(1 << 20),
+		grpc.ForceServerCodecV2(Codec),
 	}, opts...)...)
 	hs := health.NewServer()
 	healthpb.RegisterHealthServer(gs, hs)
