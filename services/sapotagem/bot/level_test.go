@@ -7,17 +7,12 @@ import (
 	"cardroom.dev/services/sapotagem/engine"
 )
 
-func TestForLevels(t *testing.T) {
-	if _, ok := For(Easy).(search.Mistaken[engine.Action]); !ok {
-		t.Errorf("easy is %T", For(Easy))
+// TestLevels: the strong level is the search bot, the normal one the heuristic bot.
+func TestLevels(t *testing.T) {
+	if b, ok := Levels.For(search.Strong).(*search.Bot[*engine.State, engine.Action]); !ok {
+		t.Errorf("strong is %T", b)
 	}
-	if _, ok := For(Normal).(Heuristic); !ok {
-		t.Errorf("normal is %T", For(Normal))
-	}
-	if _, ok := For(Level(0)).(Heuristic); !ok {
-		t.Errorf("an unknown level is %T, want the normal bot", For(Level(0)))
-	}
-	if _, ok := For(Strong).(*search.Bot[*engine.State, engine.Action]); !ok {
-		t.Errorf("strong is %T", For(Strong))
+	if b := Levels.For(search.Normal); b != (Heuristic{}) {
+		t.Errorf("normal is %T", b)
 	}
 }

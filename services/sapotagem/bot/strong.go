@@ -12,39 +12,11 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Level is how well a bot plays.
-type Level int
-
-// Levels: Easy is the heuristic bot with mistakes, Normal the heuristic bot, Strong the search bot.
-const (
-	Easy Level = iota + 1
-	Normal
-	Strong
-)
-
-// For returns the bot of a level (Normal for an unknown one). Its strong bot stops a decision at
-// StrongBudget of wall time, so a busy machine costs it iterations, not the table time.
-func For(l Level) kit.Bot[engine.Action] {
-	switch l {
-	case Easy:
-		return NewEasy()
-	case Strong:
-		return NewStrong(StrongOptions{Budget: StrongBudget})
-	}
-	return Heuristic{}
+// Levels are the game's bots by level (search.Levels): the heuristic bot, and the search bot.
+var Levels = search.Levels[engine.Action]{
+	Normal: Heuristic{},
+	Strong: func(budget time.Duration) kit.Bot[engine.Action] { return NewStrong(StrongOptions{Budget: budget}) },
 }
-
-// EasyMistakes is the share of decisions the easy bot plays at random.
-var EasyMistakes = 0.5
-
-// NewEasy is the easy bot: the heuristic bot playing a random legal action in EasyMistakes of
-// its decisions.
-func NewEasy() kit.Bot[engine.Action] {
-	return search.Mistaken[engine.Action]{Bot: Heuristic{}, Rate: EasyMistakes}
-}
-
-// StrongBudget is the time limit of a strong decision served by For.
-var StrongBudget = 100 * time.Millisecond
 
 // StrongOptions tune the search bot. Zero values take the defaults.
 type StrongOptions struct {

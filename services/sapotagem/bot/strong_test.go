@@ -86,7 +86,7 @@ func TestEasyWinRate(t *testing.T) {
 	if full() {
 		games = 1000
 	}
-	k := oneAgainstThree(t, games, NewEasy(), 60_000)
+	k := oneAgainstThree(t, games, Levels.Easy(), 60_000)
 	if rate := report(t, "easy vs 3 normal, 4-player base games", k, games); rate > 0.20 {
 		t.Fatalf("win rate %.3f above 0.20", rate)
 	}

@@ -144,7 +144,7 @@ func TestEasyWinRate(t *testing.T) {
 	if full() {
 		games = 1000
 	}
-	k, _ := oneAgainstThree(t, games, NewEasy(), 80_000)
+	k, _ := oneAgainstThree(t, games, Levels.Easy(), 80_000)
 	if rate := report(t, "easy vs 3 normal, 4-player games", k, games); rate > 0.20 {
 		t.Fatalf("win rate %.3f above 0.20", rate)
 	}
