@@ -22,9 +22,9 @@ import (
 // balances with the table-affinity policy (affinity.go): a call about a table goes to the replica
 // its table id hashes to among the READY ones, where the table's decoded state is likely cached;
 // DescribeGame goes round-robin. A replica is READY while its RulesService health status is
-// SERVING (client-side health checking): a replica that cannot reach Redis or NATS reports
-// NOT_SERVING (kit/app's readiness), so its tables go to their next replica by hash until it is
-// back, rather than failing there for as long as the fault lasts; when every replica is
+// SERVING (client-side health checking): a replica that cannot reach Redis reports NOT_SERVING
+// (kit/app's readiness; NATS it tolerates), so its tables go to their next replica by hash until
+// it is back, rather than failing there for as long as the fault lasts; when every replica is
 // NOT_SERVING, calls fail at once with UNAVAILABLE (a replica without a health service counts as
 // SERVING). It retries the calls that are safe to repeat when one was UNAVAILABLE (a replica
 // stopping or killed mid-call): reads, suggestions, and Act, which the rules service applies at
