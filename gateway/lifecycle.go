@@ -340,10 +340,17 @@ func (s *Server) create(ctx context.Context, t *lobby.Table) error {
 	return nil
 }
 
+// startPoll is how often StartTable reads the table again while it waits for the deal, besides
+// each table notification: a gateway cut from NATS hears none, and the owner that deals may be
+// another replica.
+const startPoll = 500 * time.Millisecond
+
 // awaitDeal answers the owner's StartTable once t's owner has dealt it or given its start up.
 func (s *Server) awaitDeal(ctx context.Context, t *lobby.Table, wake <-chan struct{}) (*lobby.Table, error) {
 	timer := time.NewTimer(startWait)
 	defer timer.Stop()
+	poll := time.NewTicker(startPoll)
+	defer poll.Stop()
 	for {
 		switch t.State {
 		case lobby.TablePlaying, lobby.TableFinished:
@@ -362,6 +369,7 @@ func (s *Server) awaitDeal(ctx context.Context, t *lobby.Table, wake <-chan stru
 		case <-timer.C:
 			return nil, status.Error(codes.Unavailable, "the table is being dealt; StartTable again to wait for it")
 		case <-wake:
+		case <-poll.C:
 		}
 		cur, err := s.lobby.LoadTable(ctx, t.ID)
 		if errors.Is(err, lobby.ErrNotFound) {
