@@ -572,6 +572,11 @@ func (f *legalFeed) next(ctx context.Context) (*gatewayv1.LegalActions, error) {
 	return &gatewayv1.LegalActions{Version: version, Actions: actions, Labels: renderLabels(labels, f.names)}, nil
 }
 
+// awaitStartPoll is how often a Watch waiting for its table's start reads the table again besides
+// each table notification (which a gateway cut from NATS does not hear): slower than StartTable's
+// poll, since a private table may wait long for its players.
+const awaitStartPoll = 2 * time.Second
+
 // awaitStart waits until the open or starting table id, where the caller has a place, is dealt.
 func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobby.Table, error) {
 	wake, stop, err := s.subscribe(s.bus.Subjects().TableNotice(id))
@@ -579,6 +584,8 @@ func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobb
 		return nil, err
 	}
 	defer stop()
+	poll := time.NewTicker(awaitStartPoll)
+	defer poll.Stop()
 	for {
 		t, err := s.lobby.LoadTable(ctx, id)
 		if errors.Is(err, lobby.ErrNotFound) {
@@ -601,6 +608,7 @@ func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobb
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-wake:
+		case <-poll.C:
 		}
 	}
 }
