@@ -295,35 +295,31 @@ func TestAffinityReplicaNotServing(t *testing.T) {
 	}
 }
 
+// waitMoved calls GetView for the table until a replica other than from answers (calls may fail
+// while the connection learns that from stopped or stopped serving).
+func waitMoved(t *testing.T, c rulesv1.RulesServiceClient, table string, from int) {
+	t.Helper()
+	waitServedBy(t, c, table, func(i int) bool { return i != from }, fmt.Sprintf("still on replica %d", from))
+}
+
 // waitBack calls GetView for the table until replica to answers.
 func waitBack(t *testing.T, c rulesv1.RulesServiceClient, table string, to int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	for {
-		i, err := servedBy(ctx, c, table)
-		if err == nil && i == to {
-			return
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("%s never back on replica %d: %v", table, to, err)
-		}
-	}
+	waitServedBy(t, c, table, func(i int) bool { return i == to }, fmt.Sprintf("never back on replica %d", to))
 }
 
-// waitMoved calls GetView for the table until a replica other than from answers (calls may fail
-// while the connection learns that from stopped).
-func waitMoved(t *testing.T, c rulesv1.RulesServiceClient, table string, from int) {
+// waitServedBy calls GetView for the table until a replica that ok accepts answers, for up to 10 s.
+func waitServedBy(t *testing.T, c rulesv1.RulesServiceClient, table string, ok func(int) bool, failure string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	for {
 		i, err := servedBy(ctx, c, table)
-		if err == nil && i != from {
+		if err == nil && ok(i) {
 			return
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("%s still on replica %d: %v", table, from, err)
+			t.Fatalf("%s %s: %v", table, failure, err)
 		}
 	}
 }
