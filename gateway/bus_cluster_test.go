@@ -22,7 +22,7 @@ import (
 // library put them. Every connection moves to a surviving server; the games finish; every
 // player's Watch stream carries every event its seat may see, once and in order; and once the
 // rules services have confirmed every publication, the stream holds each table's public events
-// exactly once, in order: none lost with the leader, none doubled by the republications.
+// exactly once: none lost with the leader, none doubled by the republications.
 func TestWatchAcrossNATSLeaderLoss(t *testing.T) {
 	cl := testenv.StartNATSCluster(t, 3)
 	e := NewEnv(t, EnvOptions{NATSURL: cl.URLs(), NATSReplicas: 3, FileBus: true, Gateways: 2, Rules: 2})
@@ -128,35 +128,28 @@ func TestWatchAcrossNATSLeaderLoss(t *testing.T) {
 			t.Fatalf("table %s's publications never confirmed", left[0])
 		}
 	}
-	last, err := e.Bus.LastSequence(ctx)
+	data, err := cl.StreamData(ctx, stream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last != uint64(total) {
-		t.Errorf("the stream's last sequence is %d, want %d (the tables' public events, once each)", last, total)
+	if len(data) != total {
+		t.Errorf("the stream holds %d messages, want %d (the tables' public events, once each)", len(data), total)
 	}
-	got := make(chan bus.Delivery, total)
-	stop, err := e.Bus.Subscribe(ctx, []string{e.Bus.Subjects().AllPublic()}, 0, func(d bus.Delivery) { got <- d })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
 	have := map[string][]uint64{}
-	for range total {
-		select {
-		case d := <-got:
-			ev := &eventsv1.Event{}
-			if err := proto.Unmarshal(d.Data, ev); err != nil {
-				t.Fatal(err)
-			}
-			have[ev.GetTableId()] = append(have[ev.GetTableId()], ev.GetSequence())
-		case <-ctx.Done():
-			t.Fatalf("the stream delivered %v, want %v", have, want)
+	for _, d := range data {
+		ev := &eventsv1.Event{}
+		if err := proto.Unmarshal(d, ev); err != nil {
+			t.Fatal(err)
 		}
+		have[ev.GetTableId()] = append(have[ev.GetTableId()], ev.GetSequence())
 	}
+	// Once each; in order by sequence, not by arrival (docs/events.md): a publication that failed
+	// with the leader is republished after later ones.
 	for _, id := range ids {
-		if !slices.Equal(have[id], want[id]) {
-			t.Errorf("table %s: the stream holds events %v, want %v", id, have[id], want[id])
+		got := slices.Clone(have[id])
+		slices.Sort(got)
+		if !slices.Equal(got, want[id]) {
+			t.Errorf("table %s: the stream holds events %v, want each of %v once", id, have[id], want[id])
 		}
 	}
 }

@@ -136,8 +136,8 @@ type Options struct {
 	// Duplicates is the de-duplication window for message ids (0: 10 minutes).
 	Duplicates time.Duration
 	// Replicas is how many servers of a NATS cluster keep the stream (0: 1; at most MaxReplicas).
-	// The durable consumers inherit it. Every process of one instance needs the same: each
-	// updates the stream to its own value when it connects.
+	// The durable consumers inherit it. A process raises an existing stream's replicas to its own
+	// value when it connects, and never lowers them.
 	Replicas int
 	// Memory keeps the stream in memory instead of files (tests and benchmarks).
 	Memory bool
@@ -235,6 +235,21 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	}
 	if opt.Memory {
 		cfg.Storage = jetstream.MemoryStorage
+	}
+	// Never fewer replicas than the stream has: a process started without the setting (a one-off
+	// command, say) would otherwise strip a production stream of its copies. Lowering them is an
+	// operator's decision, made with the nats CLI.
+	if s, err := js.Stream(ctx, cfg.Name); err == nil {
+		if have := s.CachedInfo().Config.Replicas; have > cfg.Replicas {
+			log := opt.Logger
+			if log == nil {
+				log = slog.Default()
+			}
+			log.Warn("nats stream keeps more replicas than configured", slog.String("stream", cfg.Name), slog.Int("replicas", have), slog.Int("configured", cfg.Replicas))
+			cfg.Replicas = have
+		}
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("stream %s: %w", cfg.Name, err)
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("create stream %s: %w", cfg.Name, err)

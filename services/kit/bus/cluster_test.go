@@ -13,6 +13,7 @@ import (
 
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/testenv"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -43,23 +44,31 @@ func TestStreamSurvivesLeaderLoss(t *testing.T) {
 	if ci.Cluster == nil || len(ci.Cluster.Replicas) != 2 {
 		t.Fatalf("durable consumer's cluster %+v, want a leader and two replicas", ci.Cluster)
 	}
+	// Delivered stream sequences; the consumer is recreated from the last of an unbroken run, as
+	// the stats service's sessions do from the position stored with its aggregates.
 	var mu sync.Mutex
-	delivered := map[string]bool{}
+	delivered := map[uint64]bool{}
 	consumed := make(chan struct{}, 1)
-	cc, err := cons.Consume(func(m jetstream.Msg) {
-		mu.Lock()
-		delivered[string(m.Data())] = true
-		mu.Unlock()
-		_ = m.Ack()
-		select {
-		case consumed <- struct{}{}:
-		default:
+	consume := func(cons jetstream.Consumer) jetstream.ConsumeContext {
+		cc, err := cons.Consume(func(m jetstream.Msg) {
+			if md, err := m.Metadata(); err == nil {
+				mu.Lock()
+				delivered[md.Sequence.Stream] = true
+				mu.Unlock()
+			}
+			_ = m.Ack()
+			select {
+			case consumed <- struct{}{}:
+			default:
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
-	if err != nil {
-		t.Fatal(err)
+		return cc
 	}
-	defer cc.Stop()
+	cc := consume(cons)
+	defer func() { cc.Stop() }()
 
 	// The stream's leader is the publisher's server: its death cuts both.
 	if err := cl.MoveStreamLeader(ctx, b.Stream(), cl.Index(b.Server())); err != nil {
@@ -111,25 +120,19 @@ func TestStreamSurvivesLeaderLoss(t *testing.T) {
 	t.Logf("new leader %s; %d publications repeated after an error or silence", cl.Name(next), republished.Load())
 
 	// The stream: every event once, each table's in order.
-	last, err := b.LastSequence(ctx)
+	data, err := cl.StreamData(ctx, b.Stream())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last != tables*events {
-		t.Errorf("the stream's last sequence is %d, want %d (one per event)", last, tables*events)
+	if len(data) != tables*events {
+		t.Errorf("the stream holds %d messages, want %d (one per event)", len(data), tables*events)
 	}
-	got := make(chan bus.Delivery, tables*events)
-	stop, err := b.Subscribe(ctx, []string{b.Subjects().AllPublic()}, 0, func(d bus.Delivery) { got <- d })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
 	nextSeq := map[string]int{}
-	for _, d := range receive(t, got, int(last)) {
-		table, seq, _ := strings.Cut(string(d.Data), ":")
+	for i, d := range data {
+		table, seq, _ := strings.Cut(string(d), ":")
 		n, _ := strconv.Atoi(seq)
 		if n != nextSeq[table]+1 {
-			t.Fatalf("table %s: event %d after %d in the stream (sequence %d)", table, n, nextSeq[table], d.StreamSeq)
+			t.Fatalf("table %s: event %d after %d in the stream (sequence %d)", table, n, nextSeq[table], i+1)
 		}
 		nextSeq[table] = n
 	}
@@ -139,7 +142,37 @@ func TestStreamSurvivesLeaderLoss(t *testing.T) {
 		}
 	}
 
-	// The durable consumer: every event, across the loss of its own group's server.
+	// A process started without the setting leaves the stream its three replicas.
+	b1, err := bus.Connect(ctx, cl.URLs(), "cluster-test-r1", bus.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b1.Close()
+	if n := streamReplicas(ctx, t, cl.URLs(), b.Stream()); n != 3 {
+		t.Errorf("after a connection configured with one replica the stream has %d, want 3", n)
+	}
+
+	// The durable consumer, replicated as the stream is: recreated after the loss from the
+	// last sequence delivered without a gap, it delivers every other event. (Events its dead
+	// leader had sent and nobody received would otherwise wait for the acknowledgement window.)
+	cc.Stop()
+	mu.Lock()
+	var after uint64
+	for delivered[after+1] {
+		after++
+	}
+	mu.Unlock()
+	t.Logf("durable consumer recreated after stream sequence %d", after)
+	cons, err = b.PublicDurable(ctx, bus.DurableOptions{Name: "cluster-test", After: after, MaxAckPending: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ci, err := cons.Info(ctx); err != nil {
+		t.Fatal(err)
+	} else if ci.Cluster == nil || len(ci.Cluster.Replicas) != 2 {
+		t.Errorf("the durable consumer recreated after the loss has cluster %+v, want a leader and two replicas", ci.Cluster)
+	}
+	cc = consume(cons)
 	for {
 		mu.Lock()
 		n := len(delivered)
@@ -165,4 +198,23 @@ func publishOnce(ctx context.Context, b *bus.Bus, m bus.Message) error {
 		return fmt.Errorf("no acknowledgement: %w", err)
 	}
 	return err
+}
+
+// streamReplicas is the configured replicas of stream.
+func streamReplicas(ctx context.Context, t *testing.T, urls, stream string) int {
+	t.Helper()
+	nc, err := nats.Connect(urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.CachedInfo().Config.Replicas
 }

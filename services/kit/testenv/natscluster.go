@@ -3,7 +3,6 @@ package testenv
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -14,26 +13,42 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// NATSServerBinary is the nats-server the cluster tests start: CARDROOM_TEST_NATS_SERVER, else
-// nats-server on the PATH, else /usr/sbin/nats-server; empty when none is found.
-func NATSServerBinary() string {
-	if p := os.Getenv("CARDROOM_TEST_NATS_SERVER"); p != "" {
-		return p
+// natsNodeEnv, set in a test binary's environment, makes it run one NATS server with the
+// configuration file it names instead of its tests. StartNATSCluster's servers are the test binary
+// itself run so: the nats-server of go.mod (the version the embedded mode runs), in processes of
+// their own that Kill ends as a crash would, with nothing to install.
+const natsNodeEnv = "CARDROOM_TESTENV_NATS_NODE"
+
+func init() {
+	if conf := os.Getenv(natsNodeEnv); conf != "" {
+		os.Exit(runNATSNode(conf))
 	}
-	if p, err := exec.LookPath("nats-server"); err == nil {
-		return p
-	}
-	if _, err := os.Stat("/usr/sbin/nats-server"); err == nil {
-		return "/usr/sbin/nats-server"
-	}
-	return ""
 }
 
-// NATSCluster is nats-server processes forming one JetStream cluster on loopback, each with its
+// runNATSNode runs a NATS server configured by the file conf until it is stopped.
+func runNATSNode(conf string) int {
+	opts, err := server.ProcessConfigFile(conf)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	s.ConfigureLogger()
+	s.Start()
+	s.WaitForShutdown()
+	return 0
+}
+
+// NATSCluster is NATS server processes forming one JetStream cluster on loopback, each with its
 // own client port, route port and storage directory. Kill ends one as a crash would (SIGKILL).
 type NATSCluster struct {
 	t     testing.TB
@@ -68,14 +83,13 @@ func (w lockedWriter) Write(p []byte) (int, error) {
 // every server taking part in a replicated stream.
 const clusterReadyTimeout = 60 * time.Second
 
-// StartNATSCluster starts n nats-server processes as one JetStream cluster on loopback, ready for
-// streams of n replicas, and stops them when the test ends. Without a nats-server binary the test
-// is skipped, or fails under CARDROOM_REQUIRE_SERVICES=1.
+// StartNATSCluster starts n NATS server processes as one JetStream cluster on loopback, ready for
+// streams of n replicas, and stops them when the test ends.
 func StartNATSCluster(t testing.TB, n int) *NATSCluster {
 	t.Helper()
-	bin := NATSServerBinary()
-	if bin == "" {
-		unavailable(t, "nats-server binary", "PATH or /usr/sbin (CARDROOM_TEST_NATS_SERVER)", errors.New("not found"))
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
 	}
 	ports := freePorts(t, 2*n)
 	client, route := ports[:n], ports[n:]
@@ -105,7 +119,8 @@ cluster {
 			t.Fatal(err)
 		}
 		node := &natsNode{name: name, url: fmt.Sprintf("nats://127.0.0.1:%d", client[i]), log: &bytes.Buffer{}, mu: &sync.Mutex{}, done: make(chan struct{})}
-		node.cmd = exec.Command(bin, "-c", path)
+		node.cmd = exec.Command(bin)
+		node.cmd.Env = append(os.Environ(), natsNodeEnv+"="+path)
 		node.cmd.Stdout = lockedWriter{node.mu, node.log}
 		node.cmd.Stderr = node.cmd.Stdout
 		if err := node.cmd.Start(); err != nil {
@@ -266,6 +281,31 @@ func (c *NATSCluster) MoveStreamLeader(ctx context.Context, stream string, to in
 		}
 		tick.Stop()
 	}
+}
+
+// StreamData is the data of every message stream holds, in stream order, read one by one from
+// its leader (no consumer: an ephemeral consumer may be placed on a dead server and never answer).
+func (c *NATSCluster) StreamData(ctx context.Context, stream string) ([][]byte, error) {
+	s, err := c.js.Stream(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", stream, err)
+	}
+	info, err := s.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", stream, err)
+	}
+	if info.State.FirstSeq > 1 && info.State.Msgs > 0 {
+		return nil, fmt.Errorf("stream %s starts at %d: messages were removed", stream, info.State.FirstSeq)
+	}
+	out := make([][]byte, 0, info.State.LastSeq)
+	for seq := uint64(1); seq <= info.State.LastSeq; seq++ {
+		m, err := s.GetMsg(ctx, seq)
+		if err != nil {
+			return nil, fmt.Errorf("stream %s message %d: %w", stream, seq, err)
+		}
+		out = append(out, m.Data)
+	}
+	return out, nil
 }
 
 // Logs are every server's output so far.
