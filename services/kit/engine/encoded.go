@@ -20,7 +20,7 @@ type EncodedAction struct {
 // betting turn's, a hand's cards) stay, found in the older and moved to the newer, while those
 // that never come back (sabai-sabai's actions carry the turn; Sponsio's card changes and
 // Saboteur's placements are many) leave.
-const maxCachedActions = 1 << 16
+const maxCachedActions = 1 << 15
 
 // actionCache keeps the encoding of the actions an engine listed, so that a list built at every
 // commit (the live update's, and the answers that carry legal actions) costs a lookup per action
