@@ -157,9 +157,6 @@ type State interface {
 	// LegalLabelled is Legal with the label of each action in words (labels[i] names actions[i];
 	// see Describer): non-empty, and different from one another.
 	LegalLabelled(seat int) (actions []proto.Message, labels []string)
-	// LegalEncoded is LegalLabelled with each action encoded, as the wire carries it. The encodings
-	// are shared between calls and tables: they must not be changed.
-	LegalEncoded(seat int) (actions []EncodedAction, labels []string, err error)
 	View(viewer int) proto.Message
 	Outcome() (*gamev1.Outcome, bool)
 	// Suggest asks the game's bot for seat's move; false when the seat has nothing to do or its bot
@@ -171,20 +168,17 @@ type State interface {
 	Encode() ([]byte, error)
 }
 
-// Erase binds a game and its bot (nil: a random bot) into an Engine. The engine keeps the
-// encodings of the actions it lists (see State.LegalEncoded), keyed by the action: A must be
-// comparable, and equal actions must encode alike.
-func Erase[S any, A comparable](g Game[S, A], bot Bot[A]) Engine {
+// Erase binds a game and its bot (nil: a random bot) into an Engine.
+func Erase[S, A any](g Game[S, A], bot Bot[A]) Engine {
 	if bot == nil {
 		bot = RandomBot[A]{}
 	}
-	return erased[S, A]{g: g, bot: bot, actions: newActionCache[A]()}
+	return erased[S, A]{g: g, bot: bot}
 }
 
-type erased[S any, A comparable] struct {
-	g       Game[S, A]
-	bot     Bot[A]
-	actions *actionCache[A]
+type erased[S, A any] struct {
+	g   Game[S, A]
+	bot Bot[A]
 }
 
 func (e erased[S, A]) Info() Info { return e.g.Info() }
@@ -217,7 +211,7 @@ func (e erased[S, A]) DecodeState(b []byte) (State, error) {
 	return &bound[S, A]{erased: e, s: s}, nil
 }
 
-type bound[S any, A comparable] struct {
+type bound[S, A any] struct {
 	erased[S, A]
 	s S
 }
@@ -257,22 +251,6 @@ func (b *bound[S, A]) LegalLabelled(seat int) ([]proto.Message, []string) {
 		labels[i] = b.g.DescribeAction(b.s, seat, a)
 	}
 	return out, labels
-}
-
-func (b *bound[S, A]) LegalEncoded(seat int) ([]EncodedAction, []string, error) {
-	acts := b.g.Legal(b.s, seat, nil)
-	if len(acts) == 0 {
-		return nil, nil, nil
-	}
-	out, err := b.actions.encode(acts, b.g.EncodeAction)
-	if err != nil {
-		return nil, nil, err
-	}
-	labels := make([]string, len(acts))
-	for i, a := range acts {
-		labels[i] = b.g.DescribeAction(b.s, seat, a)
-	}
-	return out, labels, nil
 }
 
 func (b *bound[S, A]) NotBefore(seat int, action proto.Message) (time.Time, bool) {

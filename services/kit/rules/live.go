@@ -13,6 +13,7 @@ import (
 	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // LivePublisher sends messages that nobody keeps, without waiting: *bus.Bus is one. A Server
@@ -52,18 +53,19 @@ func (s *Server) publishLive(ctx context.Context, table string, version uint64, 
 	}
 }
 
-// seatLegal is one seat's legal actions as an update carries them: the actions (encoded, shared
-// by the engine), their labels, and the SeatActions message's size.
+// seatLegal is one seat's legal actions as an update carries them: the actions, their labels,
+// their encoded sizes (sizes[i] for acts[i]) and type URLs, and the SeatActions message's size.
 type seatLegal struct {
 	seat   int
-	acts   []engine.EncodedAction
+	acts   []proto.Message
 	labels []string
+	sizes  []int
+	urls   []string
 	size   int
 }
 
 // appendTableUpdate appends a cardroom.rules.v1.TableUpdate to b. Every seat's list is sized
-// first, so that b grows once to the update's size; the actions' encodings come from the engine,
-// which keeps them, and are copied in.
+// first, so that b grows once to the update's size.
 func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEvent, st engine.State, seats int) ([]byte, error) {
 	size := sizeString(wire.UpdateTableID, table) + sizeUint(wire.UpdateVersion, version)
 	for i := range evs {
@@ -72,22 +74,32 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 	var small [8]seatLegal
 	lists := small[:0]
 	if st != nil {
+		// One slice for every seat's sizes and one for their URLs, cut per seat below.
+		var sizes []int
+		var urls []string
+		var lastType protoreflect.MessageDescriptor
+		var lastURL string
 		for seat := range seats {
-			acts, labels, err := st.LegalEncoded(seat)
-			if err != nil {
-				return nil, err
-			}
+			acts, labels := st.LegalLabelled(seat)
 			if len(acts) == 0 {
 				continue
 			}
+			first := len(sizes)
 			n := sizeUint(wire.SeatActionsSeat, uint64(seat))
 			for i, a := range acts {
-				n += sizeMessage(wire.SeatActionsActions, anySize(a.TypeURL, len(a.Value)))
+				// The actions of a game are of one type: ask the shared cache once.
+				if d := a.ProtoReflect().Descriptor(); d != lastType {
+					lastType, lastURL = d, typeURL(a)
+				}
+				sz := proto.Size(a)
+				sizes = append(sizes, sz)
+				urls = append(urls, lastURL)
+				n += sizeMessage(wire.SeatActionsActions, anySize(lastURL, sz))
 				labels[i] = validLabel(labels[i])
 				// A repeated string writes every element, empty or not.
 				n += protowire.SizeTag(wire.SeatActionsLabels) + protowire.SizeBytes(len(labels[i]))
 			}
-			lists = append(lists, seatLegal{seat: seat, acts: acts, labels: labels, size: n})
+			lists = append(lists, seatLegal{seat: seat, acts: acts, labels: labels, sizes: sizes[first:len(sizes):len(sizes)], urls: urls[first:len(urls):len(urls)], size: n})
 			size += sizeMessage(wire.UpdateLegal, n)
 		}
 	}
@@ -102,14 +114,18 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 	for _, l := range lists {
 		b = appendMessageHead(b, wire.UpdateLegal, l.size)
 		b = appendUint(b, wire.SeatActionsSeat, uint64(l.seat))
-		for _, a := range l.acts {
-			b = appendMessageHead(b, wire.SeatActionsActions, anySize(a.TypeURL, len(a.Value)))
-			b = appendString(b, wire.AnyTypeURL, a.TypeURL)
-			if len(a.Value) == 0 {
+		for i, a := range l.acts {
+			b = appendMessageHead(b, wire.SeatActionsActions, anySize(l.urls[i], l.sizes[i]))
+			b = appendString(b, wire.AnyTypeURL, l.urls[i])
+			if l.sizes[i] == 0 {
 				continue
 			}
-			b = appendMessageHead(b, wire.AnyValue, len(a.Value))
-			b = append(b, a.Value...)
+			b = appendMessageHead(b, wire.AnyValue, l.sizes[i])
+			var err error
+			// The size was just computed: reuse it.
+			if b, err = (proto.MarshalOptions{UseCachedSize: true}).MarshalAppend(b, a); err != nil {
+				return nil, fmt.Errorf("encode legal action: %w", err)
+			}
 		}
 		for _, lb := range l.labels {
 			b = appendTag(b, wire.SeatActionsLabels, protowire.BytesType)

@@ -833,18 +833,16 @@ func (s *Server) listLegal(ctx context.Context, req *rulesv1.ListLegalActionsReq
 	return resp, nil
 }
 
-// legalAnys lists seat's legal actions, each wrapped in an Any, and their labels. The Anys' values
-// are the engine's shared encodings: the reply is only encoded, never changed.
+// legalAnys lists seat's legal actions, each wrapped in an Any, and their labels.
 func legalAnys(st engine.State, seat int) ([]*anypb.Any, []string, error) {
-	acts, labels, err := st.LegalEncoded(seat)
-	if err != nil {
-		return nil, nil, err
-	}
-	anys := make([]anypb.Any, len(acts))
-	out := make([]*anypb.Any, len(acts))
+	acts, labels := st.LegalLabelled(seat)
+	out := make([]*anypb.Any, 0, len(acts))
 	for i, a := range acts {
-		anys[i].TypeUrl, anys[i].Value = a.TypeURL, a.Value
-		out[i] = &anys[i]
+		m, err := anypb.New(a)
+		if err != nil {
+			return nil, nil, fmt.Errorf("wrap action: %w", err)
+		}
+		out = append(out, m)
 		labels[i] = validLabel(labels[i])
 	}
 	return out, labels, nil

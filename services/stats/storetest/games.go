@@ -42,7 +42,7 @@ type Game struct {
 
 // NewGame is g for workloads: options draws a table's options for n seats (nil for the defaults)
 // and lists them as "option=value", as the stats service should count them.
-func NewGame[S any, A comparable](g engine.Game[S, A], options func(r *rand.Rand, n int) (proto.Message, []string)) *Game {
+func NewGame[S, A any](g engine.Game[S, A], options func(r *rand.Rand, n int) (proto.Message, []string)) *Game {
 	return &Game{info: g.Info(), eng: engine.Erase(g, nil), options: options,
 		playout: func(pg *poolGame, r *rand.Rand) (*playout, error) { return play(g, pg, r) }}
 }
