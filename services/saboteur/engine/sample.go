@@ -34,7 +34,7 @@ func Sample(v *pb.View, r *rand.Rand) (*State, bool) {
 	s := &State{
 		classic: classic, discard2: v.ClassicDiscardTwoToRepair, n: n,
 		rng:   *rand.NewPCG(r.Uint64(), r.Uint64()),
-		round: int(v.Round), phase: phaseTurn, cur: int(v.CurrentSeat),
+		round: int(v.Round), phase: phaseTurn, cur: int(v.CurrentSeat), sampled: int(v.Round),
 		nuggets: make([]int, n), roles: make([]uint8, n), hands: make([][]uint8, n),
 		front: make([]uint8, n), theftAt: make([]uint16, n), mapped: make([]uint8, n), seen: make([]uint8, n*n),
 	}
@@ -222,5 +222,6 @@ func Sample(v *pb.View, r *rand.Rand) (*State, bool) {
 			l.payouts = append(l.payouts, int(p))
 		}
 	}
+	s.front0, s.blocked0 = s.GoldFront(), s.BlockedBuilders()
 	return s, true
 }

@@ -8,16 +8,14 @@ import (
 // What the search bot reads of a state: a world Sample dealt, in which every seat plays as that
 // seat could (its own hand and role, what it has seen).
 
-// ToAct returns the seat whose action the state waits for, or -1 once the game is over.
+// ToAct returns the seat whose action the state waits for, or -1 once the game is over. A world
+// Sample dealt ends with its round: the search looks no further than the round's result.
 func (s *State) ToAct() int {
-	if s.over {
+	if s.over || s.sampled != 0 && (s.round != s.sampled || s.phase != phaseTurn) {
 		return -1
 	}
 	return s.cur
 }
-
-// InRound reports whether round r is still being played (not yet ended).
-func (s *State) InRound(r int) bool { return !s.over && s.round == r && s.phase == phaseTurn }
 
 // Play applies a legal action without the caller's events.
 func (s *State) Play(seat int, a Action) {
@@ -103,3 +101,33 @@ func (s *State) RoundResult(seat int) (win bool, payout int) {
 
 // RoundOfResult returns the round the last result is of (0: none yet).
 func (s *State) RoundOfResult() int { return s.last.round }
+
+// GoldFront returns how far the tunnel is from the gold: the Manhattan distance from the gold's
+// cell to the nearest empty cell a card reachable from the start opens onto (0 once the gold is
+// reached). It reads the gold's place, which only a world's omniscient scoring may do.
+func (s *State) GoldFront() int {
+	if s.last.round == s.round && s.last.goldReached {
+		return 0
+	}
+	g := s.goldIndex()
+	sl := &s.b.slots[g+1]
+	p := Planner{b: s.b, filter: reachAll, targets: [][2]int{{int(sl.x), int(sl.y)}}}
+	return p.Front()
+}
+
+// Blocked reports whether seat cannot place path cards (a broken tool or Trapped! in front).
+func (s *State) Blocked(seat int) bool { return s.blockedReason(seat) != "" }
+
+// BlockedBuilders counts the seats other than saboteurs that cannot place path cards.
+func (s *State) BlockedBuilders() int {
+	k := 0
+	for i := range s.n {
+		if s.roles[i] != roleSaboteur && s.Blocked(i) {
+			k++
+		}
+	}
+	return k
+}
+
+// Dealt returns GoldFront and BlockedBuilders of a world of Sample as it was dealt.
+func (s *State) Dealt() (goldFront, blockedBuilders int) { return s.front0, s.blocked0 }
