@@ -47,14 +47,16 @@ func NewStrong(o StrongOptions) *search.Bot[*engine.State, engine.Action] {
 	width := cmp.Or(o.Width, StrongWidth)
 	horizon := cmp.Or(o.Horizon, StrongHorizon)
 	return search.New(search.Options[*engine.State, engine.Action]{
-		Game:        engine.Game{},
-		Sample:      sample,
-		ToAct:       func(s *engine.State) int { return s.ToAct() },
-		Apply:       func(s *engine.State, seat int, a engine.Action) { s.Play(seat, a) },
-		Value:       value,
-		Rollout:     rollout,
-		Stop:        func(_, _ *engine.State, depth int) bool { return depth >= horizon },
-		Prune:       func(s *engine.State, seat int, legal []engine.Action) []engine.Action { return prune(s, seat, legal, width) },
+		Game:    engine.Game{},
+		Sample:  sample,
+		ToAct:   func(s *engine.State) int { return s.ToAct() },
+		Apply:   func(s *engine.State, seat int, a engine.Action) { s.Play(seat, a) },
+		Value:   value,
+		Rollout: rollout,
+		Stop:    func(_, _ *engine.State, depth int) bool { return depth >= horizon },
+		Prune: func(s *engine.State, seat int, legal []engine.Action) []engine.Action {
+			return prune(s, seat, legal, width)
+		},
 		ModelOthers: true,
 		Iterations:  it,
 		Budget:      o.Budget,
