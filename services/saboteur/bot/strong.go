@@ -80,7 +80,7 @@ func rollout(s *engine.State, seat int, legal []engine.Action, r *rand.Rand) eng
 	return in.choose(legal, r)
 }
 
-// prune keeps the heuristic's width best actions (in a copy of legal's order of scores).
+// prune keeps the heuristic's width best actions, those within StrongMargin of its best.
 func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine.Action {
 	if len(legal) <= width {
 		return legal
@@ -97,11 +97,19 @@ func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine
 	}
 	slices.SortStableFunc(sc, func(x, y scored) int { return cmp.Compare(y.v, x.v) })
 	out := legal[:0]
-	for _, x := range sc[:width] {
+	for i, x := range sc[:width] {
+		if i > 0 && x.v < sc[0].v-StrongMargin {
+			break
+		}
 		out = append(out, x.a)
 	}
 	return out
 }
+
+// StrongMargin bounds the actions the search weighs to those the heuristic scores within this
+// much of its best: on a clear choice (mend one's own tool, extend the tunnel rather than discard)
+// the search does not spend its iterations, nor risk its noise, on the alternatives.
+var StrongMargin = 200
 
 // value scores a playout for seat. At the round's end: its side's result (a saboteur wins when the
 // gold is not reached, a digger when its colour reaches it), with a little for its share of
@@ -114,8 +122,11 @@ func value(root, s *engine.State, seat int) float64 {
 	if s.RoundOfResult() == root.Round() {
 		win, payout := s.RoundResult(seat)
 		v := 0.2 * float64(min(payout, 5)) / 5
-		if win {
+		switch {
+		case win:
 			v += 0.8
+		case !saboteur && s.LastRoundGold():
+			v += 0.3
 		}
 		return v
 	}

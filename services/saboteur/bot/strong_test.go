@@ -171,14 +171,14 @@ func TestStrongDeterministic(t *testing.T) {
 // or not (classic falls back where it must), finish their games with legal moves only (the
 // harness refuses any other).
 func TestStrongPlaysLegalGames(t *testing.T) {
-	for i, n := range []int{2, 4, 6, 10} {
+	for i, n := range []int{2, 5, 6} {
 		opts := &pb.Options{}
 		if i%2 == 1 {
 			opts.Mode = pb.Mode_MODE_CLASSIC
 		}
 		bots := make([]kit.Bot[engine.Action], n)
 		for j := range bots {
-			bots[j] = NewStrong(StrongOptions{Iterations: 10})
+			bots[j] = NewStrong(StrongOptions{Iterations: 5})
 		}
 		p := enginetest.Playout[*engine.State, engine.Action]{Game: engine.Game{}, Bots: bots}
 		if _, err := p.Run(kit.Config{Seats: n, Seed: uint64(i), Options: opts, Start: time.Unix(0, 0)}, rand.New(rand.NewPCG(uint64(i), 1))); err != nil {

@@ -55,7 +55,7 @@ func sampleStates(t *testing.T, games int, f func(s *State)) {
 func TestSampleAgreesWithView(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	n, mapped, seen := 0, 0, 0
-	sampleStates(t, 40, func(s *State) {
+	sampleStates(t, 20, func(s *State) {
 		for _, me := range []int{s.cur, (s.cur + 1) % s.n} {
 			v := Game{}.View(s, me).(*pb.View)
 			w, ok := Sample(v, r)
@@ -92,7 +92,7 @@ func TestSampleAgreesWithView(t *testing.T) {
 // the view and a rand source, deals the same world from both.
 func TestSampleSeesOnlyTheView(t *testing.T) {
 	changed := 0
-	sampleStates(t, 24, func(s *State) {
+	sampleStates(t, 12, func(s *State) {
 		me := s.cur
 		o := (me + 1) % s.n
 		s2 := s.clone()
