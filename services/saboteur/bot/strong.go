@@ -109,7 +109,7 @@ func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine
 // StrongMargin bounds the actions the search weighs to those the heuristic scores within this
 // much of its best: on a clear choice (mend one's own tool, extend the tunnel rather than discard)
 // the search does not spend its iterations, nor risk its noise, on the alternatives.
-var StrongMargin = 200
+var StrongMargin = 50
 
 // value scores a playout for seat. At the round's end: its side's result (a saboteur wins when the
 // gold is not reached, a digger when its colour reaches it), with a little for its share of
