@@ -8,9 +8,9 @@ import (
 	"cardroom.dev/services/saboteur/engine"
 )
 
-// Levels are the game's bots by level (search.Levels): the role-aware bot, and the search bot.
+// Levels are the game's bots by level (search.Levels): the role-aware heuristic, and the search
+// bot bounded by a time budget per decision.
 var Levels = search.Levels[engine.Action]{
 	Normal: RoleAware{},
-	// The search bot replaces the role-aware bot here once it is written.
-	Strong: func(time.Duration) kit.Bot[engine.Action] { return RoleAware{} },
+	Strong: func(budget time.Duration) kit.Bot[engine.Action] { return NewStrong(StrongOptions{Budget: budget}) },
 }
