@@ -83,6 +83,10 @@ type State struct {
 	pendSlot uint8
 	pendAt   int64
 
+	// prio, in a world dealt by Sample, is the seat that acts before anybody else (plus one; 0:
+	// none): the viewer, whose real decision the search's root is. Step clears it.
+	prio uint8
+
 	// mem lends the memory of frequent events (see frames); never encoded, never shared by clones.
 	mem frames
 
