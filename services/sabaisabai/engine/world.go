@@ -388,8 +388,12 @@ func (s *State) Narrow(seat int, legal []Action, most int) []Action {
 		}
 	}
 	me := uint8(seat)
+	resolving := len(s.queue) > 0 && s.queue[0].exec == me
 	out := make([]Action, 0, len(legal))
 	for _, b := range legal {
+		if resolving != (b.Kind == KindResolve) {
+			continue
+		}
 		switch b.Kind {
 		case KindDraw, KindPlay, KindCall, KindResolve:
 			out = append(out, b)
@@ -402,7 +406,7 @@ func (s *State) Narrow(seat int, legal []Action, most int) []Action {
 	if len(out) == 0 {
 		return []Action{a}
 	}
-	if len(out) > most && len(s.queue) > 0 && s.queue[0].exec == me {
+	if len(out) > most && resolving {
 		e, lead := s.queue[0], s.leader(me)
 		score := make([]float64, len(out))
 		for i, b := range out {
