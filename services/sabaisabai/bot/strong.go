@@ -2,7 +2,9 @@ package bot
 
 import (
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
@@ -22,6 +24,9 @@ type StrongOptions struct {
 	Seed uint64
 	// Exploration is the search's UCB1 constant (0: the search's default).
 	Exploration float64
+	// Tree searches with the information-set tree (package search) instead of the flat
+	// determinized search with common worlds (see Strong).
+	Tree bool
 }
 
 // StrongIterations is the search's default number of iterations per decision, sized to decide in
@@ -43,8 +48,11 @@ const horizon = 600
 // reactions: it makes them as the heuristic bot does, when the heuristic wants to, and the table's
 // reaction delay (Ruling B1) applies to them as to every bot.
 type Strong struct {
-	s    *search.Bot[*engine.State, engine.Action]
-	seed uint64
+	s      *search.Bot[*engine.State, engine.Action]
+	seed   uint64
+	tree   bool
+	it     int
+	budget time.Duration
 }
 
 var (
@@ -58,16 +66,20 @@ func NewStrong(o StrongOptions) *Strong {
 	if it == 0 {
 		it = StrongIterations
 	}
-	return &Strong{seed: o.Seed, s: search.New(search.Options[*engine.State, engine.Action]{
+	return &Strong{seed: o.Seed, tree: o.Tree, it: it, budget: o.Budget, s: search.New(search.Options[*engine.State, engine.Action]{
 		Game:   engine.Game{},
 		Sample: sample,
 		ToAct:  func(s *engine.State) int { return s.ToAct() },
 		Apply: func(s *engine.State, seat int, a engine.Action) {
 			_ = s.Step(seat, a) // a refused move ends the world where it stands (see Step)
 		},
-		Value:       func(root, s *engine.State, seat int) float64 { return s.Value(root, seat) },
-		Rollout:     func(s *engine.State, seat int, legal []engine.Action, _ *rand.Rand) engine.Action { return s.Policy(seat, legal) },
-		Prune:       func(s *engine.State, seat int, legal []engine.Action) []engine.Action { return s.Narrow(seat, legal, maxRoot) },
+		Value: func(root, s *engine.State, seat int) float64 { return s.Value(root, seat) },
+		Rollout: func(s *engine.State, seat int, legal []engine.Action, _ *rand.Rand) engine.Action {
+			return s.Policy(seat, legal)
+		},
+		Prune: func(s *engine.State, seat int, legal []engine.Action) []engine.Action {
+			return s.Narrow(seat, legal, maxRoot)
+		},
 		Stop:        func(root, s *engine.State, depth int) bool { return s.Round() != root.Round() || depth >= horizon },
 		ModelOthers: true,
 		Iterations:  it,
@@ -99,8 +111,93 @@ func (b *Strong) Wants(view proto.Message, legal []engine.Action) (engine.Action
 	if !search {
 		return a, true
 	}
-	return b.s.Choose(view, roots, rand.New(rand.NewPCG(b.viewSeed(view), b.seed))), true
+	return b.choose(view, a, roots, rand.New(rand.NewPCG(b.viewSeed(view), b.seed))), true
 }
+
+func (b *Strong) choose(view proto.Message, want engine.Action, roots []engine.Action, r *rand.Rand) engine.Action {
+	if b.tree {
+		return b.s.Choose(view, roots, r)
+	}
+	a, _ := b.flat(view, want, roots, r)
+	return a
+}
+
+// flat is determinized search with common worlds: each world dealt from the view is played out
+// once after every root move, so the moves are compared on the same cards (paired samples). The
+// heuristic's move (want) stays unless another beats it with confidence: by more than Confidence
+// standard errors of their paired differences. iterations counts the playouts (worlds × moves).
+func (b *Strong) flat(view proto.Message, want engine.Action, roots []engine.Action, r *rand.Rand) (engine.Action, search.Stats) {
+	var st search.Stats
+	v, ok := view.(*pb.View)
+	if !ok {
+		return want, st
+	}
+	me := seatOf(v)
+	h := slices.Index(roots, want)
+	if h < 0 {
+		h = 0
+	}
+	sum := make([]float64, len(roots))    // of the values
+	diff := make([]float64, 2*len(roots)) // of the differences to h's value, and their squares
+	val := make([]float64, len(roots))
+	worlds := max(2, b.it/len(roots))
+	g := engine.Game{}
+	var buf []engine.Action
+	var deadline time.Time
+	if b.budget > 0 {
+		deadline = time.Now().Add(b.budget)
+	}
+	n := 0
+	for k := range worlds {
+		if b.budget > 0 && k > 1 && time.Now().After(deadline) {
+			break
+		}
+		w, ok := engine.Sample(v, r)
+		if !ok {
+			return want, st
+		}
+		for i, a := range roots {
+			s := g.Clone(w)
+			_ = s.Step(me, a)
+			for depth := 0; depth < horizon && s.Round() == w.Round(); depth++ {
+				seat := s.ToAct()
+				if seat < 0 {
+					break
+				}
+				buf = g.Legal(s, seat, buf[:0])
+				if len(buf) == 0 {
+					break
+				}
+				_ = s.Step(seat, s.Policy(seat, buf))
+			}
+			val[i] = s.Value(w, me)
+			sum[i] += val[i]
+			st.Iterations++
+		}
+		for i := range roots {
+			d := val[i] - val[h]
+			diff[2*i] += d
+			diff[2*i+1] += d * d
+		}
+		n++
+	}
+	best := h
+	for i := range roots {
+		if i == h || sum[i] <= sum[best] {
+			continue
+		}
+		m := diff[2*i] / float64(n)
+		sd := math.Sqrt(max(0, diff[2*i+1]/float64(n)-m*m))
+		if m > Confidence*sd/math.Sqrt(float64(n)) {
+			best = i
+		}
+	}
+	return roots[best], st
+}
+
+// Confidence is how many standard errors a move must gain over the heuristic's in the flat search
+// to be played instead.
+var Confidence = 2.0
 
 // Choose implements engine.Bot: Wants with the harness's random source, and the heuristic's
 // forced choice when it would rather wait.
@@ -110,12 +207,12 @@ func (b *Strong) Choose(view proto.Message, legal []engine.Action, r *rand.Rand)
 		return Heuristic{}.Choose(view, legal, r)
 	}
 	if roots, search := b.roots(view, a, legal); search {
-		return b.s.Choose(view, roots, r)
+		return b.choose(view, a, roots, r)
 	}
 	return a
 }
 
-// Decide is the search of a turn decision with its statistics (tests and benchmarks); search is
+// Decide is the search of a turn decision with its statistics (tests and benchmarks); searched is
 // false when the decision is not searched (a reaction, or a single move).
 func (b *Strong) Decide(view proto.Message, legal []engine.Action, r *rand.Rand) (a engine.Action, st search.Stats, searched bool) {
 	a, ok := Heuristic{}.Wants(view, legal)
@@ -126,7 +223,11 @@ func (b *Strong) Decide(view proto.Message, legal []engine.Action, r *rand.Rand)
 	if !search {
 		return a, st, false
 	}
-	a, st = b.s.Decide(view, roots, r)
+	if b.tree {
+		a, st = b.s.Decide(view, roots, r)
+	} else {
+		a, st = b.flat(view, a, roots, r)
+	}
 	return a, st, true
 }
 

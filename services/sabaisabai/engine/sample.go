@@ -78,6 +78,7 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 	s.vp = make([]int32, n)
 	var holes []*uint8 // where the unseen cards go, with the knowledge each keeps
 	var holeKnown []uint16
+	var holeOwner []uint8
 	for seat, row := range v.GetRows() {
 		sl := row.GetSlots()
 		c := max(8, len(sl)+4)
@@ -98,6 +99,7 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 				r[i] = hidden
 				holes = append(holes, &r[i])
 				holeKnown = append(holeKnown, uint16(x.GetKnownBy())&all)
+				holeOwner = append(holeOwner, uint8(seat))
 			}
 		}
 		s.rows[seat] = r
@@ -150,6 +152,16 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 	r.Shuffle(k, func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
 	deal := pool[:k]
 	for i, h := range holes {
+		if o := holeOwner[i]; o != uint8(me) && holeKnown[i]&bit(o) != 0 && KnownHigh < 1 {
+			// A card its owner knows and keeps is more often low: players replace the high cards
+			// they know first. Deal it a low card unless a high one passes at KnownHigh.
+			for j, id := range deal {
+				if (id != assID && Points(number(id)) <= 6) || r.Float64() < KnownHigh {
+					deal[0], deal[j] = deal[j], deal[0]
+					break
+				}
+			}
+		}
 		*h, deal = deal[0], deal[1:]
 		s.known[*h] = know(holeKnown[i], all)
 	}
@@ -214,6 +226,10 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 	}
 	return s, true
 }
+
+// KnownHigh is the chance that a card above 6 points (or the Ass Joker) is dealt to a face-down
+// card its owner knows and the viewer does not, when it comes up; 1 deals such cards uniformly.
+var KnownHigh = 0.3
 
 // know is a card's knowledge from a slot's known_by: shown to every seat counts as public (the
 // seats' views are the same either way).

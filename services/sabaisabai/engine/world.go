@@ -93,25 +93,33 @@ func (s *State) Over() bool { return s.over() }
 // against the best other seat's (the Ass Joker counting 30).
 // root is the world the playout started from.
 func (s *State) Value(root *State, seat int) float64 {
+	var v float64
 	if s.over() {
 		for _, w := range s.winners() {
 			if w == seat {
-				return 1
+				v = 1
 			}
 		}
-		return 0
-	}
-	best := int32(math.MinInt32)
-	for o := range int(s.n) {
-		if o != seat {
-			best = max(best, s.vp[o])
+	} else {
+		best := int32(math.MinInt32)
+		for o := range int(s.n) {
+			if o != seat {
+				best = max(best, s.vp[o])
+			}
 		}
+		lead := float64(s.vp[seat] - best)
+		left := float64(int(s.rounds) - int(s.round) + 1)
+		v = 0.5 + 0.5*math.Tanh(0.9*lead/math.Sqrt(left))
 	}
-	lead := float64(s.vp[seat] - best)
-	left := float64(int(s.rounds) - int(s.round) + 1)
-	v := 0.5 + 0.5*math.Tanh(0.9*lead/math.Sqrt(left))
-	if s.round != root.round {
-		return v
+	if s.round != root.round || s.over() {
+		// The round's margin: its card points against the best other seat's.
+		other := int16(math.MaxInt16)
+		for o := range int(s.n) {
+			if o != seat {
+				other = min(other, s.ended[o])
+			}
+		}
+		return 0.85*v + 0.15*(0.5+0.5*math.Tanh(float64(other-s.ended[seat])/8))
 	}
 	pts := func(o uint8) float64 {
 		t := 0.0
