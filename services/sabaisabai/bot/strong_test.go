@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -23,9 +22,6 @@ import (
 type timed struct {
 	*Strong
 	d *[]time.Duration
-	// diff, when set, counts by the heuristic's move kind the decisions where strong plays another
-	// move ([kind][1]) or the same ([kind][0]).
-	diff *[8][2]int
 }
 
 func (t timed) Wants(view proto.Message, legal []engine.Action) (engine.Action, bool) {
@@ -36,13 +32,6 @@ func (t timed) Wants(view proto.Message, legal []engine.Action) (engine.Action, 
 	t0 := enginetest.CPUTime()
 	a, ok := t.Strong.Wants(view, legal)
 	*t.d = append(*t.d, enginetest.CPUTime()-t0)
-	if t.diff != nil {
-		same := 1
-		if a == want {
-			same = 0
-		}
-		t.diff[want.Kind][same]++
-	}
 	return a, ok
 }
 
@@ -113,30 +102,6 @@ func mean(d []time.Duration) time.Duration {
 // full reports whether the 1,000-game assertions of the issue run (CARDROOM_WINRATE=1, make
 // bots-winrate); otherwise a smaller sample runs with bounds derived from its spread.
 func full() bool { return os.Getenv("CARDROOM_WINRATE") == "1" }
-
-// TestExplore (SABAI_EXPLORE=games) prints win rates of variants; not a check.
-func TestExplore(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("SABAI_EXPLORE"))
-	if n == 0 {
-		t.Skip("SABAI_EXPLORE=games")
-	}
-	it, _ := strconv.Atoi(os.Getenv("SABAI_IT"))
-	var d []time.Duration
-	var diff [8][2]int
-	k, a, p := oneAgainstThree(t, n, timed{NewStrong(StrongOptions{Iterations: it, Tree: os.Getenv("SABAI_TREE") != ""}), &d, &diff}, 70_000)
-	report(t, "strong vs 3 normal", k, a, p)
-	t.Logf("heuristic's move kind: [same, other] %v", diff)
-	slices.Sort(d)
-	if len(d) > 0 {
-		t.Logf("%d decisions, mean %v, p50 %v, p99 %v", len(d), mean(d), pct(d, 0.5), pct(d, 0.99))
-	}
-	if os.Getenv("SABAI_BASE") != "" {
-		k, a, p := oneAgainstThree(t, n, Heuristic{}, 70_000)
-		report(t, "normal vs 3 normal", k, a, p)
-		k, a, p = oneAgainstThree(t, n, Levels.Easy(), 70_000)
-		report(t, "easy vs 3 normal", k, a, p)
-	}
-}
 
 // TestPolicyIsTheHeuristic: the worlds' policy (engine.State.Policy, read from the state's
 // knowledge) makes the heuristic bot's move (Heuristic.Wants, read from the view) whenever the
@@ -258,7 +223,7 @@ func TestStrongDecisionTime(t *testing.T) {
 		games = 20
 	}
 	var d []time.Duration
-	_, _, _ = oneAgainstThree(t, games, timed{NewStrong(StrongOptions{}), &d, nil}, 90_000)
+	_, _, _ = oneAgainstThree(t, games, timed{NewStrong(StrongOptions{}), &d}, 90_000)
 	slices.Sort(d)
 	t.Logf("strong: %d decisions, mean %v, p50 %v, p99 %v, max %v", len(d), mean(d), pct(d, 0.5), pct(d, 0.99), d[len(d)-1])
 	if mean(d) > 50*time.Millisecond || pct(d, 0.99) > 100*time.Millisecond {

@@ -88,8 +88,8 @@ func sampledGames(t *testing.T, games int, f func(s *State, r *rand.Rand) error)
 // is the same for the same view and seed.
 func TestSampleConsistentWithView(t *testing.T) {
 	games := 120
-	if testing.Short() {
-		games = 60
+	if testing.Short() || raceEnabled {
+		games = 40
 	}
 	checked := 0
 	sampledGames(t, games, func(s *State, r *rand.Rand) error {
@@ -107,7 +107,11 @@ func TestSampleConsistentWithView(t *testing.T) {
 func TestSampleSameViewSameWorld(t *testing.T) {
 	g := Game{}
 	pairs := 0
-	sampledGames(t, 40, func(s *State, r *rand.Rand) error {
+	games := 40
+	if raceEnabled {
+		games = 20
+	}
+	sampledGames(t, games, func(s *State, r *rand.Rand) error {
 		if s.over() {
 			return nil
 		}
@@ -145,7 +149,7 @@ func TestSampleSameViewSameWorld(t *testing.T) {
 		pairs++
 		return nil
 	})
-	if pairs < 100 {
+	if pairs < 50 {
 		t.Fatalf("only %d pairs of states compared", pairs)
 	}
 }
@@ -187,7 +191,11 @@ func TestWorldsPlayOut(t *testing.T) {
 	g := Game{}
 	worlds := 0
 	var buf []Action
-	sampledGames(t, 60, func(s *State, r *rand.Rand) error {
+	games := 60
+	if raceEnabled {
+		games = 20
+	}
+	sampledGames(t, games, func(s *State, r *rand.Rand) error {
 		if s.over() || r.IntN(40) != 0 {
 			return nil
 		}
