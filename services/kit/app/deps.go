@@ -29,8 +29,11 @@ func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("redis url: %w", err)
 	}
-	retriesDefault(opt, a.Config.RedisURL)
+	ride, ok := rideOutDefault(opt, a.Config.RedisURL)
 	rdb := redis.NewClient(opt)
+	if ok {
+		rdb.AddHook(ride)
+	}
 	// Commands are traced only when traces are exported: otherwise no span would be recorded, and
 	// starting one per command still costs. The caller's file and line are left out: finding them
 	// walks the stack at every command.
@@ -79,9 +82,9 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 		url = ns.URL()
 		a.Log.Info("event bus: embedded NATS (set CARDROOM_NATS_URL for an external one)", slog.String("url", url))
 	} else {
-		a.Log.Info("event bus: NATS", slog.String("url", config.Redact(url)), slog.String("prefix", a.Config.NATSPrefix))
+		a.Log.Info("event bus: NATS", slog.String("url", config.Redact(url)), slog.String("prefix", a.Config.NATSPrefix), slog.Int("replicas", a.Config.NATSReplicas))
 	}
-	b, err := bus.Connect(ctx, url, a.Name, bus.Options{Prefix: a.Config.NATSPrefix, Logger: a.Log})
+	b, err := bus.Connect(ctx, url, a.Name, bus.Options{Prefix: a.Config.NATSPrefix, Replicas: a.Config.NATSReplicas, Logger: a.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -90,23 +93,27 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	return b, nil
 }
 
-// retriesDefault makes the client ride out a Redis restart (a few seconds, during which Redis
+// rideOutDefault makes the client ride out a Redis restart (a few seconds, during which Redis
 // refuses connections, then answers LOADING while it reads its append-only file) instead of
-// giving up after three quick tries (about 0.1 s): 20 retries, backing off up to 250 ms, about 4 s
-// in all. A script repeated after its answer was lost applies nothing twice: commits compare and
-// set the version and remember action ids (the repeat is answered from the log), a repeated
-// create finds its table (ALREADY_EXISTS, which the gateway's deal accepts), the drive claim
-// remembers its token; a repeated deadline claim finds nothing and the deadline waits for the
-// lease. A URL that sets max_retries or max_retry_backoff keeps its own.
-func retriesDefault(opt *redis.Options, rawURL string) {
+// giving up after three quick tries (about 0.1 s): the rideOut hook sends a command again on a new
+// connection for up to 4 s, backing off up to 250 ms (or the URL's max_retry_backoff), and the
+// client's own retries are off. A script repeated after its answer was lost applies nothing twice:
+// commits compare and set the version and remember action ids (the repeat is answered from the
+// log), a repeated create finds its table (ALREADY_EXISTS, which the gateway's deal accepts), the
+// drive claim remembers its token; a repeated deadline claim finds nothing and the deadline waits
+// for the lease. A URL that sets max_retries keeps the client's own retries instead, and no hook.
+func rideOutDefault(opt *redis.Options, rawURL string) (rideOut, bool) {
 	q := ""
 	if u, err := url.Parse(rawURL); err == nil {
 		q = u.RawQuery
 	}
-	if !strings.Contains(q, "max_retries=") {
-		opt.MaxRetries = 20
+	if strings.Contains(q, "max_retries=") {
+		return rideOut{}, false
 	}
-	if !strings.Contains(q, "max_retry_backoff=") {
-		opt.MaxRetryBackoff = 250 * time.Millisecond
+	backoff := 250 * time.Millisecond
+	if strings.Contains(q, "max_retry_backoff=") {
+		backoff = opt.MaxRetryBackoff
 	}
+	opt.MaxRetries = -1
+	return rideOut{budget: 4 * time.Second, maxBackoff: backoff}, true
 }
