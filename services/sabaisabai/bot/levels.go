@@ -8,9 +8,9 @@ import (
 	"cardroom.dev/services/sabaisabai/engine"
 )
 
-// Levels are the game's bots by level (search.Levels): the heuristic bot, and the search bot.
+// Levels are the game's bots by level (search.Levels): the heuristic bot (normal; easy is it with
+// mistakes, waiting when it waits), and the search bot (strong) with a time budget per decision.
 var Levels = search.Levels[engine.Action]{
 	Normal: Heuristic{},
-	// The search bot replaces the heuristic bot here once it is written.
-	Strong: func(time.Duration) kit.Bot[engine.Action] { return Heuristic{} },
+	Strong: func(budget time.Duration) kit.Bot[engine.Action] { return NewStrong(StrongOptions{Budget: budget}) },
 }
