@@ -69,7 +69,7 @@ PERF_PAIR_ARGS ?= --pairs 3 --tables 500 --duration 30s
 .PHONY: perf-pair
 .PHONY: bots-winrate
 bots-winrate: ## the bots' play-strength tests at the issue's size: 1,000 seeded games each (long: about an hour on one core)
-	@set -eo pipefail; for m in services/sapotagem services/sponsio; do (cd $$m && CARDROOM_WINRATE=1 $(GO) test -count=1 -timeout 3h -v -run 'WinRate$$|DecisionTime$$' ./bot/ | grep -e '^---' -e 'wins of' -e 'p50' -e '^ok' -e FAIL); done
+	@set -eo pipefail; for m in services/sapotagem services/sponsio services/sabaisabai services/saboteur; do (cd $$m && CARDROOM_WINRATE=1 $(GO) test -count=1 -timeout 3h -v -run 'WinRate$$|DecisionTime$$' ./bot/ | grep -e '^---' -e 'wins of' -e 'gold reached in' -e 'p50' -e '^ok' -e FAIL); done
 
 perf-pair: ## cardroom serve beside the skeleton, alternating runs; output in docs/perf-pair/last.txt
 	@test -x "$(PERF_PAIR)" || { echo "perf-pair not found at $(PERF_PAIR): set PERF_PAIR"; exit 1; }

@@ -63,6 +63,9 @@ type EnvOptions struct {
 	NATSReplicas int
 	// GatewayUnary, when set, sees every unary call the gateway replicas serve.
 	GatewayUnary grpc.UnaryServerInterceptor
+	// RulesUnary, when set, sees every unary call the rules replicas serve (the gateway's calls,
+	// its driver's SuggestAction among them).
+	RulesUnary grpc.UnaryServerInterceptor
 	// PerGateway, when set, changes the options of replica i.
 	PerGateway func(i int, o *gateway.Options)
 }
@@ -184,7 +187,11 @@ func NewEnv(t testing.TB, o EnvOptions) *Env {
 			srv := rules.New(eng, e.Tables, connectBus(fmt.Sprint("rules-", name, i)), rules.Options{SweepInterval: 20 * time.Millisecond})
 			wg.Add(1)
 			go func() { defer wg.Done(); _ = srv.Run(ctx) }()
-			addrs = append(addrs, serve(func(gs *grpc.Server) { rulesv1.RegisterRulesServiceServer(gs, srv) }))
+			var opts []grpc.ServerOption
+			if o.RulesUnary != nil {
+				opts = append(opts, grpc.UnaryInterceptor(o.RulesUnary))
+			}
+			addrs = append(addrs, serve(func(gs *grpc.Server) { rulesv1.RegisterRulesServiceServer(gs, srv) }, opts...))
 		}
 		// One target naming every replica (as DNS would): the gateway balances over them by table.
 		scheme := fmt.Sprintf("rules%d", schemes.Add(1))

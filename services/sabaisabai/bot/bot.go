@@ -249,45 +249,72 @@ func leader(v *pb.View, me int) int {
 
 func (h Heuristic) resolve(v *pb.View, me int, legal []engine.Action) engine.Action {
 	eff := v.GetEffects()[0].GetEffect()
-	score := func(a engine.Action) float64 {
-		switch eff {
-		case pb.Effect_EFFECT_PEEK:
-			if cardAt(v, me, int(a.Slot)) == 0 {
-				return 1
-			}
-			return 0
-		case pb.Effect_EFFECT_SPY:
-			t := v.GetRows()[a.Target].GetSlots()[a.TargetSlot]
-			s := 0.0
-			if t.GetCard() == 0 {
-				s += 2
-			}
-			if t.GetKnownBy()&(1<<a.Target) == 0 {
-				s++ // a card its owner does not know can be thrown for them later
-			}
-			if int(a.Target) == leader(v, me) {
-				s += 0.5
-			}
-			return s
-		case pb.Effect_EFFECT_GIVE, pb.Effect_EFFECT_GIVE_BACK:
-			s := value(cardAt(v, me, int(a.Slot)))
-			if eff == pb.Effect_EFFECT_GIVE && int(a.Target) == leader(v, me) {
-				s += 0.1
-			}
-			return s
-		case pb.Effect_EFFECT_SWITCH:
-			return value(cardAt(v, me, int(a.Slot))) - value(cardAt(v, int(a.Target), int(a.TargetSlot)))
-		}
-		return 0
-	}
+	lead := leader(v, me)
 	best, bs := engine.Action{}, -1e9
 	for _, a := range legal {
 		if a.Kind != engine.KindResolve {
 			continue
 		}
-		if s := score(a); s > bs {
+		if s := resolveScore(v, me, eff, lead, a); s > bs {
 			best, bs = a, s
 		}
 	}
 	return best
+}
+
+// resolveScore is how much the bot likes resolving the pending effect eff with a.
+func resolveScore(v *pb.View, me int, eff pb.Effect, lead int, a engine.Action) float64 {
+	switch eff {
+	case pb.Effect_EFFECT_PEEK:
+		if cardAt(v, me, int(a.Slot)) == 0 {
+			return 1
+		}
+		return 0
+	case pb.Effect_EFFECT_SPY:
+		t := v.GetRows()[a.Target].GetSlots()[a.TargetSlot]
+		s := 0.0
+		if t.GetCard() == 0 {
+			s += 2
+		}
+		if t.GetKnownBy()&(1<<a.Target) == 0 {
+			s++ // a card its owner does not know can be thrown for them later
+		}
+		if int(a.Target) == lead {
+			s += 0.5
+		}
+		return s
+	case pb.Effect_EFFECT_GIVE, pb.Effect_EFFECT_GIVE_BACK:
+		s := value(cardAt(v, me, int(a.Slot)))
+		if eff == pb.Effect_EFFECT_GIVE && int(a.Target) == lead {
+			s += 0.1
+		}
+		return s
+	case pb.Effect_EFFECT_SWITCH:
+		return value(cardAt(v, me, int(a.Slot))) - value(cardAt(v, int(a.Target), int(a.TargetSlot)))
+	}
+	return 0
+}
+
+// liked keeps at most most of the pending effect's resolutions in rs, the ones the bot likes
+// best, its own choice first.
+func (h Heuristic) liked(v *pb.View, me int, rs []engine.Action, most int) []engine.Action {
+	if len(rs) <= most || len(v.GetEffects()) == 0 {
+		return rs
+	}
+	eff, lead := v.GetEffects()[0].GetEffect(), leader(v, me)
+	score := make([]float64, len(rs))
+	for i, a := range rs {
+		score[i] = resolveScore(v, me, eff, lead, a)
+	}
+	for i := range most {
+		k := i
+		for j := i + 1; j < len(rs); j++ {
+			if score[j] > score[k] {
+				k = j
+			}
+		}
+		rs[i], rs[k] = rs[k], rs[i]
+		score[i], score[k] = score[k], score[i]
+	}
+	return rs[:most]
 }

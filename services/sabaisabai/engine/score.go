@@ -43,6 +43,10 @@ func (s *State) score(evs *[]engine.Event) {
 			r.Cards = all[start:len(all):len(all)]
 		}
 		r.CardPoints = int32(points[seat])
+		s.ended[seat] = int16(points[seat])
+		if r.AssJoker {
+			s.ended[seat] += assCost
+		}
 		if cards == 4 && jokers == 4 {
 			s.hall = int8(seat)
 		}

@@ -83,6 +83,13 @@ type State struct {
 	pendSlot uint8
 	pendAt   int64
 
+	// prio, in a world dealt by Sample, is the seat that acts before anybody else (plus one; 0:
+	// none): the viewer, whose real decision the search's root is. Step clears it.
+	prio uint8
+	// ended holds each seat's card points at the end of the last round (the Ass Joker's holder
+	// gets assCost more), for a world's Value; it is not encoded.
+	ended [maxSeat]int16
+
 	// mem lends the memory of frequent events (see frames); never encoded, never shared by clones.
 	mem frames
 

@@ -31,6 +31,62 @@ func (RoleAware) Choose(view proto.Message, legal []engine.Action, r *rand.Rand)
 	if v == nil {
 		return legal[r.IntN(len(legal))]
 	}
+	in := seatInfo{me: int(v.Viewer), role: v.Role, goldKnown: goldSeen(v), v: v}
+	for i, si := range v.SeatInfo {
+		if i < engine.MaxSeats {
+			in.known[i], in.nuggets[i] = si.Role, int(si.Nuggets)
+		}
+	}
+	return in.choose(legal, r)
+}
+
+// seatInfo is what the role-aware bot reads of a seat's position: its view, or (in the search's
+// playouts) the same facts read from a world without building the view.
+type seatInfo struct {
+	me        int
+	role      pb.Role
+	known     [engine.MaxSeats]pb.Role // the roles me knows (its own, those it inspected)
+	nuggets   [engine.MaxSeats]int
+	goldKnown bool
+	v         *pb.View      // the view, or
+	s         *engine.State // the world
+	p         *engine.Planner
+	frontD    int
+}
+
+// stateInfo is seat's seatInfo in world s.
+func stateInfo(s *engine.State, seat int) seatInfo {
+	in := seatInfo{me: seat, role: s.Knows(seat, seat), goldKnown: s.GoldKnown(seat), s: s}
+	for i := range s.Seats() {
+		in.known[i], in.nuggets[i] = s.Knows(seat, i), s.NuggetsOf(i)
+	}
+	return in
+}
+
+// planner builds the planner only when a decision needs the board.
+func (in *seatInfo) planner() *engine.Planner {
+	if in.p == nil {
+		if in.v != nil {
+			in.p = engine.NewPlanner(in.v)
+		} else {
+			in.p = in.s.PlannerFor(in.me)
+		}
+		in.frontD = in.p.Front()
+	}
+	return in.p
+}
+
+func (in *seatInfo) front() int {
+	in.planner()
+	return in.frontD
+}
+
+// noScore marks an action the bot does not consider.
+const noScore = -1 << 30
+
+// choose returns the legal action of highest score (the first of equals), or a random one when the
+// bot considers none.
+func (in *seatInfo) choose(legal []engine.Action, r *rand.Rand) engine.Action {
 	switch legal[0].Kind {
 	case engine.KindPick:
 		best := legal[0]
@@ -43,146 +99,139 @@ func (RoleAware) Choose(view proto.Message, legal []engine.Action, r *rand.Rand)
 	case engine.KindSteal:
 		best := legal[0]
 		for _, a := range legal {
-			if v.SeatInfo[a.Target].Nuggets > v.SeatInfo[best.Target].Nuggets {
+			if in.nuggets[a.Target] > in.nuggets[best.Target] {
 				best = a
 			}
 		}
 		return best
 	}
-	me := int(v.Viewer)
-	p := &lazyPlanner{v: v}
-	if v.Role == pb.Role_ROLE_SABOTEUR {
-		return saboteur(v, me, p, legal, r)
+	var best engine.Action
+	bestScore := noScore
+	for _, a := range legal {
+		if sc := in.score(a, r); sc > bestScore {
+			best, bestScore = a, sc
+		}
 	}
-	return digger(v, me, p, legal, r)
+	if bestScore == noScore {
+		return legal[r.IntN(len(legal))]
+	}
+	return best
 }
 
-// knownSaboteur reports whether the viewer knows seat to be a saboteur.
-func knownSaboteur(v *pb.View, seat int) bool {
-	return v.SeatInfo[seat].Role == pb.Role_ROLE_SABOTEUR
+// score is the bot's score of a play-phase action (noScore: not considered). r adds the bot's
+// small random preferences; nil leaves them out.
+func (in *seatInfo) score(a engine.Action, r *rand.Rand) int {
+	if in.role == pb.Role_ROLE_SABOTEUR {
+		return in.saboteur(a, r)
+	}
+	return in.digger(a, r)
 }
 
-func friend(v *pb.View, me, seat int) bool {
-	if seat == me {
+func noise(r *rand.Rand, n int) int {
+	if r == nil {
+		return 0
+	}
+	return r.IntN(n)
+}
+
+// knownSaboteur reports whether the seat is known to be a saboteur.
+func (in *seatInfo) knownSaboteur(seat int) bool {
+	return in.known[seat] == pb.Role_ROLE_SABOTEUR
+}
+
+func (in *seatInfo) friend(seat int) bool {
+	if seat == in.me {
 		return true
 	}
-	role := v.SeatInfo[seat].Role
+	role := in.known[seat]
 	return role != pb.Role_ROLE_UNSPECIFIED && role != pb.Role_ROLE_SABOTEUR
 }
 
-func digger(v *pb.View, me int, p *lazyPlanner, legal []engine.Action, r *rand.Rand) engine.Action {
-	var (
-		best      engine.Action
-		bestScore = -1 << 30
-	)
-	consider := func(a engine.Action, score int) {
-		if score > bestScore {
-			best, bestScore = a, score
+func (in *seatInfo) digger(a engine.Action, r *rand.Rand) int {
+	me := in.me
+	switch a.Kind {
+	case engine.KindPlace:
+		front := in.front()
+		after := in.planner().After(a.Card, a.Rot, int(a.X), int(a.Y))
+		if after < front {
+			return 1000 + 100*(front-after) - after
+		} else if in.role == pb.Role_ROLE_GEOLOGIST && engine.HasCrystal(a.Card) && after < 1<<20 {
+			return 600
 		}
-	}
-	geologist := v.Role == pb.Role_ROLE_GEOLOGIST
-	goldKnown := goldSeen(v)
-	for _, a := range legal {
-		switch a.Kind {
-		case engine.KindPlace:
-			front := p.front()
-			after := p.get().After(a.Card, a.Rot, int(a.X), int(a.Y))
-			if after < front {
-				consider(a, 1000+100*(front-after)-after)
-			} else if geologist && engine.HasCrystal(a.Card) && after < 1<<20 {
-				consider(a, 600)
+	case engine.KindPlay:
+		t := int(a.Target)
+		switch c := a.Card; {
+		case isRepair(c) || c == card(pb.Card_CARD_FREE_AT_LAST):
+			if t == me {
+				return 2000
+			} else if in.friend(t) {
+				return 500
+			} else if !in.knownSaboteur(t) {
+				return 200
 			}
-		case engine.KindPlay:
-			t := int(a.Target)
-			switch c := a.Card; {
-			case isRepair(c) || c == card(pb.Card_CARD_FREE_AT_LAST):
-				if t == me {
-					consider(a, 2000)
-				} else if friend(v, me, t) {
-					consider(a, 500)
-				} else if !knownSaboteur(v, t) {
-					consider(a, 200)
-				}
-			case c == card(pb.Card_CARD_MAP):
-				if !goldKnown {
-					consider(a, 700-abs(int(a.Y)))
-				}
-			case c == card(pb.Card_CARD_THEFT):
-				consider(a, 400)
-			case isBreak(c) || c == card(pb.Card_CARD_TRAPPED):
-				if knownSaboteur(v, t) {
-					consider(a, 800)
-				}
-			case c == card(pb.Card_CARD_INSPECTION):
-				consider(a, 150+r.IntN(10))
-			case c == card(pb.Card_CARD_HANDS_OFF):
-				if !friend(v, me, t) {
-					consider(a, 300)
-				}
+		case c == card(pb.Card_CARD_MAP):
+			if !in.goldKnown {
+				return 700 - abs(int(a.Y))
 			}
-		case engine.KindRemove:
-			if a.InFront != card(pb.Card_CARD_THEFT) {
-				consider(a, 900)
+		case c == card(pb.Card_CARD_THEFT):
+			return 400
+		case isBreak(c) || c == card(pb.Card_CARD_TRAPPED):
+			if in.knownSaboteur(t) {
+				return 800
 			}
-		case engine.KindDiscard:
-			consider(a, discardValue(a, false)-100*int(a.N-1))
+		case c == card(pb.Card_CARD_INSPECTION):
+			return 150 + noise(r, 10)
+		case c == card(pb.Card_CARD_HANDS_OFF):
+			if !in.friend(t) {
+				return 300
+			}
 		}
+	case engine.KindRemove:
+		if a.InFront != card(pb.Card_CARD_THEFT) {
+			return 900
+		}
+	case engine.KindDiscard:
+		return discardValue(a, false) - 100*int(a.N-1)
 	}
-	if bestScore == -1<<30 {
-		return legal[r.IntN(len(legal))]
-	}
-	return best
+	return noScore
 }
 
-func saboteur(v *pb.View, me int, p *lazyPlanner, legal []engine.Action, r *rand.Rand) engine.Action {
-	var (
-		best      engine.Action
-		bestScore = -1 << 30
-	)
-	consider := func(a engine.Action, score int) {
-		if score > bestScore {
-			best, bestScore = a, score
+func (in *seatInfo) saboteur(a engine.Action, r *rand.Rand) int {
+	me := in.me
+	switch a.Kind {
+	case engine.KindPlace:
+		_, dead := engine.Shape(a.Card, a.Rot)
+		front := in.front()
+		after := in.planner().After(a.Card, a.Rot, int(a.X), int(a.Y))
+		d := in.planner().Dist(int(a.X), int(a.Y))
+		switch {
+		case dead && d <= front+1:
+			return 900 - 10*d
+		case after > front+1 && d <= front+1:
+			return 700 - 10*d
 		}
-	}
-	for _, a := range legal {
-		switch a.Kind {
-		case engine.KindPlace:
-			_, dead := engine.Shape(a.Card, a.Rot)
-			front := p.front()
-			after := p.get().After(a.Card, a.Rot, int(a.X), int(a.Y))
-			d := p.get().Dist(int(a.X), int(a.Y))
-			switch {
-			case dead && d <= front+1:
-				consider(a, 900-10*d)
-			case after > front+1 && d <= front+1:
-				consider(a, 700-10*d)
+	case engine.KindPlay:
+		t := int(a.Target)
+		switch c := a.Card; {
+		case (isRepair(c) || c == card(pb.Card_CARD_FREE_AT_LAST)) && t == me:
+			return 950
+		case isBreak(c) || c == card(pb.Card_CARD_TRAPPED):
+			if t != me && !in.knownSaboteur(t) {
+				return 800 + noise(r, 20)
 			}
-		case engine.KindPlay:
-			t := int(a.Target)
-			switch c := a.Card; {
-			case (isRepair(c) || c == card(pb.Card_CARD_FREE_AT_LAST)) && t == me:
-				consider(a, 950)
-			case isBreak(c) || c == card(pb.Card_CARD_TRAPPED):
-				if t != me && !knownSaboteur(v, t) {
-					consider(a, 800+r.IntN(20))
-				}
-			case c == card(pb.Card_CARD_ROCKFALL):
-				front := p.front()
-				d := p.get().Dist(int(a.X), int(a.Y))
-				if d <= front+1 {
-					consider(a, 850-10*d)
-				}
-			case c == card(pb.Card_CARD_THEFT):
-				consider(a, 400)
+		case c == card(pb.Card_CARD_ROCKFALL):
+			front := in.front()
+			d := in.planner().Dist(int(a.X), int(a.Y))
+			if d <= front+1 {
+				return 850 - 10*d
 			}
-		case engine.KindDiscard:
-			consider(a, discardValue(a, true)-100*int(a.N-1))
+		case c == card(pb.Card_CARD_THEFT):
+			return 400
 		}
+	case engine.KindDiscard:
+		return discardValue(a, true) - 100*int(a.N-1)
 	}
-	if bestScore == -1<<30 {
-		return legal[r.IntN(len(legal))]
-	}
-	return best
+	return noScore
 }
 
 // discardValue scores discarding a single card: diggers shed dead ends and tool-breakers, saboteurs
@@ -229,26 +278,6 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// lazyPlanner builds the planner only when a decision needs the board.
-type lazyPlanner struct {
-	v      *pb.View
-	p      *engine.Planner
-	frontD int
-}
-
-func (l *lazyPlanner) get() *engine.Planner {
-	if l.p == nil {
-		l.p = engine.NewPlanner(l.v)
-		l.frontD = l.p.Front()
-	}
-	return l.p
-}
-
-func (l *lazyPlanner) front() int {
-	l.get()
-	return l.frontD
 }
 
 // goldSeen reports whether the viewer knows where the gold is.

@@ -57,6 +57,10 @@ type State struct {
 
 	last roundResult
 	over bool
+
+	sampled int // the round a world of Sample was dealt in (0: a real table)
+	// What a world of Sample was when dealt: GoldFront and BlockedBuilders.
+	front0, blocked0 int
 }
 
 // roundResult is what a finished round gave.

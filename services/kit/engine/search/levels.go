@@ -43,7 +43,12 @@ func (ls Levels[A]) For(l Level) engine.Bot[A] {
 	return ls.Normal
 }
 
-// Easy is the normal bot playing a random legal action in EasyMistakes of its decisions.
+// Easy is the normal bot playing a random legal action in EasyMistakes of its decisions (of those
+// it wants to act in, when it may wait: a MistakenWaiter).
 func (ls Levels[A]) Easy() engine.Bot[A] {
-	return Mistaken[A]{Bot: ls.Normal, Rate: EasyMistakes}
+	m := Mistaken[A]{Bot: ls.Normal, Rate: EasyMistakes}
+	if _, ok := ls.Normal.(engine.Waiter[A]); ok {
+		return MistakenWaiter[A]{m}
+	}
+	return m
 }

@@ -121,3 +121,40 @@ func TestMistakenPlaysRandomlyAtItsRate(t *testing.T) {
 		t.Fatalf("%d of 1,000 choices were not the bot's; want about 250", other)
 	}
 }
+
+// waiter wants to act (its last legal action) only when the view says so.
+type waiter struct{ firstLegal }
+
+func (waiter) Wants(view proto.Message, legal []int) (int, bool) {
+	return legal[len(legal)-1], view.(*wrapperspb.Int32Value).GetValue() != 0
+}
+
+// TestEasyWaits: the easy level of a bot that may wait waits when it does, and when it acts makes
+// mistakes at the rate, the same for the same view.
+func TestEasyWaits(t *testing.T) {
+	e, ok := Levels[int]{Normal: waiter{}}.Easy().(engine.Waiter[int])
+	if !ok {
+		t.Fatal("the easy level of a waiter does not wait")
+	}
+	if _, want := e.Wants(wrapperspb.Int32(0), []int{0, 1}); want {
+		t.Fatal("wants to act when its bot waits")
+	}
+	mistakes := 0
+	for i := range int32(1000) {
+		v := wrapperspb.Int32(i + 1)
+		a, want := e.Wants(v, []int{0, 1})
+		if !want {
+			t.Fatal("waits when its bot acts")
+		}
+		if b, _ := e.Wants(v, []int{0, 1}); b != a {
+			t.Fatal("the same view got two answers")
+		}
+		if a == 0 {
+			mistakes++
+		}
+	}
+	// A mistake picks the other action half the time: about 250 of 1,000; sd about 14.
+	if mistakes < 180 || mistakes > 320 {
+		t.Fatalf("%d of 1,000 choices were not the bot's; want about 250", mistakes)
+	}
+}

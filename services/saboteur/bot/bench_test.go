@@ -1,0 +1,61 @@
+package bot
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+	kit "cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/engine/enginetest"
+	"cardroom.dev/services/saboteur/engine"
+	"google.golang.org/protobuf/proto"
+)
+
+type position struct {
+	view  proto.Message
+	legal []engine.Action
+}
+
+// positions collects the play-phase decisions (more than one legal action) of seeded 6-seat
+// saboteur2 games among normal bots.
+func positions(t testing.TB, games int) []position {
+	var ps []position
+	bots := make([]kit.Bot[engine.Action], 6)
+	for i := range bots {
+		bots[i] = RoleAware{}
+	}
+	for i := range games {
+		p := enginetest.Playout[*engine.State, engine.Action]{Game: engine.Game{}, Bots: bots,
+			OnStep: func(s *engine.State, _ enginetest.Step[engine.Action]) error {
+				seat := s.ToAct()
+				if seat < 0 {
+					return nil
+				}
+				legal := engine.Game{}.Legal(s, seat, nil)
+				if len(legal) > 1 && legal[0].Kind != engine.KindPick && legal[0].Kind != engine.KindSteal {
+					ps = append(ps, position{engine.Game{}.View(s, seat), legal})
+				}
+				return nil
+			}}
+		cfg := kit.Config{Seats: 6, Seed: 500 + uint64(i), Options: &pb.Options{}, Start: time.Unix(0, 0)}
+		if _, err := p.Run(cfg, rand.New(rand.NewPCG(uint64(i), 5))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return ps
+}
+
+// BenchmarkStrongDecision is one decision of the strong bot at its default iterations, over the
+// positions of a few games; cpu-ms/decision is what one core spends.
+func BenchmarkStrongDecision(b *testing.B) {
+	ps := positions(b, 3)
+	bot := NewStrong(StrongOptions{})
+	r := rand.New(rand.NewPCG(1, 1))
+	cpu0 := enginetest.CPUTime()
+	for i := 0; b.Loop(); i++ {
+		p := ps[i%len(ps)]
+		bot.Choose(p.view, p.legal, r)
+	}
+	b.ReportMetric(float64((enginetest.CPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/decision")
+}
