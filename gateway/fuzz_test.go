@@ -153,3 +153,46 @@ func checkRefusal(t *testing.T, err error, stream bool) {
 	}
 	t.Fatalf("refusal without a RuleViolation code and message: %v (details %v)", err, st.Details())
 }
+
+// TestIDsWithSubjectCharacters: an id with a character no table or ticket id has — NATS subject
+// syntax among them — is refused INVALID_FIELD before it reaches a subject (found by FuzzEdge: a
+// table id " " was answered INTERNAL; "t-1.>" would have listened to other tables' notices).
+func TestIDsWithSubjectCharacters(t *testing.T) {
+	e := NewEnv(t, EnvOptions{})
+	ann := e.SignIn(0, "Ann")
+	for _, id := range []string{" ", "t-1.>", "*", "t-a b", "t-é"} {
+		calls := map[string]func() error{
+			"StartTable": func() error {
+				_, err := ann.C.StartTable(ann.Ctx(), &gatewayv1.StartTableRequest{TableId: id})
+				return err
+			},
+			"GetTable": func() error {
+				_, err := ann.C.GetTable(ann.Ctx(), &gatewayv1.GetTableRequest{TableId: id})
+				return err
+			},
+			"JoinTicket": func() error {
+				_, err := ann.C.JoinTicket(ann.Ctx(), &gatewayv1.JoinTicketRequest{TicketId: id})
+				return err
+			},
+			"WatchTicket": func() error {
+				return firstOf(ann.Ctx(), func(ctx context.Context) (func() error, error) {
+					w, err := ann.C.WatchTicket(ctx, &gatewayv1.WatchTicketRequest{TicketId: id})
+					return func() error { _, err := w.Recv(); return err }, err
+				})
+			},
+		}
+		for name, call := range calls {
+			err := call()
+			st, _ := status.FromError(err)
+			var code string
+			for _, d := range st.Details() {
+				if v, ok := d.(*gamev1.RuleViolation); ok {
+					code = v.GetCode()
+				}
+			}
+			if st.Code() != codes.InvalidArgument || code != "INVALID_FIELD" {
+				t.Errorf("%s(%q): %v (%s), want INVALID_ARGUMENT, INVALID_FIELD", name, id, err, code)
+			}
+		}
+	}
+}

@@ -135,8 +135,8 @@ func (s *Server) JoinTicket(ctx context.Context, req *gatewayv1.JoinTicketReques
 	if err != nil {
 		return nil, err
 	}
-	if req.GetTicketId() == "" {
-		return nil, refusal.Invalid("ticket_id", refusal.MissingField, "ticket_id is required")
+	if err := checkID("ticket_id", req.GetTicketId()); err != nil {
+		return nil, err
 	}
 	_, err = s.updateTicket(ctx, req.GetTicketId(), func(t *lobby.Ticket) (time.Duration, error) {
 		if onTicket(t, sess.Player) {
@@ -166,8 +166,8 @@ func (s *Server) CancelTicket(ctx context.Context, req *gatewayv1.CancelTicketRe
 	if err != nil {
 		return nil, err
 	}
-	if req.GetTicketId() == "" {
-		return nil, refusal.Invalid("ticket_id", refusal.MissingField, "ticket_id is required")
+	if err := checkID("ticket_id", req.GetTicketId()); err != nil {
+		return nil, err
 	}
 	_, err = s.updateTicket(ctx, req.GetTicketId(), func(t *lobby.Ticket) (time.Duration, error) {
 		if !onTicket(t, sess.Player) {
@@ -195,8 +195,8 @@ func (s *Server) WatchTicket(req *gatewayv1.WatchTicketRequest, stream grpc.Serv
 }
 
 func (s *Server) watchTicket(ctx context.Context, sess Session, id string, stream grpc.ServerStreamingServer[gatewayv1.WatchTicketResponse]) error {
-	if id == "" {
-		return refusal.Invalid("ticket_id", refusal.MissingField, "ticket_id is required")
+	if err := checkID("ticket_id", id); err != nil {
+		return err
 	}
 	wake, stop, err := s.subscribe(s.bus.Subjects().Ticket(id))
 	if err != nil {

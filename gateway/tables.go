@@ -121,12 +121,22 @@ func checkOptions(d *rulesv1.DescribeGameResponse, opts *anypb.Any) ([]byte, err
 	return proto.MarshalOptions{Deterministic: true}.Marshal(opts)
 }
 
-func checkTableID(id string) error {
+func checkTableID(id string) error { return checkID("table_id", id) }
+
+// checkID refuses an id that no table or ticket can have. The gateway makes ids of letters,
+// digits and '-', and they become parts of NATS subjects, where '.', '*', '>' and spaces have
+// meanings of their own: "t-1.>" would listen to other tables' notices.
+func checkID(field, id string) error {
 	if id == "" {
-		return refusal.Invalid("table_id", refusal.MissingField, "table_id is required")
+		return refusal.Invalid(field, refusal.MissingField, "%s is required", field)
 	}
 	if len(id) > 64 {
-		return refusal.Invalid("table_id", refusal.InvalidField, "table_id is too long")
+		return refusal.Invalid(field, refusal.InvalidField, "%s is too long", field)
+	}
+	for _, c := range id {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return refusal.Invalid(field, refusal.InvalidField, "%s %q has a character no id has: only letters, digits, '-' and '_'", field, id)
+		}
 	}
 	return nil
 }
