@@ -25,7 +25,7 @@ import (
 // stream is, delivers every one.
 func TestStreamSurvivesLeaderLoss(t *testing.T) {
 	cl := testenv.StartNATSCluster(t, 3)
-	ctx, cancel := context.WithTimeout(t.Context(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
 	b, err := bus.Connect(ctx, cl.URLs(), "cluster-test", bus.Options{Replicas: 3})
 	if err != nil {
