@@ -4,33 +4,30 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strings"
-	"time"
 
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/natsembed"
+	"cardroom.dev/services/kit/redisconn"
 	"cardroom.dev/services/kit/store"
 	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
 )
 
-// Redis returns the process's Redis client for the configured URL, opening it (traced, pinged,
-// closed with the app) on first use; every store of the process shares it. Call it only when
-// Config.RedisURL is set.
-func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
+// Redis returns the process's Redis client for the configured URL (one server, Sentinel or
+// Cluster: see package redisconn), opening it (traced, pinged, closed with the app) on first use;
+// every store of the process shares it. Call it only when Config.RedisURL is set.
+func (a *App) Redis(ctx context.Context) (redis.UniversalClient, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.rdb != nil {
 		return a.rdb, nil
 	}
-	opt, err := redis.ParseURL(a.Config.RedisURL)
+	rdb, opt, err := redisconn.Open(a.Config.RedisURL)
 	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
+		return nil, err
 	}
-	retriesDefault(opt, a.Config.RedisURL)
-	rdb := redis.NewClient(opt)
 	// Commands are traced only when traces are exported: otherwise no span would be recorded, and
 	// starting one per command still costs. The caller's file and line are left out: finding them
 	// walks the stack at every command.
@@ -40,14 +37,15 @@ func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
 			return nil, fmt.Errorf("redis tracing: %w", err)
 		}
 	}
+	addrs := strings.Join(opt.Addrs, ",")
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		_ = rdb.Close()
-		return nil, fmt.Errorf("redis %s: %w", opt.Addr, err)
+		return nil, fmt.Errorf("redis %s %s: %w", opt.Kind, addrs, err)
 	}
 	a.closers = append(a.closers, func(context.Context) error { return rdb.Close() })
 	a.deps = append(a.deps, dependency{name: "redis", check: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
 	a.rdb = rdb
-	a.Log.Info("redis connected", slog.String("addr", opt.Addr))
+	a.Log.Info("redis connected", slog.String("kind", string(opt.Kind)), slog.String("addr", addrs))
 	return rdb, nil
 }
 
@@ -88,25 +86,4 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	a.OnClose(func(context.Context) error { b.Close(); return nil })
 	a.Depend("nats", func(context.Context) error { return b.Healthy() })
 	return b, nil
-}
-
-// retriesDefault makes the client ride out a Redis restart (a few seconds, during which Redis
-// refuses connections, then answers LOADING while it reads its append-only file) instead of
-// giving up after three quick tries (about 0.1 s): 20 retries, backing off up to 250 ms, about 4 s
-// in all. A script repeated after its answer was lost applies nothing twice: commits compare and
-// set the version and remember action ids (the repeat is answered from the log), a repeated
-// create finds its table (ALREADY_EXISTS, which the gateway's deal accepts), the drive claim
-// remembers its token; a repeated deadline claim finds nothing and the deadline waits for the
-// lease. A URL that sets max_retries or max_retry_backoff keeps its own.
-func retriesDefault(opt *redis.Options, rawURL string) {
-	q := ""
-	if u, err := url.Parse(rawURL); err == nil {
-		q = u.RawQuery
-	}
-	if !strings.Contains(q, "max_retries=") {
-		opt.MaxRetries = 20
-	}
-	if !strings.Contains(q, "max_retry_backoff=") {
-		opt.MaxRetryBackoff = 250 * time.Millisecond
-	}
 }
