@@ -220,3 +220,39 @@ func clusterPorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
+
+// StartRedis starts one plain redis-server on a free loopback port, for comparisons with a
+// cluster on the same machine; the caller stops it.
+func StartRedis() (*RedisCluster, error) {
+	server, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, fmt.Errorf("redis-server is not installed: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "cardroom-redis-")
+	if err != nil {
+		return nil, err
+	}
+	c := &RedisCluster{dir: dir}
+	ports, err := clusterPorts(1)
+	if err != nil {
+		c.Stop()
+		return nil, err
+	}
+	ps := strconv.Itoa(ports[0])
+	cmd := exec.Command(server, "--port", ps, "--bind", "127.0.0.1", "--dir", dir, "--save", "",
+		"--appendonly", "no", "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"))
+	killWithParent(cmd)
+	if err := cmd.Start(); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("start redis-server on %s: %w", ps, err)
+	}
+	c.procs = append(c.procs, cmd)
+	c.Addrs = []string{"127.0.0.1:" + ps}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := untilNode(ctx, c.Addrs[0], func(ctx context.Context, rdb *redis.Client) error { return rdb.Ping(ctx).Err() }); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("redis-server %s did not answer: %w", c.Addrs[0], err)
+	}
+	return c, nil
+}
