@@ -24,7 +24,7 @@ const benchTables = 500
 // BenchmarkCommit plays benchTables tables at once, each action a Load and a Commit (two round
 // trips), on a private redis-server and on the package's three-primary cluster. Besides ns/op it
 // reports actions/s, the Redis servers' CPU per action (used_cpu_user+sys of every node, from
-// INFO) and this process's.
+// INFO; of the primaries alone besides) and this process's.
 //
 //	go test -run '^$' -bench BenchmarkCommit -benchtime 20000x ./store/
 func BenchmarkCommit(b *testing.B) {
@@ -33,20 +33,24 @@ func BenchmarkCommit(b *testing.B) {
 		if err != nil {
 			b.Skip(err)
 		}
-		defer one.Stop()
+		b.Cleanup(one.Stop)
 		rdb := redis.NewClient(&redis.Options{Addr: one.Addrs[0], PoolSize: 128})
-		defer rdb.Close()
-		benchCommit(b, rdb, func(ctx context.Context, f func(*redis.Client) error) error { return f(rdb) })
+		b.Cleanup(func() { _ = rdb.Close() })
+		node := func(ctx context.Context, f func(*redis.Client) error) error { return f(rdb) }
+		benchCommit(b, rdb, node, node)
 	})
 	b.Run("cluster3", func(b *testing.B) {
 		rdb := testenv.RedisClusterClient(b)
 		benchCommit(b, rdb, func(ctx context.Context, f func(*redis.Client) error) error {
 			return rdb.ForEachShard(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
+		}, func(ctx context.Context, f func(*redis.Client) error) error {
+			return rdb.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
 		})
 	})
 }
 
-func benchCommit(b *testing.B, rdb redis.UniversalClient, nodes func(context.Context, func(*redis.Client) error) error) {
+// nodes visits every Redis node, primaries the primaries only.
+func benchCommit(b *testing.B, rdb redis.UniversalClient, nodes, primaries func(context.Context, func(*redis.Client) error) error) {
 	ctx := b.Context()
 	s, err := store.NewRedis(ctx, rdb, testenv.Prefix(b, rdb))
 	if err != nil {
@@ -67,7 +71,7 @@ func benchCommit(b *testing.B, rdb redis.UniversalClient, nodes func(context.Con
 	entry := make([]byte, 120)
 	b.SetParallelism(benchParallel)
 	writers := benchParallel * runtime.GOMAXPROCS(0)
-	srvBefore := redisCPU(ctx, b, nodes)
+	srvBefore, primBefore := redisCPU(ctx, b, nodes), redisCPU(ctx, b, primaries)
 	cliBefore := processCPU()
 	start := time.Now()
 	b.ResetTimer()
@@ -101,6 +105,7 @@ func benchCommit(b *testing.B, rdb redis.UniversalClient, nodes func(context.Con
 	n := float64(actions.Load())
 	b.ReportMetric(n/elapsed.Seconds(), "actions/s")
 	b.ReportMetric(float64(redisCPU(ctx, b, nodes)-srvBefore)/n, "redis-cpu-µs/action")
+	b.ReportMetric(float64(redisCPU(ctx, b, primaries)-primBefore)/n, "primaries-cpu-µs/action")
 	b.ReportMetric(float64(processCPU()-cliBefore)/n, "client-cpu-µs/action")
 }
 
