@@ -175,9 +175,11 @@ func TestMatchCrash(t *testing.T) {
 			c.e.Store(e)
 			ann, bob := e.SignIn(0, "Ann"), e.SignIn(1, "Bob")
 			var tickets []string
+			// Bots fill the third seat after the wait: long enough that both tickets are queued
+			// before it ends even on a busy machine (Ann's alone would be matched with two bots).
 			for _, p := range []*Client{ann, bob} {
 				r, err := p.C.EnqueueTicket(p.Ctx(), &gatewayv1.EnqueueTicketRequest{Game: TestGame, MinSeats: 3, MaxSeats: 3, BotsMayFill: true,
-					MaxWait: durationpb.New(100 * time.Millisecond), Options: rounds(2)})
+					MaxWait: durationpb.New(time.Second), Options: rounds(2)})
 				if err != nil {
 					t.Fatal(err)
 				}

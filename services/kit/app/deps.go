@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
+	"time"
 
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
@@ -24,9 +26,14 @@ func (a *App) Redis(ctx context.Context) (redis.UniversalClient, error) {
 	if a.rdb != nil {
 		return a.rdb, nil
 	}
-	rdb, opt, err := redisconn.Open(a.Config.RedisURL)
+	opt, err := redisconn.Parse(a.Config.RedisURL)
 	if err != nil {
 		return nil, err
+	}
+	ride, ok := rideOutFor(opt, a.Config.RedisURL)
+	rdb := opt.Client()
+	if ok {
+		rdb.AddHook(ride)
 	}
 	// Commands are traced only when traces are exported: otherwise no span would be recorded, and
 	// starting one per command still costs. The caller's file and line are left out: finding them
@@ -86,4 +93,49 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	a.OnClose(func(context.Context) error { b.Close(); return nil })
 	a.Depend("nats", func(context.Context) error { return b.Healthy() })
 	return b, nil
+}
+
+// rideOutDefault makes the client ride out a Redis restart (a few seconds, during which Redis
+// refuses connections, then answers LOADING while it reads its append-only file) instead of
+// giving up after three quick tries (about 0.1 s): the rideOut hook sends a command again on a new
+// connection for up to 4 s, backing off up to 250 ms (or the URL's max_retry_backoff), and the
+// client's own retries are off. A script repeated after its answer was lost applies nothing twice:
+// commits compare and set the version and remember action ids (the repeat is answered from the
+// log), a repeated create finds its table (ALREADY_EXISTS, which the gateway's deal accepts), the
+// drive claim remembers its token; a repeated deadline claim finds nothing and the deadline waits
+// for the lease. A URL that sets max_retries keeps the client's own retries instead, and no hook.
+func rideOutDefault(opt *redis.Options, rawURL string) (rideOut, bool) {
+	q := ""
+	if u, err := url.Parse(rawURL); err == nil {
+		q = u.RawQuery
+	}
+	if strings.Contains(q, "max_retries=") {
+		return rideOut{}, false
+	}
+	backoff := 250 * time.Millisecond
+	if strings.Contains(q, "max_retry_backoff=") {
+		backoff = opt.MaxRetryBackoff
+	}
+	opt.MaxRetries = -1
+	return rideOut{budget: 4 * time.Second, maxBackoff: backoff}, true
+}
+
+// rideOutFor is rideOutDefault for a client of any kind the URL selects; on a cluster the hook
+// sends a command again through the cluster client, which routes it anew (a failover moves a
+// primary's slots to its replica).
+func rideOutFor(o redisconn.Options, rawURL string) (rideOut, bool) {
+	switch o.Kind {
+	case redisconn.Sentinel:
+		tmp := &redis.Options{MaxRetries: o.Sentinel.MaxRetries, MaxRetryBackoff: o.Sentinel.MaxRetryBackoff}
+		h, ok := rideOutDefault(tmp, rawURL)
+		o.Sentinel.MaxRetries = tmp.MaxRetries
+		return h, ok
+	case redisconn.Cluster:
+		tmp := &redis.Options{MaxRetries: o.Cluster.MaxRetries, MaxRetryBackoff: o.Cluster.MaxRetryBackoff}
+		h, ok := rideOutDefault(tmp, rawURL)
+		o.Cluster.MaxRetries = tmp.MaxRetries
+		return h, ok
+	default:
+		return rideOutDefault(o.Single, rawURL)
+	}
 }

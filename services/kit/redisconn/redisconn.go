@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -42,8 +41,8 @@ type Options struct {
 	Cluster  *redis.ClusterOptions
 }
 
-// Parse reads a URL of one of the package's forms. Unless the URL sets them, the client retries
-// 20 times, backing off up to 250 ms (about 4 s in all), to ride out a restart or a failover.
+// Parse reads a URL of one of the package's forms. Retries are go-redis's unless the URL sets
+// them (the services add their own, see services/kit/app).
 func Parse(rawURL string) (Options, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
@@ -55,7 +54,6 @@ func Parse(rawURL string) (Options, error) {
 	}
 	plain := *u
 	plain.Scheme = base
-	q := u.RawQuery
 	var o Options
 	switch kind {
 	case "":
@@ -63,7 +61,6 @@ func Parse(rawURL string) (Options, error) {
 		if err != nil {
 			return Options{}, fmt.Errorf("redis url: %w", err)
 		}
-		retries(q, &opt.MaxRetries, &opt.MaxRetryBackoff)
 		o = Options{Kind: Single, Addrs: []string{opt.Addr}, Single: opt}
 	case "sentinel":
 		opt, err := redis.ParseFailoverURL(plain.String())
@@ -73,7 +70,6 @@ func Parse(rawURL string) (Options, error) {
 		if opt.MasterName == "" {
 			return Options{}, fmt.Errorf("redis sentinel url: master_name is required")
 		}
-		retries(q, &opt.MaxRetries, &opt.MaxRetryBackoff)
 		o = Options{Kind: Sentinel, Addrs: opt.SentinelAddrs, Sentinel: opt}
 	case "cluster":
 		if p := strings.Trim(u.Path, "/"); p != "" && p != "0" {
@@ -84,30 +80,11 @@ func Parse(rawURL string) (Options, error) {
 		if err != nil {
 			return Options{}, fmt.Errorf("redis cluster url: %w", err)
 		}
-		retries(q, &opt.MaxRetries, &opt.MaxRetryBackoff)
 		o = Options{Kind: Cluster, Addrs: opt.Addrs, Cluster: opt}
 	default:
 		return Options{}, fmt.Errorf("redis url: scheme %q, want redis, rediss, redis+sentinel or redis+cluster", u.Scheme)
 	}
 	return o, nil
-}
-
-// retries makes the client ride out a Redis restart or failover (a few seconds, during which
-// Redis refuses connections, answers LOADING while it reads its append-only file, or a cluster
-// answers CLUSTERDOWN/MOVED while a replica takes over) instead of giving up after three quick
-// tries (about 0.1 s): 20 retries, backing off up to 250 ms, about 4 s in all. A script repeated
-// after its answer was lost applies nothing twice: commits compare and set the version and
-// remember action ids (the repeat is answered from the log), a repeated create finds its table
-// (ALREADY_EXISTS, which the gateway's deal accepts), the drive claim remembers its token; a
-// repeated deadline claim finds nothing and the deadline waits for the lease. A URL that sets
-// max_retries or max_retry_backoff keeps its own.
-func retries(query string, maxRetries *int, maxBackoff *time.Duration) {
-	if !strings.Contains(query, "max_retries=") {
-		*maxRetries = 20
-	}
-	if !strings.Contains(query, "max_retry_backoff=") {
-		*maxBackoff = 250 * time.Millisecond
-	}
 }
 
 // Client returns a new client for o.

@@ -17,12 +17,12 @@ func TestParse(t *testing.T) {
 		retries int
 		backoff time.Duration
 	}{
-		{"redis://127.0.0.1:6379/0", redisconn.Single, []string{"127.0.0.1:6379"}, 20, 250 * time.Millisecond},
-		{"redis://127.0.0.1:6379/0?max_retries=2", redisconn.Single, []string{"127.0.0.1:6379"}, 2, 250 * time.Millisecond},
+		{"redis://127.0.0.1:6379/0", redisconn.Single, []string{"127.0.0.1:6379"}, 0, 0},
+		{"redis://127.0.0.1:6379/0?max_retries=2", redisconn.Single, []string{"127.0.0.1:6379"}, 2, 0},
 		{"rediss://u:p@r.example:6380/2?max_retries=5&max_retry_backoff=1s", redisconn.Single, []string{"r.example:6380"}, 5, time.Second},
-		{"redis+sentinel://s1:26379?addr=s2:26379&addr=s3:26379&master_name=main", redisconn.Sentinel, []string{"s1:26379", "s2:26379", "s3:26379"}, 20, 250 * time.Millisecond},
-		{"redis+cluster://n1:7000?addr=n2:7000&addr=n3:7000&max_retries=3", redisconn.Cluster, []string{"n1:7000", "n2:7000", "n3:7000"}, 3, 250 * time.Millisecond},
-		{"rediss+cluster://user:pw@n1:7000/", redisconn.Cluster, []string{"n1:7000"}, 20, 250 * time.Millisecond},
+		{"redis+sentinel://s1:26379?addr=s2:26379&addr=s3:26379&master_name=main", redisconn.Sentinel, []string{"s1:26379", "s2:26379", "s3:26379"}, 0, 0},
+		{"redis+cluster://n1:7000?addr=n2:7000&addr=n3:7000&max_retries=3", redisconn.Cluster, []string{"n1:7000", "n2:7000", "n3:7000"}, 3, 0},
+		{"rediss+cluster://user:pw@n1:7000/?max_retry_backoff=2s", redisconn.Cluster, []string{"n1:7000"}, 0, 2 * time.Second},
 	} {
 		o, err := redisconn.Parse(c.url)
 		if err != nil {
