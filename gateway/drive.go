@@ -251,7 +251,12 @@ func (s *Server) playFor(ctx context.Context, t *lobby.Table, c rulesv1.RulesSer
 		if !p.Bot && !absent[i] {
 			continue
 		}
-		sug, err := c.SuggestAction(ctx, &rulesv1.SuggestActionRequest{TableId: t.ID, Seat: uint32(i)})
+		// A bot plays at its own level; an absent player's seat at the table's takeover level.
+		level := storedLevel(t.Takeover)
+		if p.Bot {
+			level = storedLevel(p.Level)
+		}
+		sug, err := c.SuggestAction(ctx, &rulesv1.SuggestActionRequest{TableId: t.ID, Seat: uint32(i), Level: level})
 		if err != nil {
 			continue // nothing to do at this seat now, or the table moved on
 		}

@@ -150,7 +150,8 @@ func (s *Server) formMatch(ctx context.Context, id string) (bool, error) {
 	}
 	first := tickets[0]
 	if n := m.Seats - len(players); n > 0 {
-		players = append(players, bots(n, 0)...)
+		// The bots take the level of the oldest ticket: its wait running out is what lets them fill.
+		players = append(players, bots(n, 0, storedLevel(first.BotLevel))...)
 	}
 	now := s.now()
 	t := lobby.Table{ID: id, Game: first.Game, State: lobby.TableStarting, Capacity: m.Seats, Players: players,

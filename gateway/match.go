@@ -67,6 +67,9 @@ func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.Enque
 	if perAction < 0 {
 		return nil, refusal.Invalid("time_limits.per_action", refusal.InvalidField, "the time per action cannot be negative")
 	}
+	if err := refusal.CheckBotLevel("bot_level", req.GetBotLevel()); err != nil {
+		return nil, err
+	}
 	h := sha256.New()
 	h.Write([]byte(req.GetGame() + "\x00" + perAction.String() + "\x00"))
 	h.Write(opts)
@@ -74,7 +77,8 @@ func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.Enque
 	t := lobby.Ticket{
 		ID: newID("k-"), Pool: hex.EncodeToString(h.Sum(nil)[:12]), Game: req.GetGame(),
 		Players: []lobby.Player{{ID: sess.Player, Name: sess.Name}}, PartySize: party, MinSeats: lo, MaxSeats: hi,
-		BotsMayFill: req.GetBotsMayFill(), MaxWait: wait, Options: opts, PerAction: perAction, CreatedAt: now,
+		BotsMayFill: req.GetBotsMayFill(), MaxWait: wait, Options: opts, PerAction: perAction,
+		BotLevel: int(levelOf(req.GetBotLevel())), CreatedAt: now,
 		State: lobby.TicketForming,
 	}
 	if party == 1 {

@@ -160,11 +160,14 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 	if perAction < 0 {
 		return nil, refusal.Invalid("time_limits.per_action", refusal.InvalidField, "the time per action cannot be negative")
 	}
+	if err := refusal.CheckBotLevel("takeover_level", req.GetTakeoverLevel()); err != nil {
+		return nil, err
+	}
 	for range 8 {
 		t := lobby.Table{
 			ID: newID("t-"), Game: req.GetGame(), Owner: sess.Player, State: lobby.TableOpen, Capacity: capacity,
 			Players: []lobby.Player{{ID: sess.Player, Name: sess.Name}}, InviteCode: newCode(),
-			Options: opts, PerAction: perAction, CreatedAt: s.now(),
+			Options: opts, PerAction: perAction, Takeover: int(levelOf(req.GetTakeoverLevel())), CreatedAt: s.now(),
 		}
 		t.Deadline = t.CreatedAt.Add(openTableTTL)
 		err := s.lobby.CreateTable(ctx, t, openTableTTL)
@@ -182,7 +185,8 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 
 // tableProto describes t to player (the invite code only to its players).
 func tableProto(t *lobby.Table, player string) *gatewayv1.Table {
-	out := &gatewayv1.Table{TableId: t.ID, Game: t.Game, OwnerPlayerId: t.Owner, Capacity: uint32(t.Capacity)}
+	out := &gatewayv1.Table{TableId: t.ID, Game: t.Game, OwnerPlayerId: t.Owner, Capacity: uint32(t.Capacity),
+		TakeoverLevel: storedLevel(t.Takeover)}
 	switch t.State {
 	case lobby.TableOpen:
 		out.State = gatewayv1.TableState_TABLE_STATE_OPEN
@@ -221,12 +225,24 @@ func tableProto(t *lobby.Table, player string) *gatewayv1.Table {
 }
 
 func playerRef(p lobby.Player) *gamev1.PlayerRef {
-	kind := gamev1.PlayerKind_PLAYER_KIND_HUMAN
 	if p.Bot {
-		kind = gamev1.PlayerKind_PLAYER_KIND_BOT
+		return &gamev1.PlayerRef{PlayerId: p.ID, DisplayName: p.Name, Kind: gamev1.PlayerKind_PLAYER_KIND_BOT, BotLevel: storedLevel(p.Level)}
 	}
-	return &gamev1.PlayerRef{PlayerId: p.ID, DisplayName: p.Name, Kind: kind}
+	return &gamev1.PlayerRef{PlayerId: p.ID, DisplayName: p.Name, Kind: gamev1.PlayerKind_PLAYER_KIND_HUMAN}
 }
+
+// levelOf is the level a request asks for: unspecified is normal. The request's level has been
+// checked (refusal.CheckBotLevel).
+func levelOf(l gamev1.BotLevel) gamev1.BotLevel {
+	if l == gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
+		return gamev1.BotLevel_BOT_LEVEL_NORMAL
+	}
+	return l
+}
+
+// storedLevel is the level of a stored level number: 0 (records written before bots had levels)
+// is normal.
+func storedLevel(l int) gamev1.BotLevel { return levelOf(gamev1.BotLevel(l)) }
 
 // updateTable applies fn to the table and writes it, again on a lost race. fn returns the ttl, or
 // errUnchanged to have the table answered as loaded, without a write.
@@ -346,7 +362,15 @@ func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*g
 	if len(req.GetRequestId()) > maxRequestID {
 		return nil, refusal.Invalid("request_id", refusal.InvalidField, "request_id must be at most %d bytes", maxRequestID)
 	}
+	if err := refusal.CheckBotLevel("level", req.GetLevel()); err != nil {
+		return nil, err
+	}
+	level := levelOf(req.GetLevel())
 	call := fmt.Sprintf("AddBots:%d", req.GetCount())
+	if level != gamev1.BotLevel_BOT_LEVEL_NORMAL {
+		// Normal bots keep the call's former form: a retry across an upgrade is still a retry.
+		call += ":" + level.String()
+	}
 	t, err := s.updateTable(ctx, req.GetTableId(), func(t *lobby.Table) (time.Duration, error) {
 		if t.Owner != sess.Player {
 			return 0, refusal.New(codes.PermissionDenied, refusal.NotOwner, "only the table's owner may add bots")
@@ -366,7 +390,7 @@ func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*g
 		if len(t.Players)+int(req.GetCount()) > t.Capacity {
 			return 0, refusal.New(codes.FailedPrecondition, refusal.TableFull, "the table has %d free places", t.Capacity-len(t.Players))
 		}
-		t.Players = append(t.Players, bots(int(req.GetCount()), len(t.Players))...)
+		t.Players = append(t.Players, bots(int(req.GetCount()), len(t.Players), level)...)
 		if id := req.GetRequestId(); id != "" {
 			t.Remember(lobby.Request{ID: id, Call: call})
 		}
@@ -381,10 +405,11 @@ func (s *Server) AddBots(ctx context.Context, req *gatewayv1.AddBotsRequest) (*g
 // maxRequestID bounds a request id (a table remembers up to lobby.MaxRequests of them).
 const maxRequestID = 128
 
-func bots(n, from int) []lobby.Player {
+// bots are n new bots of level, named from the from-th letter on.
+func bots(n, from int, level gamev1.BotLevel) []lobby.Player {
 	out := make([]lobby.Player, n)
 	for i := range out {
-		out[i] = lobby.Player{ID: newID("bot-"), Name: "Bot " + string(rune('A'+(from+i)%26)), Bot: true}
+		out[i] = lobby.Player{ID: newID("bot-"), Name: "Bot " + string(rune('A'+(from+i)%26)), Bot: true, Level: int(level)}
 	}
 	return out
 }

@@ -363,3 +363,61 @@ func violationOf(err error) string {
 	}
 	return ""
 }
+
+// TestBrowserBotLevels: the owner of a private table picks each bot's level in the page; the page
+// shows the level beside the bot's name, before the start and at the table, and the gateway stores
+// it with the bot.
+func TestBrowserBotLevels(t *testing.T) {
+	newTab := newBrowser(t)
+	front := serveForBrowsers(t)
+	cc, err := grpc.NewClient(front, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cc.Close()
+	gw := gatewayv1.NewGatewayServiceClient(cc)
+	tab := newTab()
+	signIn(t, tab, "http://"+front+"/", "Ada")
+	runB(t, tab, 30*time.Second, chromedp.Click(chromedp.CSS(`[data-testid=private-sapotagem]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-bot]`)))
+	// The level select is a preact-controlled <select>: set it as a person would, with a change event.
+	choose := func(level gamev1.BotLevel) {
+		evalJS[bool](t, tab, fmt.Sprintf(`(() => {
+			const s = document.querySelector("[data-testid=bot-level]");
+			s.value = "%d";
+			s.dispatchEvent(new Event("change", { bubbles: true }));
+			return true;
+		})()`, int32(level)))
+	}
+	bots := func() []string {
+		return evalJS[[]string](t, tab, `[...document.querySelectorAll("[data-testid=player]")].map((li) => li.innerText).filter((s) => s.includes("bot"))`)
+	}
+	for i, l := range []gamev1.BotLevel{gamev1.BotLevel_BOT_LEVEL_STRONG, gamev1.BotLevel_BOT_LEVEL_EASY} {
+		choose(l)
+		runB(t, tab, 30*time.Second, chromedp.Click(chromedp.CSS(`[data-testid=add-bot]`)),
+			chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelectorAll("[data-testid=player]").length === %d`, i+2)))
+	}
+	if got := bots(); !slices.Equal(got, []string{"Bot B (bot, strong)", "Bot C (bot, easy)"}) {
+		t.Fatalf("the page lists the bots as %q, want Bot B (bot, strong) and Bot C (bot, easy)", got)
+	}
+	id := strings.TrimPrefix(evalJS[string](t, tab, `location.hash`), "#/private/")
+	authed := metadata.AppendToOutgoingContext(t.Context(), "authorization", "Bearer "+sessionOf(t, tab).Token)
+	r, err := gw.GetTable(authed, &gatewayv1.GetTableRequest{TableId: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []gamev1.BotLevel
+	for _, p := range r.GetTable().GetPlayers() {
+		if p.GetKind() == gamev1.PlayerKind_PLAYER_KIND_BOT {
+			stored = append(stored, p.GetBotLevel())
+		}
+	}
+	if !slices.Equal(stored, []gamev1.BotLevel{gamev1.BotLevel_BOT_LEVEL_STRONG, gamev1.BotLevel_BOT_LEVEL_EASY}) {
+		t.Fatalf("the gateway stored the bots at %v, want strong and easy", stored)
+	}
+	// At the table the seats show the levels too.
+	runB(t, tab, time.Minute, chromedp.Click(chromedp.CSS(`[data-testid=start]`)), chromedp.WaitVisible(chromedp.CSS(`ol.seats li .bot`)))
+	seats := evalJS[[]string](t, tab, `[...document.querySelectorAll("ol.seats li .bot")].map((s) => s.innerText.trim()).sort()`)
+	if !slices.Equal(seats, []string{"· bot, easy", "· bot, strong"}) {
+		t.Fatalf("the table's seats mark the bots %q, want bot, easy and bot, strong", seats)
+	}
+}

@@ -3,6 +3,7 @@ package k8s_test
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -492,11 +493,54 @@ func (p *problems) dev(o *objects) {
 		if !slices.ContainsFunc(o.services, func(s *corev1.Service) bool { return s.Name == name && len(selectedTemplates(o, s)) > 0 }) {
 			p.add("dev: no Service in front of %s", name)
 		}
+		if name == "nats" {
+			p.natsCluster(o, st)
+			continue
+		}
 		for _, d := range o.deployments {
 			v, _ := env(o, d.Spec.Template.Spec.Containers[0], "CARDROOM_"+strings.ToUpper(name)+"_URL")
 			if !strings.HasPrefix(v, want.url) {
 				p.add("dev: Deployment %s reaches %s at %q, not the StatefulSet", d.Name, name, v)
 			}
+		}
+	}
+}
+
+// natsCluster: dev's NATS StatefulSet is one cluster whose servers route to each other, every
+// process names each server (so that it survives the loss of one) and keeps the stream with as
+// many replicas as there are servers, up to 3.
+func (p *problems) natsCluster(o *objects, st *appsv1.StatefulSet) {
+	n := int32(1)
+	if st.Spec.Replicas != nil {
+		n = *st.Spec.Replicas
+	}
+	var servers []string
+	for i := range n {
+		servers = append(servers, fmt.Sprintf("nats://%s-%d.%s:4222", st.Name, i, st.Spec.ServiceName))
+	}
+	args := strings.Join(st.Spec.Template.Spec.Containers[0].Args, " ")
+	if n > 1 {
+		for i := range n {
+			if route := fmt.Sprintf("nats://%s-%d.%s:6222", st.Name, i, st.Spec.ServiceName); !strings.Contains(args, route) {
+				p.add("dev: nats has %d servers but no route to %s", n, route)
+			}
+		}
+		if !strings.Contains(args, "--server_name=$(POD_NAME)") {
+			p.add("dev: nats servers are not named after their pods (JetStream needs stable names)")
+		}
+		if st.Spec.PodManagementPolicy != appsv1.ParallelPodManagement {
+			p.add("dev: nats servers start one after the other (podManagementPolicy %q): a server is not ready before its routes", st.Spec.PodManagementPolicy)
+		}
+	}
+	want := strconv.Itoa(int(min(n, 3)))
+	for _, d := range o.deployments {
+		c := d.Spec.Template.Spec.Containers[0]
+		v, _ := env(o, c, "CARDROOM_NATS_URL")
+		if got := strings.Split(v, ","); !slices.Equal(got, servers) {
+			p.add("dev: Deployment %s reaches nats at %q, not each of the StatefulSet's servers %q", d.Name, v, strings.Join(servers, ","))
+		}
+		if r, _ := env(o, c, "CARDROOM_NATS_REPLICAS"); r != want {
+			p.add("dev: Deployment %s keeps the stream with %q replicas on %d nats servers, want %s", d.Name, r, n, want)
 		}
 	}
 }
@@ -541,6 +585,10 @@ func (p *problems) prod(o *objects) {
 	}
 	for _, d := range o.deployments {
 		c := d.Spec.Template.Spec.Containers[0]
+		// The external NATS is a cluster of at least three servers keeping three copies.
+		if r, _ := env(o, c, "CARDROOM_NATS_REPLICAS"); r != "3" {
+			p.add("prod: Deployment %s keeps the stream with %q replicas, want 3", d.Name, r)
+		}
 		for _, v := range []string{"CARDROOM_REDIS_URL", "CARDROOM_NATS_URL"} {
 			u, _ := env(o, c, v)
 			switch {

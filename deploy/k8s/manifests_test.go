@@ -183,6 +183,33 @@ func TestAuditCatchesEachMistake(t *testing.T) {
 				}
 			}
 		}},
+		{"dev nats server without routes", "dev", "no route to nats://nats-2.nats:6222", func(o *objects) {
+			for _, s := range o.statefulSets {
+				if s.Name == "nats" {
+					c := &s.Spec.Template.Spec.Containers[0]
+					c.Args = slices.DeleteFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--routes") })
+				}
+			}
+		}},
+		{"dev stream on one nats server", "dev", "keeps the stream with \"1\" replicas on 3 nats servers", func(o *objects) {
+			for _, m := range o.configMaps {
+				if _, ok := m.Data["CARDROOM_NATS_REPLICAS"]; ok {
+					m.Data["CARDROOM_NATS_REPLICAS"] = "1"
+				}
+			}
+		}},
+		{"dev reaching one nats server", "dev", "not each of the StatefulSet's servers", func(o *objects) {
+			for _, m := range o.configMaps {
+				if _, ok := m.Data["CARDROOM_NATS_URL"]; ok {
+					m.Data["CARDROOM_NATS_URL"] = "nats://nats:4222"
+				}
+			}
+		}},
+		{"prod stream without replicas", "prod", "keeps the stream with \"\" replicas, want 3", func(o *objects) {
+			for _, m := range o.configMaps {
+				delete(m.Data, "CARDROOM_NATS_REPLICAS")
+			}
+		}},
 		{"dev pointed elsewhere", "dev", "reaches redis at", func(o *objects) {
 			for _, m := range o.configMaps {
 				if _, ok := m.Data["CARDROOM_REDIS_URL"]; ok {

@@ -57,8 +57,15 @@ type EnvOptions struct {
 	Opt      gateway.Options
 	Games    []engine.Engine // default: the test game
 	FileBus  bool            // the stream on disk, so that it survives restartNATS
+	// NATSURL, when set, is an external NATS (a cluster's servers, comma-separated) in place of
+	// the embedded one; NATSReplicas the stream's replicas there. RestartNATS is then nil.
+	NATSURL      string
+	NATSReplicas int
 	// GatewayUnary, when set, sees every unary call the gateway replicas serve.
 	GatewayUnary grpc.UnaryServerInterceptor
+	// RulesUnary, when set, sees every unary call the rules replicas serve (the gateway's calls,
+	// its driver's SuggestAction among them).
+	RulesUnary grpc.UnaryServerInterceptor
 	// PerGateway, when set, changes the options of replica i.
 	PerGateway func(i int, o *gateway.Options)
 }
@@ -77,6 +84,8 @@ type Env struct {
 	Prefix      string
 	BusURL      string
 	Bus         *bus.Bus
+	// GatewayBuses are the gateway replicas' buses, by replica.
+	GatewayBuses []*bus.Bus
 	// RestartNATS stops the embedded NATS and starts it again on the same port and directory.
 	RestartNATS func()
 	// kills stop gateway replicas: their background work ends and their server stops, as if the
@@ -97,26 +106,30 @@ func NewEnv(t testing.TB, o EnvOptions) *Env {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	natsDir := t.TempDir()
-	ns, err := natsembed.Start(0, natsDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := &Env{T: t, BusURL: ns.URL()}
-	t.Cleanup(func() { ns.Shutdown() })
-	e.RestartNATS = func() {
-		u, err := url.Parse(ns.URL())
+	e := &Env{T: t, BusURL: o.NATSURL}
+	var err error
+	if o.NATSURL == "" {
+		natsDir := t.TempDir()
+		ns, err := natsembed.Start(0, natsDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		port, _ := strconv.Atoi(u.Port())
-		ns.Shutdown()
-		if ns, err = natsembed.Start(port, natsDir); err != nil {
-			t.Fatal(err)
+		e.BusURL = ns.URL()
+		t.Cleanup(func() { ns.Shutdown() })
+		e.RestartNATS = func() {
+			u, err := url.Parse(ns.URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			port, _ := strconv.Atoi(u.Port())
+			ns.Shutdown()
+			if ns, err = natsembed.Start(port, natsDir); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	connectBus := func(name string) *bus.Bus {
-		b, err := bus.Connect(ctx, ns.URL(), name, bus.Options{Memory: !o.FileBus})
+		b, err := bus.Connect(ctx, e.BusURL, name, bus.Options{Memory: !o.FileBus, Replicas: o.NATSReplicas})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +187,11 @@ func NewEnv(t testing.TB, o EnvOptions) *Env {
 			srv := rules.New(eng, e.Tables, connectBus(fmt.Sprint("rules-", name, i)), rules.Options{SweepInterval: 20 * time.Millisecond})
 			wg.Add(1)
 			go func() { defer wg.Done(); _ = srv.Run(ctx) }()
-			addrs = append(addrs, serve(func(gs *grpc.Server) { rulesv1.RegisterRulesServiceServer(gs, srv) }))
+			var opts []grpc.ServerOption
+			if o.RulesUnary != nil {
+				opts = append(opts, grpc.UnaryInterceptor(o.RulesUnary))
+			}
+			addrs = append(addrs, serve(func(gs *grpc.Server) { rulesv1.RegisterRulesServiceServer(gs, srv) }, opts...))
 		}
 		// One target naming every replica (as DNS would): the gateway balances over them by table.
 		scheme := fmt.Sprintf("rules%d", schemes.Add(1))
@@ -219,7 +236,9 @@ func NewEnv(t testing.TB, o EnvOptions) *Env {
 		if o.PerGateway != nil {
 			o.PerGateway(i, &opt)
 		}
-		gw, err := gateway.New(opt, e.Lobby, connectBus(opt.Replica), conns)
+		gb := connectBus(opt.Replica)
+		e.GatewayBuses = append(e.GatewayBuses, gb)
+		gw, err := gateway.New(opt, e.Lobby, gb, conns)
 		if err != nil {
 			t.Fatal(err)
 		}

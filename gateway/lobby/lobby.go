@@ -79,6 +79,9 @@ type Player struct {
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	Bot  bool   `json:"bot,omitempty"`
+	// Level is a bot's level, the number of a cardroom.game.v1.BotLevel (0, in records written
+	// before bots had levels: normal). 0 for a person.
+	Level int `json:"level,omitempty"`
 }
 
 // Table is a table as the gateway keeps it.
@@ -96,7 +99,10 @@ type Table struct {
 	// Options is the encoded google.protobuf.Any of the game's options.
 	Options   []byte        `json:"options,omitempty"`
 	PerAction time.Duration `json:"per_action,omitempty"`
-	CreatedAt time.Time     `json:"created"`
+	// Takeover is the level (a cardroom.game.v1.BotLevel number; 0: normal) a bot plays a seated
+	// player's seat at while they are absent.
+	Takeover  int       `json:"takeover,omitempty"`
+	CreatedAt time.Time `json:"created"`
 	// Deadline is when the table's present state ends unless something happens first: an open,
 	// dealt, finished or closed table's record expires then; a starting table's owner gives the
 	// start up then if the deal has not been made.
@@ -177,7 +183,10 @@ type Ticket struct {
 	MaxWait     time.Duration `json:"max_wait"`
 	Options     []byte        `json:"options,omitempty"`
 	PerAction   time.Duration `json:"per_action,omitempty"`
-	CreatedAt   time.Time     `json:"created"`
+	// BotLevel is the level (a cardroom.game.v1.BotLevel number; 0: normal) of the bots filling the
+	// table when this is its oldest ticket.
+	BotLevel  int       `json:"bot_level,omitempty"`
+	CreatedAt time.Time `json:"created"`
 	// QueuedAt is when the full party entered the queue.
 	QueuedAt time.Time `json:"queued,omitzero"`
 	// Refused, on a cancelled ticket, is why the game refused the table it was matched to.

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	pb "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	kit "cardroom.dev/services/kit/engine"
 	"google.golang.org/protobuf/proto"
@@ -34,7 +35,7 @@ func TestEngine(t *testing.T) {
 		seat := -1
 		var act proto.Message
 		for s := range 3 {
-			if a, ok := st.Suggest((s+step)%3, r); ok {
+			if a, ok := st.Suggest((s+step)%3, gamev1.BotLevel_BOT_LEVEL_NORMAL, r); ok {
 				seat, act = (s+step)%3, a
 				break
 			}

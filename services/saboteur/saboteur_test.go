@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 	kit "cardroom.dev/services/kit/engine"
 )
@@ -32,7 +33,7 @@ func TestEngineSuggestsPlayableMoves(t *testing.T) {
 			}
 			moved := false
 			for seat := range 5 {
-				a, ok := st.Suggest(seat, r)
+				a, ok := st.Suggest(seat, gamev1.BotLevel_BOT_LEVEL_NORMAL, r)
 				if !ok {
 					continue
 				}

@@ -31,7 +31,7 @@ func TestErasedGame(t *testing.T) {
 		}
 		moved := false
 		for seat := 0; seat < 4 && !moved; seat++ {
-			a, ok := st.Suggest(seat, r)
+			a, ok := st.Suggest(seat, gamev1.BotLevel_BOT_LEVEL_NORMAL, r)
 			if !ok {
 				continue
 			}

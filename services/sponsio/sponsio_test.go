@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 	"cardroom.dev/services/kit/engine"
 )
@@ -30,7 +31,7 @@ func TestErasedGame(t *testing.T) {
 		}
 		acted := false
 		for seat := range 4 {
-			m, ok := st.Suggest(seat, r)
+			m, ok := st.Suggest(seat, gamev1.BotLevel_BOT_LEVEL_NORMAL, r)
 			if !ok {
 				continue
 			}

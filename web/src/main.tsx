@@ -7,7 +7,7 @@ import { api, lastName, loadSession, newActionId, saveSession, signIn, signedOut
 import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
-import { PlayerKind, type Outcome, type TableSummary } from "./gen/cardroom/game/v1/game_pb";
+import { BotLevel, PlayerKind, type Outcome, type PlayerRef, type TableSummary } from "./gen/cardroom/game/v1/game_pb";
 import { isCard, keyWords, unpack, words, type Plain, type PlainObj } from "./plain";
 import { Card, cardsIn, cellOf, chooser, matches, type Legal } from "./cards";
 import { SapotagemPane, SponsioPane } from "./games";
@@ -20,6 +20,38 @@ type Route = { screen: string; id: string };
 function parseRoute(): Route {
   const [screen = "", id = ""] = location.hash.replace(/^#\/?/, "").split("/");
   return { screen: screen || "lobby", id: decodeURIComponent(id) };
+}
+
+// The bot levels a player chooses from, in words (docs/bots.md says what each is).
+const levels: [BotLevel, string][] = [
+  [BotLevel.EASY, "easy"],
+  [BotLevel.NORMAL, "normal"],
+  [BotLevel.STRONG, "strong"],
+];
+
+// levelName is a bot's level in words (unspecified is normal).
+function levelName(l: BotLevel): string {
+  return levels.find(([v]) => v === l)?.[1] ?? "normal";
+}
+
+// botLabel marks a bot with its level: "bot, strong"; "" for a person.
+function botLabel(p: PlayerRef | undefined): string {
+  return p?.kind === PlayerKind.BOT ? `bot, ${levelName(p.botLevel)}` : "";
+}
+
+function LevelSelect({ value, onChange, label }: { value: BotLevel; onChange: (l: BotLevel) => void; label: string }) {
+  return (
+    <label>
+      {label}{" "}
+      <select value={value} onChange={(e) => onChange(Number(e.currentTarget.value) as BotLevel)} data-testid="bot-level">
+        {levels.map(([v, n]) => (
+          <option key={v} value={v}>
+            {n}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
 }
 
 function go(screen: string, id = "") {
@@ -116,12 +148,13 @@ function Lobby() {
   const [err, setErr] = useState("");
   const [code, setCode] = useState("");
   const [watchId, setWatchId] = useState("");
+  const [fill, setFill] = useState(BotLevel.NORMAL);
   useEffect(() => {
     api.listGames({}).then((r) => setGames(r.games), (e) => setErr(errorText(e)));
   }, []);
   const queue = async (game: string) => {
     try {
-      const r = await api.enqueueTicket({ game, botsMayFill: true, maxWait: create(DurationSchema, { seconds: 2n }) });
+      const r = await api.enqueueTicket({ game, botsMayFill: true, botLevel: fill, maxWait: create(DurationSchema, { seconds: 2n }) });
       go("queue", r.ticketId);
     } catch (e) {
       setErr(errorText(e));
@@ -148,6 +181,9 @@ function Lobby() {
     <section>
       <h1>Games</h1>
       {err && <p role="alert" class="error">{err}</p>}
+      <p>
+        <LevelSelect value={fill} onChange={setFill} label="Bots that fill free seats play" />
+      </p>
       <ul class="games">
         {games.map((g) => (
           <li key={g.game} data-game={g.game}>
@@ -158,7 +194,9 @@ function Lobby() {
             <button onClick={() => queue(g.game)} data-testid={`queue-${g.game}`}>
               Play (bots fill free seats)
             </button>{" "}
-            <button onClick={() => createTable(g.game)}>Private table</button>
+            <button onClick={() => createTable(g.game)} data-testid={`private-${g.game}`}>
+              Private table
+            </button>
           </li>
         ))}
       </ul>
@@ -215,6 +253,7 @@ function Queue({ id }: { id: string }) {
 
 function PrivateTable({ id, me }: { id: string; me: Session }) {
   const [t, setT] = useState<Table | null>(null);
+  const [level, setLevel] = useState(BotLevel.NORMAL);
   const [err, setErr] = useState("");
   useEffect(() => {
     let stop = false;
@@ -255,9 +294,9 @@ function PrivateTable({ id, me }: { id: string; me: Session }) {
       </p>
       <ol>
         {t.players.map((p) => (
-          <li key={p.playerId}>
+          <li key={p.playerId} data-testid="player">
             {p.displayName}
-            {p.kind === PlayerKind.BOT ? " (bot)" : ""}
+            {p.kind === PlayerKind.BOT ? ` (${botLabel(p)})` : ""}
             {p.playerId === me.playerId ? " (you)" : ""}
           </li>
         ))}
@@ -265,8 +304,13 @@ function PrivateTable({ id, me }: { id: string; me: Session }) {
       {err && <p role="alert" class="error">{err}</p>}
       {owner && (
         <p>
-          <button onClick={act(() => api.addBots({ tableId: id, count: 1, requestId: newActionId() }))}>Add a bot</button>{" "}
-          <button onClick={act(() => api.startTable({ tableId: id }))}>Start</button>
+          <LevelSelect value={level} onChange={setLevel} label="Level" />{" "}
+          <button onClick={act(() => api.addBots({ tableId: id, count: 1, requestId: newActionId(), level }))} data-testid="add-bot">
+            Add a bot
+          </button>{" "}
+          <button onClick={act(() => api.startTable({ tableId: id }))} data-testid="start">
+            Start
+          </button>
         </p>
       )}
       <button onClick={act(async () => (await api.leaveTable({ tableId: id }), go("lobby"), {}))}>Leave</button>
@@ -539,7 +583,7 @@ function Seats({ summary, mySeat, turn }: { summary: TableSummary | null; mySeat
         <li key={s.index} class={s.index === turn ? "turn" : ""} data-seat={s.index}>
           <b>{s.player?.displayName || `seat ${s.index}`}</b>
           {s.index === mySeat && <span class="you"> (you)</span>}
-          {s.player?.kind === PlayerKind.BOT && <span> · bot</span>}
+          {s.player?.kind === PlayerKind.BOT && <span class="bot"> · {botLabel(s.player)}</span>}
           {s.index === turn && <span> · to play</span>}
         </li>
       ))}

@@ -84,9 +84,9 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 		url = ns.URL()
 		a.Log.Info("event bus: embedded NATS (set CARDROOM_NATS_URL for an external one)", slog.String("url", url))
 	} else {
-		a.Log.Info("event bus: NATS", slog.String("url", config.Redact(url)), slog.String("prefix", a.Config.NATSPrefix))
+		a.Log.Info("event bus: NATS", slog.String("url", config.Redact(url)), slog.String("prefix", a.Config.NATSPrefix), slog.Int("replicas", a.Config.NATSReplicas))
 	}
-	b, err := bus.Connect(ctx, url, a.Name, bus.Options{Prefix: a.Config.NATSPrefix, Logger: a.Log})
+	b, err := bus.Connect(ctx, url, a.Name, bus.Options{Prefix: a.Config.NATSPrefix, Replicas: a.Config.NATSReplicas, Logger: a.Log})
 	if err != nil {
 		return nil, err
 	}

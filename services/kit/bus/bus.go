@@ -135,12 +135,28 @@ type Options struct {
 	MaxAge time.Duration
 	// Duplicates is the de-duplication window for message ids (0: 10 minutes).
 	Duplicates time.Duration
-	// Replicas of the stream in a NATS cluster (0: 1).
+	// Replicas is how many servers of a NATS cluster keep the stream (0: 1; at most MaxReplicas).
+	// The durable consumers inherit it. A process raises an existing stream's replicas to its own
+	// value when it connects, and never lowers them.
 	Replicas int
 	// Memory keeps the stream in memory instead of files (tests and benchmarks).
 	Memory bool
 	Logger *slog.Logger
 }
+
+// MaxReplicas is the most replicas JetStream keeps of a stream.
+const MaxReplicas = 5
+
+// reconnectWait is the pause between two rounds of reconnection attempts over the known servers.
+const reconnectWait = 250 * time.Millisecond
+
+// asyncAckTimeout is how long a JetStream publication waits for its acknowledgement before it
+// fails. When the stream's leader dies in a NATS cluster the publications it had not acknowledged
+// get no answer (a connection to a surviving server is not cut, so the client does not fail them
+// as it does on a disconnection); without a bound each would hold one of the client's pending
+// slots forever. It is longer than the rules services' own wait (which then leaves the
+// publication to the outbox), so it only frees what nobody waits for any more.
+const asyncAckTimeout = 30 * time.Second
 
 // Bus publishes and subscribes.
 type Bus struct {
@@ -151,7 +167,14 @@ type Bus struct {
 	prop   propagation.TextMapPropagator
 }
 
-// Connect connects to url and makes sure the stream exists with the configured subjects.
+// Connect connects to url and makes sure the stream exists with the configured subjects and
+// replicas. url may name several servers of one NATS cluster, comma-separated: the connection
+// starts on one of them at random and, when its server goes away, moves to another of those or of
+// the servers the cluster announced since. It keeps trying forever (a service without its bus is
+// not ready, and comes back with it); what is published meanwhile waits in the client's
+// reconnection buffer (8 MiB) and is sent once connected again. JetStream publications the
+// stream never acknowledged are published again by their owner with the same message ids, which
+// the stream drops within its de-duplication window (Options.Duplicates).
 func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
 	log := opt.Logger
 	if log == nil {
@@ -160,7 +183,8 @@ func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
 	nc, err := nats.Connect(url,
 		nats.Name(name),
 		nats.MaxReconnects(-1),
-		nats.ReconnectWait(250*time.Millisecond),
+		nats.ReconnectWait(reconnectWait),
+		nats.ReconnectBufSize(nats.DefaultReconnectBufSize),
 		nats.RetryOnFailedConnect(false),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			if err != nil {
@@ -168,7 +192,7 @@ func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
 			}
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) {
-			log.Info("nats reconnected", slog.String("url", c.ConnectedUrlRedacted()))
+			log.Info("nats reconnected", slog.String("url", c.ConnectedUrlRedacted()), slog.String("server", c.ConnectedServerName()))
 		}),
 	)
 	if err != nil {
@@ -188,7 +212,7 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	if err != nil {
 		return nil, err
 	}
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(asyncAckTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
@@ -200,6 +224,9 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 		Duplicates: opt.Duplicates,
 		Replicas:   max(opt.Replicas, 1),
 	}
+	if cfg.Replicas > MaxReplicas {
+		return nil, fmt.Errorf("stream %s: %d replicas, at most %d", cfg.Name, cfg.Replicas, MaxReplicas)
+	}
 	if cfg.MaxAge == 0 {
 		cfg.MaxAge = 7 * 24 * time.Hour
 	}
@@ -208,6 +235,21 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	}
 	if opt.Memory {
 		cfg.Storage = jetstream.MemoryStorage
+	}
+	// Never fewer replicas than the stream has: a process started without the setting (a one-off
+	// command, say) would otherwise strip a production stream of its copies. Lowering them is an
+	// operator's decision, made with the nats CLI.
+	if s, err := js.Stream(ctx, cfg.Name); err == nil {
+		if have := s.CachedInfo().Config.Replicas; have > cfg.Replicas {
+			log := opt.Logger
+			if log == nil {
+				log = slog.Default()
+			}
+			log.Warn("nats stream keeps more replicas than configured", slog.String("stream", cfg.Name), slog.Int("replicas", have), slog.Int("configured", cfg.Replicas))
+			cfg.Replicas = have
+		}
+	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, fmt.Errorf("stream %s: %w", cfg.Name, err)
 	}
 	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("create stream %s: %w", cfg.Name, err)
@@ -223,6 +265,9 @@ func (b *Bus) Healthy() error {
 	}
 	return nil
 }
+
+// Server is the name of the NATS server the connection is on (empty while disconnected).
+func (b *Bus) Server() string { return b.nc.ConnectedServerName() }
 
 // Close drains the connection.
 func (b *Bus) Close() {

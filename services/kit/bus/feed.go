@@ -146,6 +146,8 @@ func (b *Bus) PublicDurable(ctx context.Context, opt DurableOptions) (jetstream.
 		AckPolicy:     jetstream.AckAllPolicy,
 		AckWait:       time.Minute,
 		MaxAckPending: opt.MaxAckPending,
+		// Replicas 0: as many as the stream, so that the consumer's state survives what the
+		// stream survives.
 	}
 	if opt.After > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, opt.After+1

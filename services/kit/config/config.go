@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"cardroom.dev/services/kit/bus"
@@ -24,8 +25,12 @@ type Config struct {
 	RedisURL string
 	// RedisPrefix is put before every Redis key.
 	RedisPrefix string
-	// NATSURL selects an external NATS with JetStream; empty: an embedded server.
+	// NATSURL selects an external NATS with JetStream, or several servers of one NATS cluster
+	// comma-separated (the client moves to another when its server dies); empty: an embedded server.
 	NATSURL string
+	// NATSReplicas is how many servers of a NATS cluster keep the event stream (and its durable
+	// consumers): 1 for one server, 3 in production (the stream then survives the loss of one).
+	NATSReplicas int
 	// NATSDir is where an embedded NATS keeps its stream (empty: a temporary directory).
 	NATSDir string
 	// NATSPrefix is the prefix of every NATS subject and, upper-cased, the JetStream stream's name:
@@ -127,7 +132,8 @@ var settings = []setting{
 	{"metrics-listen", "CARDROOM_METRICS_LISTEN", "127.0.0.1:9464", "Prometheus /metrics listen address (empty: off)", str(func(c *Config) *string { return &c.MetricsListen })},
 	{"redis-url", "CARDROOM_REDIS_URL", "", "Redis URL for the table store (empty: in-memory store)", str(func(c *Config) *string { return &c.RedisURL })},
 	{"redis-prefix", "CARDROOM_REDIS_PREFIX", "cardroom:", "prefix of every Redis key", str(func(c *Config) *string { return &c.RedisPrefix })},
-	{"nats-url", "CARDROOM_NATS_URL", "", "NATS URL with JetStream (empty: embedded server)", str(func(c *Config) *string { return &c.NATSURL })},
+	{"nats-url", "CARDROOM_NATS_URL", "", "NATS URL with JetStream, or a NATS cluster's URLs comma-separated (empty: embedded server)", str(func(c *Config) *string { return &c.NATSURL })},
+	{"nats-replicas", "CARDROOM_NATS_REPLICAS", "1", "servers of the NATS cluster keeping the event stream, 1 to 5 (3 in production; 1 for one server)", num(func(c *Config) *int { return &c.NATSReplicas })},
 	{"nats-prefix", "CARDROOM_NATS_PREFIX", bus.DefaultPrefix, "prefix of every NATS subject; upper-cased, the stream name (lower-case letters, digits, '-', '_')", str(func(c *Config) *string { return &c.NATSPrefix })},
 	{"nats-dir", "CARDROOM_NATS_DIR", "", "storage directory of the embedded NATS (empty: temporary)", str(func(c *Config) *string { return &c.NATSDir })},
 	{"otlp-endpoint", "CARDROOM_OTLP_ENDPOINT", "", "OTLP/gRPC trace collector host:port (empty: no export)", str(func(c *Config) *string { return &c.OTLPEndpoint })},
@@ -193,6 +199,12 @@ func (c Config) validate() error {
 	if err := bus.CheckPrefix(c.NATSPrefix); err != nil {
 		return err
 	}
+	if c.NATSReplicas < 1 || c.NATSReplicas > bus.MaxReplicas {
+		return fmt.Errorf("nats replicas %d: 1 to %d", c.NATSReplicas, bus.MaxReplicas)
+	}
+	if c.NATSURL == "" && c.NATSReplicas != 1 {
+		return fmt.Errorf("nats replicas %d: the embedded NATS is one server (set CARDROOM_NATS_URL to a cluster's servers)", c.NATSReplicas)
+	}
 	return nil
 }
 
@@ -223,6 +235,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("redis_prefix", c.RedisPrefix),
 		slog.String("nats_url", Redact(c.NATSURL)),
 		slog.String("nats_prefix", c.NATSPrefix),
+		slog.Int("nats_replicas", c.NATSReplicas),
 		slog.String("otlp_endpoint", c.OTLPEndpoint),
 		slog.Float64("trace_sample", c.TraceSample),
 		slog.String("log_level", c.LogLevel),
@@ -243,9 +256,18 @@ func (c Config) LogValue() slog.Value {
 	)
 }
 
+// Redact is raw without passwords; a comma-separated list of URLs (a NATS cluster's) is redacted
+// one by one.
 func Redact(raw string) string {
 	if raw == "" {
 		return ""
+	}
+	if strings.Contains(raw, ",") {
+		parts := strings.Split(raw, ",")
+		for i, p := range parts {
+			parts[i] = Redact(strings.TrimSpace(p))
+		}
+		return strings.Join(parts, ",")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {

@@ -25,7 +25,17 @@ func TestParse(t *testing.T) {
 	if c, err := Parse("x", []string{"--nats-prefix", "blue"}, func(string) string { return "" }); err != nil || c.NATSPrefix != "blue" {
 		t.Errorf("--nats-prefix blue: %q, %v", c.NATSPrefix, err)
 	}
-	for _, bad := range [][]string{{"--retention", "soon"}, {"--log-level", "loud"}, {"extra"}, {"--nats-prefix", "Blue"}, {"--nats-prefix", "a.b"}, {"--nats-prefix", ""}} {
+	if c.NATSReplicas != 1 {
+		t.Errorf("default NATS replicas %d", c.NATSReplicas)
+	}
+	cluster := "nats://u:secret@n0:4222, nats://u:secret@n1:4222,nats://n2:4222"
+	if c, err := Parse("x", []string{"--nats-url", cluster, "--nats-replicas", "3"}, func(string) string { return "" }); err != nil || c.NATSReplicas != 3 {
+		t.Errorf("--nats-replicas 3: %d, %v", c.NATSReplicas, err)
+	} else if logged := c.LogValue().String(); strings.Contains(logged, "secret") || !strings.Contains(logged, "n2:4222") {
+		t.Errorf("the logged configuration of a NATS cluster: %s", logged)
+	}
+	for _, bad := range [][]string{{"--retention", "soon"}, {"--log-level", "loud"}, {"extra"}, {"--nats-prefix", "Blue"}, {"--nats-prefix", "a.b"}, {"--nats-prefix", ""},
+		{"--nats-url", "nats://n0:4222", "--nats-replicas", "0"}, {"--nats-url", "nats://n0:4222", "--nats-replicas", "6"}, {"--nats-replicas", "3"}} {
 		if _, err := Parse("x", bad, func(string) string { return "" }); err == nil {
 			t.Errorf("%v accepted", bad)
 		}

@@ -159,26 +159,33 @@ type State interface {
 	LegalLabelled(seat int) (actions []proto.Message, labels []string)
 	View(viewer int) proto.Message
 	Outcome() (*gamev1.Outcome, bool)
-	// Suggest asks the game's bot for seat's move; false when the seat has nothing to do or its bot
-	// would rather wait (see Waiter).
-	Suggest(seat int, r *rand.Rand) (proto.Message, bool)
+	// Suggest asks the game's bot of level (unspecified: normal) for seat's move; false when the
+	// seat has nothing to do or its bot would rather wait (see Waiter).
+	Suggest(seat int, level gamev1.BotLevel, r *rand.Rand) (proto.Message, bool)
 	// NotBefore is the earliest moment seat's action may be applied, for games that make bots wait
 	// (see Pacer); false when it may be applied at once or the action is not the game's.
 	NotBefore(seat int, action proto.Message) (time.Time, bool)
 	Encode() ([]byte, error)
 }
 
-// Erase binds a game and its bot (nil: a random bot) into an Engine.
+// Erase binds a game and its bot (nil: a random bot) into an Engine; the bot plays at every level.
 func Erase[S, A any](g Game[S, A], bot Bot[A]) Engine {
 	if bot == nil {
 		bot = RandomBot[A]{}
 	}
-	return erased[S, A]{g: g, bot: bot}
+	return EraseLevels(g, func(gamev1.BotLevel) Bot[A] { return bot })
+}
+
+// EraseLevels binds a game and its bots by level into an Engine: Suggest at a level asks bots(level)
+// (search.Engine binds a game's search.Levels). bots is called for each suggestion with the level
+// asked, unspecified included, and must return a bot for any value.
+func EraseLevels[S, A any](g Game[S, A], bots func(gamev1.BotLevel) Bot[A]) Engine {
+	return erased[S, A]{g: g, bots: bots}
 }
 
 type erased[S, A any] struct {
-	g   Game[S, A]
-	bot Bot[A]
+	g    Game[S, A]
+	bots func(gamev1.BotLevel) Bot[A]
 }
 
 func (e erased[S, A]) Info() Info { return e.g.Info() }
@@ -265,18 +272,19 @@ func (b *bound[S, A]) NotBefore(seat int, action proto.Message) (time.Time, bool
 	return p.NotBefore(b.s, seat, a)
 }
 
-func (b *bound[S, A]) Suggest(seat int, r *rand.Rand) (proto.Message, bool) {
+func (b *bound[S, A]) Suggest(seat int, level gamev1.BotLevel, r *rand.Rand) (proto.Message, bool) {
 	legal := b.g.Legal(b.s, seat, nil)
 	if len(legal) == 0 {
 		return nil, false
 	}
 	view := b.g.View(b.s, seat)
-	if w, ok := b.bot.(Waiter[A]); ok {
+	bot := b.bots(level)
+	if w, ok := bot.(Waiter[A]); ok {
 		a, want := w.Wants(view, legal)
 		if !want {
 			return nil, false
 		}
 		return b.g.EncodeAction(a), true
 	}
-	return b.g.EncodeAction(b.bot.Choose(view, legal, r)), true
+	return b.g.EncodeAction(bot.Choose(view, legal, r)), true
 }

@@ -25,6 +25,7 @@ const (
 	TooLarge        = "REQUEST_TOO_LARGE"
 	ActionIDReused  = "ACTION_ID_REUSED"  // an action id already used at the table for another action
 	RequestIDReused = "REQUEST_ID_REUSED" // a request id already used at the table with other arguments
+	UnknownBotLevel = "UNKNOWN_BOT_LEVEL" // a bot level that is not a cardroom.game.v1.BotLevel
 )
 
 // Codes of requests that met a state that moved on or was busy (ABORTED): try again.
@@ -121,6 +122,15 @@ func New(c codes.Code, code, format string, args ...any) error {
 // Invalid is a refusal of malformed input (INVALID_ARGUMENT) naming the field at fault.
 func Invalid(field, code, format string, args ...any) error {
 	return Error(codes.InvalidArgument, &gamev1.RuleViolation{Code: code, Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// CheckBotLevel refuses (INVALID_ARGUMENT, UNKNOWN_BOT_LEVEL, naming field) a bot level that is
+// not one of cardroom.game.v1.BotLevel's values; unspecified is the default level and passes.
+func CheckBotLevel(field string, l gamev1.BotLevel) error {
+	if _, ok := gamev1.BotLevel_name[int32(l)]; !ok {
+		return Invalid(field, UnknownBotLevel, "%s %d is not a bot level (easy, normal or strong)", field, int32(l))
+	}
+	return nil
 }
 
 // Code is the stable code of a refusal err, or "" if err carries none.

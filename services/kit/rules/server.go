@@ -854,6 +854,9 @@ func (s *Server) SuggestAction(ctx context.Context, req *rulesv1.SuggestActionRe
 }
 
 func (s *Server) suggest(ctx context.Context, req *rulesv1.SuggestActionRequest) (*rulesv1.SuggestActionResponse, error) {
+	if err := refusal.CheckBotLevel("level", req.GetLevel()); err != nil {
+		return nil, err
+	}
 	l, err := s.load(ctx, req.GetTableId(), "", false)
 	if err != nil {
 		return nil, err
@@ -867,7 +870,7 @@ func (s *Server) suggest(ctx context.Context, req *rulesv1.SuggestActionRequest)
 	// The bot's randomness depends on the table, version and seat: a retry suggests the same move.
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s/%d/%d", l.t.ID, l.t.Version, req.GetSeat())
-	a, ok := l.state.Suggest(int(req.GetSeat()), mrand.New(mrand.NewPCG(h.Sum64(), 0x9e3779b97f4a7c15)))
+	a, ok := l.state.Suggest(int(req.GetSeat()), req.GetLevel(), mrand.New(mrand.NewPCG(h.Sum64(), 0x9e3779b97f4a7c15)))
 	if !ok {
 		return nil, engine.Refuse(engine.CodeNothingToDo, "seat %d has no action to take now", req.GetSeat())
 	}

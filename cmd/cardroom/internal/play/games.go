@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
 	sapotagemv1 "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
@@ -129,7 +130,18 @@ func sponsioCard(c *sponsiov1.Card) string {
 type seating struct {
 	names []string // display names by seat
 	bots  []bool
-	you   int // -1: watching
+	// levels are the bots' levels by seat (nil or unspecified: normal).
+	levels []gamev1.BotLevel
+	you    int // -1: watching
+}
+
+// botLabel is how a bot's seat is marked: "bot, strong".
+func (s *seating) botLabel(seat int) string {
+	l := gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED
+	if seat < len(s.levels) {
+		l = s.levels[seat]
+	}
+	return "bot, " + levelName(l)
 }
 
 // name is "Name" or "Name (you)"; a seat with no name known is "seat N".

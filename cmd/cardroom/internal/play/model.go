@@ -286,9 +286,11 @@ func (m *model) setView(r *gatewayv1.GetViewResponse) {
 		for len(st.names) <= i {
 			st.names = append(st.names, "")
 			st.bots = append(st.bots, false)
+			st.levels = append(st.levels, gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED)
 		}
 		st.names[i] = seat.GetPlayer().GetDisplayName()
 		st.bots[i] = seat.GetPlayer().GetKind() == gamev1.PlayerKind_PLAYER_KIND_BOT
+		st.levels[i] = seat.GetPlayer().GetBotLevel()
 	}
 	if st.you >= 0 && (m.seats == nil || m.seats.you != st.you) && m.stage == stagePlaying {
 		seat := st.you
@@ -322,14 +324,15 @@ func (m *model) key(k string) tea.Cmd {
 
 func (m *model) addBot() tea.Cmd {
 	s, ctx, table := m.s, m.ctx, m.table
+	level := s.opt.Bots
 	m.status = "adding a bot …"
 	return func() tea.Msg {
-		r, err := s.c.AddBots(s.auth(ctx), &gatewayv1.AddBotsRequest{TableId: table, Count: 1, RequestId: randomHex(12)})
+		r, err := s.c.AddBots(s.auth(ctx), &gatewayv1.AddBotsRequest{TableId: table, Count: 1, RequestId: randomHex(12), Level: level})
 		if err != nil {
 			return lobbyCallMsg{"adding a bot", err}
 		}
 		t := r.GetTable()
-		return lobbyCallMsg{fmt.Sprintf("%d of %d places taken", len(t.GetPlayers()), t.GetCapacity()), nil}
+		return lobbyCallMsg{fmt.Sprintf("%d of %d places taken (a %s bot added)", len(t.GetPlayers()), t.GetCapacity(), levelName(level)), nil}
 	}
 }
 
@@ -546,7 +549,7 @@ func (m *model) seatsLine() string {
 	for i := range m.seats.names {
 		p := fmt.Sprintf("%d %s", i, m.seats.name(i))
 		if m.seats.bots[i] {
-			p += " (bot)"
+			p += " (" + m.seats.botLabel(i) + ")"
 		}
 		if ok && i == turn {
 			p = "▶ " + p

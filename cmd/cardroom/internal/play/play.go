@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	tea "charm.land/bubbletea/v2"
 	"google.golang.org/grpc"
@@ -40,6 +41,8 @@ const usage = `usage: cardroom play <game> [flags]     play sabaisabai, saboteur
   --join CODE        take a place at a private table
   (neither: queue for a match; bots fill the table after --wait)
   --wait D           longest wait in the queue (default 20s)
+  --bots LEVEL       the level of the bots you add or that fill your table: easy, normal (the
+                     default) or strong
   --resume           return to the seat you hold (running the same game again does too)
   --config DIR       where your credential and seat are kept (default: <user config dir>/cardroom)
 While playing: ↑↓ or a number chooses a move, enter plays it, esc goes back a step or hides the
@@ -55,6 +58,8 @@ type Options struct {
 	Create bool
 	Join   string
 	Wait   time.Duration
+	// Bots is the level of the bots added with b (--create) or filling the queued table.
+	Bots   gamev1.BotLevel
 	Resume bool
 	// Dir keeps the credential and the seat held.
 	Dir string
@@ -96,6 +101,7 @@ func ParseArgs(args []string, out io.Writer) (Options, error) {
 	fs.StringVar(&o.Join, "join", "", "")
 	fs.DurationVar(&o.Wait, "wait", 20*time.Second, "")
 	fs.BoolVar(&o.Resume, "resume", false, "")
+	bots := fs.String("bots", "normal", "")
 	fs.StringVar(&o.Dir, "config", "", "")
 	perr := fs.Parse(args)
 	if perr == nil && o.Game == "" && fs.NArg() > 0 {
@@ -111,8 +117,12 @@ func ParseArgs(args []string, out io.Writer) (Options, error) {
 		return o, perr
 	}
 	o.Seats = uint32(*seats)
+	level, lerr := ParseLevel(*bots)
+	o.Bots = level
 	var err error
 	switch {
+	case lerr != nil:
+		err = lerr
 	case fs.NArg() > 0:
 		err = fmt.Errorf("unexpected %q", fs.Arg(0))
 	case o.Game == "" && !o.Resume && o.Join == "":
@@ -126,6 +136,23 @@ func ParseArgs(args []string, out io.Writer) (Options, error) {
 		fmt.Fprintf(out, "cardroom play: %v\n%s", err, usage)
 	}
 	return o, err
+}
+
+// ParseLevel reads a bot level by name: easy, normal or strong.
+func ParseLevel(name string) (gamev1.BotLevel, error) {
+	l, ok := gamev1.BotLevel_value["BOT_LEVEL_"+strings.ToUpper(name)]
+	if !ok || l == 0 {
+		return 0, fmt.Errorf("unknown bot level %q: easy, normal or strong", name)
+	}
+	return gamev1.BotLevel(l), nil
+}
+
+// levelName is a bot level in words: "easy", "normal", "strong".
+func levelName(l gamev1.BotLevel) string {
+	if l == gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED {
+		return "normal"
+	}
+	return strings.ToLower(strings.TrimPrefix(l.String(), "BOT_LEVEL_"))
 }
 
 // Run plays until the table finishes or the player leaves, and returns the exit code.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
@@ -269,15 +270,39 @@ func TestTurnTimer(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	turn := uint32(1)
 	m := &model{stage: stagePlaying, game: games["sponsio"], now: func() time.Time { return now },
-		view:     &sponsiov1.View{ToAct: &turn},
-		seats:    &seating{names: []string{"Ann", "Bea"}, bots: []bool{false, true}, you: 0},
+		view: &sponsiov1.View{ToAct: &turn},
+		seats: &seating{names: []string{"Ann", "Bea", "Cid"}, bots: []bool{false, true, true}, you: 0,
+			levels: []gamev1.BotLevel{0, gamev1.BotLevel_BOT_LEVEL_STRONG, gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED}},
 		deadline: now.Add(12*time.Second + 400*time.Millisecond)}
-	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot) 12s" {
+	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot, strong) 12s · 2 Cid (bot, normal)" {
 		t.Fatalf("%q", got)
 	}
 	m.deadline = time.Time{}
-	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot)" {
+	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot, strong) · 2 Cid (bot, normal)" {
 		t.Fatalf("without a limit: %q", got)
+	}
+}
+
+// TestParseArgsBots: --bots names the level of the bots the client adds or lets fill its table
+// (normal by default); another word is refused before anything is sent.
+func TestParseArgsBots(t *testing.T) {
+	for arg, want := range map[string]gamev1.BotLevel{
+		"": gamev1.BotLevel_BOT_LEVEL_NORMAL, "easy": gamev1.BotLevel_BOT_LEVEL_EASY,
+		"normal": gamev1.BotLevel_BOT_LEVEL_NORMAL, "Strong": gamev1.BotLevel_BOT_LEVEL_STRONG,
+	} {
+		args := []string{"sapotagem"}
+		if arg != "" {
+			args = append(args, "--bots", arg)
+		}
+		o, err := ParseArgs(args, io.Discard)
+		if err != nil || o.Bots != want {
+			t.Errorf("%q: level %v, %v; want %v", args, o.Bots, err, want)
+		}
+	}
+	for _, bad := range []string{"hard", "unspecified", "3", ""} {
+		if _, err := ParseArgs([]string{"sapotagem", "--bots", bad}, io.Discard); err == nil {
+			t.Errorf("--bots %q accepted", bad)
+		}
 	}
 }
 

@@ -179,7 +179,7 @@ func (s *session) newTable(ctx context.Context, game string) (string, string, bo
 
 func (s *session) queue(ctx context.Context, game string) (string, error) {
 	r, err := s.c.EnqueueTicket(s.auth(ctx), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: s.opt.Seats,
-		MaxSeats: s.opt.Seats, BotsMayFill: true, MaxWait: durationpb.New(s.opt.Wait)})
+		MaxSeats: s.opt.Seats, BotsMayFill: true, BotLevel: s.opt.Bots, MaxWait: durationpb.New(s.opt.Wait)})
 	if err != nil {
 		return "", err
 	}

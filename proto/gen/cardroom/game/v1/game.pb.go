@@ -79,6 +79,64 @@ func (PlayerKind) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_game_v1_game_proto_rawDescGZIP(), []int{0}
 }
 
+// BotLevel is how well a computer player plays. Every game has the three levels (docs/bot-levels.md).
+type BotLevel int32
+
+const (
+	// Unspecified: the default, which is NORMAL.
+	BotLevel_BOT_LEVEL_UNSPECIFIED BotLevel = 0
+	// EASY: the game's heuristic bot making mistakes (a random legal move in part of its decisions).
+	BotLevel_BOT_LEVEL_EASY BotLevel = 1
+	// NORMAL: the game's heuristic bot.
+	BotLevel_BOT_LEVEL_NORMAL BotLevel = 2
+	// STRONG: the game's search bot, which samples the hidden cards its seat cannot see and plays them
+	// out, deciding within a time budget per move.
+	BotLevel_BOT_LEVEL_STRONG BotLevel = 3
+)
+
+// Enum value maps for BotLevel.
+var (
+	BotLevel_name = map[int32]string{
+		0: "BOT_LEVEL_UNSPECIFIED",
+		1: "BOT_LEVEL_EASY",
+		2: "BOT_LEVEL_NORMAL",
+		3: "BOT_LEVEL_STRONG",
+	}
+	BotLevel_value = map[string]int32{
+		"BOT_LEVEL_UNSPECIFIED": 0,
+		"BOT_LEVEL_EASY":        1,
+		"BOT_LEVEL_NORMAL":      2,
+		"BOT_LEVEL_STRONG":      3,
+	}
+)
+
+func (x BotLevel) Enum() *BotLevel {
+	p := new(BotLevel)
+	*p = x
+	return p
+}
+
+func (x BotLevel) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BotLevel) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_game_v1_game_proto_enumTypes[1].Descriptor()
+}
+
+func (BotLevel) Type() protoreflect.EnumType {
+	return &file_cardroom_game_v1_game_proto_enumTypes[1]
+}
+
+func (x BotLevel) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BotLevel.Descriptor instead.
+func (BotLevel) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_game_v1_game_proto_rawDescGZIP(), []int{1}
+}
+
 // SeedPolicy says where a table's random seed comes from.
 type SeedPolicy int32
 
@@ -115,11 +173,11 @@ func (x SeedPolicy) String() string {
 }
 
 func (SeedPolicy) Descriptor() protoreflect.EnumDescriptor {
-	return file_cardroom_game_v1_game_proto_enumTypes[1].Descriptor()
+	return file_cardroom_game_v1_game_proto_enumTypes[2].Descriptor()
 }
 
 func (SeedPolicy) Type() protoreflect.EnumType {
-	return &file_cardroom_game_v1_game_proto_enumTypes[1]
+	return &file_cardroom_game_v1_game_proto_enumTypes[2]
 }
 
 func (x SeedPolicy) Number() protoreflect.EnumNumber {
@@ -128,7 +186,7 @@ func (x SeedPolicy) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SeedPolicy.Descriptor instead.
 func (SeedPolicy) EnumDescriptor() ([]byte, []int) {
-	return file_cardroom_game_v1_game_proto_rawDescGZIP(), []int{1}
+	return file_cardroom_game_v1_game_proto_rawDescGZIP(), []int{2}
 }
 
 // PlayerRef names a player without saying anything secret about them.
@@ -137,8 +195,10 @@ type PlayerRef struct {
 	// Stable player id, issued by the gateway.
 	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
 	// Name shown to other players.
-	DisplayName   string     `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
-	Kind          PlayerKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.game.v1.PlayerKind" json:"kind,omitempty"`
+	DisplayName string     `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Kind        PlayerKind `protobuf:"varint,3,opt,name=kind,proto3,enum=cardroom.game.v1.PlayerKind" json:"kind,omitempty"`
+	// For a bot (kind BOT): the level it plays at. Unspecified for a person.
+	BotLevel      BotLevel `protobuf:"varint,4,opt,name=bot_level,json=botLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"bot_level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -192,6 +252,13 @@ func (x *PlayerRef) GetKind() PlayerKind {
 		return x.Kind
 	}
 	return PlayerKind_PLAYER_KIND_UNSPECIFIED
+}
+
+func (x *PlayerRef) GetBotLevel() BotLevel {
+	if x != nil {
+		return x.BotLevel
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
 // Seat is one place at a table. Seats are numbered from 0 in the game's seating order.
@@ -672,11 +739,12 @@ var File_cardroom_game_v1_game_proto protoreflect.FileDescriptor
 
 const file_cardroom_game_v1_game_proto_rawDesc = "" +
 	"\n" +
-	"\x1bcardroom/game/v1/game.proto\x12\x10cardroom.game.v1\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"}\n" +
+	"\x1bcardroom/game/v1/game.proto\x12\x10cardroom.game.v1\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb6\x01\n" +
 	"\tPlayerRef\x12\x1b\n" +
 	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x120\n" +
-	"\x04kind\x18\x03 \x01(\x0e2\x1c.cardroom.game.v1.PlayerKindR\x04kind\"Q\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x1c.cardroom.game.v1.PlayerKindR\x04kind\x127\n" +
+	"\tbot_level\x18\x04 \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\bbotLevel\"Q\n" +
 	"\x04Seat\x12\x14\n" +
 	"\x05index\x18\x01 \x01(\rR\x05index\x123\n" +
 	"\x06player\x18\x02 \x01(\v2\x1b.cardroom.game.v1.PlayerRefR\x06player\"F\n" +
@@ -719,7 +787,12 @@ const file_cardroom_game_v1_game_proto_rawDesc = "" +
 	"PlayerKind\x12\x1b\n" +
 	"\x17PLAYER_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11PLAYER_KIND_HUMAN\x10\x01\x12\x13\n" +
-	"\x0fPLAYER_KIND_BOT\x10\x02*X\n" +
+	"\x0fPLAYER_KIND_BOT\x10\x02*e\n" +
+	"\bBotLevel\x12\x19\n" +
+	"\x15BOT_LEVEL_UNSPECIFIED\x10\x00\x12\x12\n" +
+	"\x0eBOT_LEVEL_EASY\x10\x01\x12\x14\n" +
+	"\x10BOT_LEVEL_NORMAL\x10\x02\x12\x14\n" +
+	"\x10BOT_LEVEL_STRONG\x10\x03*X\n" +
 	"\n" +
 	"SeedPolicy\x12\x1b\n" +
 	"\x17SEED_POLICY_UNSPECIFIED\x10\x00\x12\x16\n" +
@@ -739,40 +812,42 @@ func file_cardroom_game_v1_game_proto_rawDescGZIP() []byte {
 	return file_cardroom_game_v1_game_proto_rawDescData
 }
 
-var file_cardroom_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_cardroom_game_v1_game_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_cardroom_game_v1_game_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_cardroom_game_v1_game_proto_goTypes = []any{
 	(PlayerKind)(0),               // 0: cardroom.game.v1.PlayerKind
-	(SeedPolicy)(0),               // 1: cardroom.game.v1.SeedPolicy
-	(*PlayerRef)(nil),             // 2: cardroom.game.v1.PlayerRef
-	(*Seat)(nil),                  // 3: cardroom.game.v1.Seat
-	(*TimeLimits)(nil),            // 4: cardroom.game.v1.TimeLimits
-	(*TableConfig)(nil),           // 5: cardroom.game.v1.TableConfig
-	(*SeatResult)(nil),            // 6: cardroom.game.v1.SeatResult
-	(*Outcome)(nil),               // 7: cardroom.game.v1.Outcome
-	(*RuleViolation)(nil),         // 8: cardroom.game.v1.RuleViolation
-	(*TableSummary)(nil),          // 9: cardroom.game.v1.TableSummary
-	(*durationpb.Duration)(nil),   // 10: google.protobuf.Duration
-	(*anypb.Any)(nil),             // 11: google.protobuf.Any
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
+	(BotLevel)(0),                 // 1: cardroom.game.v1.BotLevel
+	(SeedPolicy)(0),               // 2: cardroom.game.v1.SeedPolicy
+	(*PlayerRef)(nil),             // 3: cardroom.game.v1.PlayerRef
+	(*Seat)(nil),                  // 4: cardroom.game.v1.Seat
+	(*TimeLimits)(nil),            // 5: cardroom.game.v1.TimeLimits
+	(*TableConfig)(nil),           // 6: cardroom.game.v1.TableConfig
+	(*SeatResult)(nil),            // 7: cardroom.game.v1.SeatResult
+	(*Outcome)(nil),               // 8: cardroom.game.v1.Outcome
+	(*RuleViolation)(nil),         // 9: cardroom.game.v1.RuleViolation
+	(*TableSummary)(nil),          // 10: cardroom.game.v1.TableSummary
+	(*durationpb.Duration)(nil),   // 11: google.protobuf.Duration
+	(*anypb.Any)(nil),             // 12: google.protobuf.Any
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
 }
 var file_cardroom_game_v1_game_proto_depIdxs = []int32{
 	0,  // 0: cardroom.game.v1.PlayerRef.kind:type_name -> cardroom.game.v1.PlayerKind
-	2,  // 1: cardroom.game.v1.Seat.player:type_name -> cardroom.game.v1.PlayerRef
-	10, // 2: cardroom.game.v1.TimeLimits.per_action:type_name -> google.protobuf.Duration
-	3,  // 3: cardroom.game.v1.TableConfig.seats:type_name -> cardroom.game.v1.Seat
-	11, // 4: cardroom.game.v1.TableConfig.options:type_name -> google.protobuf.Any
-	1,  // 5: cardroom.game.v1.TableConfig.seed_policy:type_name -> cardroom.game.v1.SeedPolicy
-	4,  // 6: cardroom.game.v1.TableConfig.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	6,  // 7: cardroom.game.v1.Outcome.results:type_name -> cardroom.game.v1.SeatResult
-	5,  // 8: cardroom.game.v1.TableSummary.config:type_name -> cardroom.game.v1.TableConfig
-	12, // 9: cardroom.game.v1.TableSummary.created_at:type_name -> google.protobuf.Timestamp
-	7,  // 10: cardroom.game.v1.TableSummary.outcome:type_name -> cardroom.game.v1.Outcome
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	1,  // 1: cardroom.game.v1.PlayerRef.bot_level:type_name -> cardroom.game.v1.BotLevel
+	3,  // 2: cardroom.game.v1.Seat.player:type_name -> cardroom.game.v1.PlayerRef
+	11, // 3: cardroom.game.v1.TimeLimits.per_action:type_name -> google.protobuf.Duration
+	4,  // 4: cardroom.game.v1.TableConfig.seats:type_name -> cardroom.game.v1.Seat
+	12, // 5: cardroom.game.v1.TableConfig.options:type_name -> google.protobuf.Any
+	2,  // 6: cardroom.game.v1.TableConfig.seed_policy:type_name -> cardroom.game.v1.SeedPolicy
+	5,  // 7: cardroom.game.v1.TableConfig.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	7,  // 8: cardroom.game.v1.Outcome.results:type_name -> cardroom.game.v1.SeatResult
+	6,  // 9: cardroom.game.v1.TableSummary.config:type_name -> cardroom.game.v1.TableConfig
+	13, // 10: cardroom.game.v1.TableSummary.created_at:type_name -> google.protobuf.Timestamp
+	8,  // 11: cardroom.game.v1.TableSummary.outcome:type_name -> cardroom.game.v1.Outcome
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_game_v1_game_proto_init() }
@@ -785,7 +860,7 @@ func file_cardroom_game_v1_game_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_game_v1_game_proto_rawDesc), len(file_cardroom_game_v1_game_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   0,

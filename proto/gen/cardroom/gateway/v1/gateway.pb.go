@@ -800,7 +800,10 @@ type Table struct {
 	Options    *anypb.Any     `protobuf:"bytes,9,opt,name=options,proto3" json:"options,omitempty"`
 	TimeLimits *v1.TimeLimits `protobuf:"bytes,10,opt,name=time_limits,json=timeLimits,proto3" json:"time_limits,omitempty"`
 	// The caller's seat once started, if they have one.
-	YourSeat      *uint32 `protobuf:"varint,11,opt,name=your_seat,json=yourSeat,proto3,oneof" json:"your_seat,omitempty"`
+	YourSeat *uint32 `protobuf:"varint,11,opt,name=your_seat,json=yourSeat,proto3,oneof" json:"your_seat,omitempty"`
+	// The level a bot plays a seated player's seat at while they are absent (see Watch): NORMAL
+	// unless the table was created with another.
+	TakeoverLevel v1.BotLevel `protobuf:"varint,12,opt,name=takeover_level,json=takeoverLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"takeover_level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -912,13 +915,22 @@ func (x *Table) GetYourSeat() uint32 {
 	return 0
 }
 
+func (x *Table) GetTakeoverLevel() v1.BotLevel {
+	if x != nil {
+		return x.TakeoverLevel
+	}
+	return v1.BotLevel(0)
+}
+
 type CreateTableRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
 	// Capacity: the most players (0: the game's maximum).
-	Seats         uint32         `protobuf:"varint,2,opt,name=seats,proto3" json:"seats,omitempty"`
-	Options       *anypb.Any     `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
-	TimeLimits    *v1.TimeLimits `protobuf:"bytes,4,opt,name=time_limits,json=timeLimits,proto3" json:"time_limits,omitempty"`
+	Seats      uint32         `protobuf:"varint,2,opt,name=seats,proto3" json:"seats,omitempty"`
+	Options    *anypb.Any     `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	TimeLimits *v1.TimeLimits `protobuf:"bytes,4,opt,name=time_limits,json=timeLimits,proto3" json:"time_limits,omitempty"`
+	// The level a bot plays an absent player's seat at (unspecified: NORMAL).
+	TakeoverLevel v1.BotLevel `protobuf:"varint,5,opt,name=takeover_level,json=takeoverLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"takeover_level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -979,6 +991,13 @@ func (x *CreateTableRequest) GetTimeLimits() *v1.TimeLimits {
 		return x.TimeLimits
 	}
 	return nil
+}
+
+func (x *CreateTableRequest) GetTakeoverLevel() v1.BotLevel {
+	if x != nil {
+		return x.TakeoverLevel
+	}
+	return v1.BotLevel(0)
 }
 
 type CreateTableResponse struct {
@@ -1225,7 +1244,12 @@ type AddBotsRequest struct {
 	// for as long as the table lives, is applied once: the retry adds no bot and answers the table as
 	// it is now (whatever happened to it since). The same id with another count is refused with
 	// INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such protection, every call adds bots.
-	RequestId     string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,3,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The level every bot of this request plays at (unspecified: NORMAL); bots of different levels
+	// are added by one request per level. A value that is not a level is refused with
+	// INVALID_ARGUMENT (UNKNOWN_BOT_LEVEL). The same request_id with another level is another
+	// request (REQUEST_ID_REUSED).
+	Level         v1.BotLevel `protobuf:"varint,4,opt,name=level,proto3,enum=cardroom.game.v1.BotLevel" json:"level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1279,6 +1303,13 @@ func (x *AddBotsRequest) GetRequestId() string {
 		return x.RequestId
 	}
 	return ""
+}
+
+func (x *AddBotsRequest) GetLevel() v1.BotLevel {
+	if x != nil {
+		return x.Level
+	}
+	return v1.BotLevel(0)
 }
 
 type AddBotsResponse struct {
@@ -1515,7 +1546,12 @@ type EnqueueTicketRequest struct {
 	// The longest wait before the table starts with fewer players or bots (0: 30 seconds).
 	MaxWait *durationpb.Duration `protobuf:"bytes,7,opt,name=max_wait,json=maxWait,proto3" json:"max_wait,omitempty"`
 	// Players queueing together, the caller included (0 or 1: alone).
-	PartySize     uint32 `protobuf:"varint,8,opt,name=party_size,json=partySize,proto3" json:"party_size,omitempty"`
+	PartySize uint32 `protobuf:"varint,8,opt,name=party_size,json=partySize,proto3" json:"party_size,omitempty"`
+	// With bots_may_fill: the level of the bots that fill the table (unspecified: NORMAL). Tickets
+	// asking for different levels still play together; the bots of a table take the level of its
+	// oldest ticket, the one whose wait ran out. A value that is not a level is refused with
+	// INVALID_ARGUMENT (UNKNOWN_BOT_LEVEL).
+	BotLevel      v1.BotLevel `protobuf:"varint,9,opt,name=bot_level,json=botLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"bot_level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1604,6 +1640,13 @@ func (x *EnqueueTicketRequest) GetPartySize() uint32 {
 		return x.PartySize
 	}
 	return 0
+}
+
+func (x *EnqueueTicketRequest) GetBotLevel() v1.BotLevel {
+	if x != nil {
+		return x.BotLevel
+	}
+	return v1.BotLevel(0)
 }
 
 type EnqueueTicketResponse struct {
@@ -2861,7 +2904,7 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"actionType\x12\x1b\n" +
 	"\tview_type\x18\x06 \x01(\tR\bviewType\"H\n" +
 	"\x11ListGamesResponse\x123\n" +
-	"\x05games\x18\x01 \x03(\v2\x1d.cardroom.gateway.v1.GameInfoR\x05games\"\xd6\x03\n" +
+	"\x05games\x18\x01 \x03(\v2\x1d.cardroom.gateway.v1.GameInfoR\x05games\"\x99\x04\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x125\n" +
@@ -2876,15 +2919,17 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\vtime_limits\x18\n" +
 	" \x01(\v2\x1c.cardroom.game.v1.TimeLimitsR\n" +
 	"timeLimits\x12 \n" +
-	"\tyour_seat\x18\v \x01(\rH\x00R\byourSeat\x88\x01\x01B\f\n" +
+	"\tyour_seat\x18\v \x01(\rH\x00R\byourSeat\x88\x01\x01\x12A\n" +
+	"\x0etakeover_level\x18\f \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\rtakeoverLevelB\f\n" +
 	"\n" +
-	"_your_seat\"\xad\x01\n" +
+	"_your_seat\"\xf0\x01\n" +
 	"\x12CreateTableRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
 	"\x05seats\x18\x02 \x01(\rR\x05seats\x12.\n" +
 	"\aoptions\x18\x03 \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12=\n" +
 	"\vtime_limits\x18\x04 \x01(\v2\x1c.cardroom.game.v1.TimeLimitsR\n" +
-	"timeLimits\"\x83\x01\n" +
+	"timeLimits\x12A\n" +
+	"\x0etakeover_level\x18\x05 \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\rtakeoverLevel\"\x83\x01\n" +
 	"\x13CreateTableResponse\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1f\n" +
 	"\vinvite_code\x18\x02 \x01(\tR\n" +
@@ -2898,12 +2943,13 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x11LeaveTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"F\n" +
 	"\x12LeaveTableResponse\x120\n" +
-	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"`\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"\x92\x01\n" +
 	"\x0eAddBotsRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\rR\x05count\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x03 \x01(\tR\trequestId\"C\n" +
+	"request_id\x18\x03 \x01(\tR\trequestId\x120\n" +
+	"\x05level\x18\x04 \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\x05level\"C\n" +
 	"\x0fAddBotsResponse\x120\n" +
 	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\".\n" +
 	"\x11StartTableRequest\x12\x19\n" +
@@ -2913,7 +2959,7 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x0fGetTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"D\n" +
 	"\x10GetTableResponse\x120\n" +
-	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"\xcc\x02\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"\x85\x03\n" +
 	"\x14EnqueueTicketRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
 	"\tmin_seats\x18\x02 \x01(\rR\bminSeats\x12\x1b\n" +
@@ -2924,7 +2970,8 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\rbots_may_fill\x18\x06 \x01(\bR\vbotsMayFill\x124\n" +
 	"\bmax_wait\x18\a \x01(\v2\x19.google.protobuf.DurationR\amaxWait\x12\x1d\n" +
 	"\n" +
-	"party_size\x18\b \x01(\rR\tpartySize\"4\n" +
+	"party_size\x18\b \x01(\rR\tpartySize\x127\n" +
+	"\tbot_level\x18\t \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\bbotLevel\"4\n" +
 	"\x15EnqueueTicketResponse\x12\x1b\n" +
 	"\tticket_id\x18\x01 \x01(\tR\bticketId\"0\n" +
 	"\x11JoinTicketRequest\x12\x1b\n" +
@@ -3110,9 +3157,10 @@ var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(*v1.Seat)(nil),                  // 48: cardroom.game.v1.Seat
 	(*anypb.Any)(nil),                // 49: google.protobuf.Any
 	(*v1.TimeLimits)(nil),            // 50: cardroom.game.v1.TimeLimits
-	(*durationpb.Duration)(nil),      // 51: google.protobuf.Duration
-	(*v11.Event)(nil),                // 52: cardroom.events.v1.Event
-	(*v1.TableSummary)(nil),          // 53: cardroom.game.v1.TableSummary
+	(v1.BotLevel)(0),                 // 51: cardroom.game.v1.BotLevel
+	(*durationpb.Duration)(nil),      // 52: google.protobuf.Duration
+	(*v11.Event)(nil),                // 53: cardroom.events.v1.Event
+	(*v1.TableSummary)(nil),          // 54: cardroom.game.v1.TableSummary
 }
 var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
 	3,  // 0: cardroom.gateway.v1.SignInRequest.device:type_name -> cardroom.gateway.v1.DeviceCredential
@@ -3125,79 +3173,83 @@ var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
 	48, // 7: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
 	49, // 8: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
 	50, // 9: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	49, // 10: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
-	50, // 11: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	13, // 12: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 13: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 14: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 15: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 16: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 17: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	49, // 18: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
-	50, // 19: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	51, // 20: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
-	1,  // 21: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
-	51, // 22: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
-	49, // 23: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
-	52, // 24: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	49, // 25: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
-	49, // 26: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	46, // 27: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	53, // 28: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	49, // 29: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	52, // 30: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
-	42, // 31: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
-	52, // 32: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
-	49, // 33: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
-	49, // 34: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	46, // 35: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	52, // 36: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	53, // 37: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	52, // 38: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	44, // 39: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
-	2,  // 40: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	6,  // 41: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	8,  // 42: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
-	10, // 43: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	14, // 44: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	16, // 45: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	18, // 46: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	20, // 47: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	22, // 48: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	24, // 49: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	26, // 50: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	28, // 51: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	30, // 52: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	32, // 53: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	34, // 54: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	36, // 55: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	38, // 56: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	40, // 57: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	43, // 58: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	5,  // 59: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	7,  // 60: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	9,  // 61: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
-	12, // 62: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	15, // 63: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	17, // 64: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	19, // 65: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	21, // 66: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	23, // 67: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	25, // 68: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	27, // 69: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	29, // 70: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	31, // 71: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	33, // 72: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	35, // 73: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	37, // 74: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	39, // 75: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	41, // 76: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	45, // 77: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	59, // [59:78] is the sub-list for method output_type
-	40, // [40:59] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	51, // 10: cardroom.gateway.v1.Table.takeover_level:type_name -> cardroom.game.v1.BotLevel
+	49, // 11: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
+	50, // 12: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	51, // 13: cardroom.gateway.v1.CreateTableRequest.takeover_level:type_name -> cardroom.game.v1.BotLevel
+	13, // 14: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 15: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 16: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	51, // 17: cardroom.gateway.v1.AddBotsRequest.level:type_name -> cardroom.game.v1.BotLevel
+	13, // 18: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 19: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	13, // 20: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	49, // 21: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
+	50, // 22: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	52, // 23: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
+	51, // 24: cardroom.gateway.v1.EnqueueTicketRequest.bot_level:type_name -> cardroom.game.v1.BotLevel
+	1,  // 25: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
+	52, // 26: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
+	49, // 27: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
+	53, // 28: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	49, // 29: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	49, // 30: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	46, // 31: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	54, // 32: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	49, // 33: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	53, // 34: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	42, // 35: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
+	53, // 36: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
+	49, // 37: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
+	49, // 38: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	46, // 39: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	53, // 40: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	54, // 41: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	53, // 42: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	44, // 43: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	2,  // 44: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	6,  // 45: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	8,  // 46: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
+	10, // 47: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	14, // 48: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	16, // 49: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	18, // 50: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	20, // 51: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	22, // 52: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	24, // 53: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	26, // 54: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	28, // 55: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	30, // 56: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	32, // 57: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	34, // 58: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	36, // 59: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	38, // 60: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	40, // 61: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	43, // 62: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	5,  // 63: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	7,  // 64: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	9,  // 65: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
+	12, // 66: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	15, // 67: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	17, // 68: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	19, // 69: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	21, // 70: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	23, // 71: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	25, // 72: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	27, // 73: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	29, // 74: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	31, // 75: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	33, // 76: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	35, // 77: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	37, // 78: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	39, // 79: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	41, // 80: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	45, // 81: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	63, // [63:82] is the sub-list for method output_type
+	44, // [44:63] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }

@@ -110,7 +110,7 @@ type GatewayServiceClient interface {
 	// resuming after after_sequence with no gap and no duplicate. Spectators get public events only.
 	// A player at an open private table may watch before the start: the stream waits for the deal.
 	// While a seated player watches, the seat is theirs; after a grace period without a watch, a bot
-	// plays it until they come back.
+	// plays it at the table's takeover_level until they come back.
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
 	// GetReplay returns a finished table's full log (seed, actions, every event) until it expires.
 	GetReplay(ctx context.Context, in *GetReplayRequest, opts ...grpc.CallOption) (*GetReplayResponse, error)
@@ -390,7 +390,7 @@ type GatewayServiceServer interface {
 	// resuming after after_sequence with no gap and no duplicate. Spectators get public events only.
 	// A player at an open private table may watch before the start: the stream waits for the deal.
 	// While a seated player watches, the seat is theirs; after a grace period without a watch, a bot
-	// plays it until they come back.
+	// plays it at the table's takeover_level until they come back.
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
 	// GetReplay returns a finished table's full log (seed, actions, every event) until it expires.
 	GetReplay(context.Context, *GetReplayRequest) (*GetReplayResponse, error)

@@ -1180,9 +1180,12 @@ func (x *SeatActions) GetLabels() []string {
 }
 
 type SuggestActionRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
-	Seat          uint32                 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	Seat    uint32                 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	// The level of the bot asked (unspecified: NORMAL). A value that is not a level is refused with
+	// INVALID_ARGUMENT (UNKNOWN_BOT_LEVEL).
+	Level         v1.BotLevel `protobuf:"varint,3,opt,name=level,proto3,enum=cardroom.game.v1.BotLevel" json:"level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1229,6 +1232,13 @@ func (x *SuggestActionRequest) GetSeat() uint32 {
 		return x.Seat
 	}
 	return 0
+}
+
+func (x *SuggestActionRequest) GetLevel() v1.BotLevel {
+	if x != nil {
+		return x.Level
+	}
+	return v1.BotLevel(0)
 }
 
 type SuggestActionResponse struct {
@@ -1472,10 +1482,11 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\vSeatActions\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\rR\x04seat\x12.\n" +
 	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
-	"\x06labels\x18\x03 \x03(\tR\x06labels\"E\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"w\n" +
 	"\x14SuggestActionRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
-	"\x04seat\x18\x02 \x01(\rR\x04seat\"\x9a\x01\n" +
+	"\x04seat\x18\x02 \x01(\rR\x04seat\x120\n" +
+	"\x05level\x18\x03 \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\x05level\"\x9a\x01\n" +
 	"\x15SuggestActionResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12,\n" +
 	"\x06action\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\x06action\x129\n" +
@@ -1538,6 +1549,7 @@ var file_cardroom_rules_v1_rules_proto_goTypes = []any{
 	(*anypb.Any)(nil),                // 22: google.protobuf.Any
 	(*v11.Event)(nil),                // 23: cardroom.events.v1.Event
 	(*timestamppb.Timestamp)(nil),    // 24: google.protobuf.Timestamp
+	(v1.BotLevel)(0),                 // 25: cardroom.game.v1.BotLevel
 }
 var file_cardroom_rules_v1_rules_proto_depIdxs = []int32{
 	20, // 0: cardroom.rules.v1.CreateTableRequest.config:type_name -> cardroom.game.v1.TableConfig
@@ -1559,30 +1571,31 @@ var file_cardroom_rules_v1_rules_proto_depIdxs = []int32{
 	23, // 16: cardroom.rules.v1.TableUpdate.events:type_name -> cardroom.events.v1.Event
 	15, // 17: cardroom.rules.v1.TableUpdate.legal:type_name -> cardroom.rules.v1.SeatActions
 	22, // 18: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
-	22, // 19: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
-	24, // 20: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
-	21, // 21: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	0,  // 22: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
-	2,  // 23: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
-	4,  // 24: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
-	7,  // 25: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
-	9,  // 26: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
-	11, // 27: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
-	16, // 28: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
-	18, // 29: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
-	1,  // 30: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
-	3,  // 31: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
-	5,  // 32: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
-	8,  // 33: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
-	10, // 34: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
-	13, // 35: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
-	17, // 36: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
-	19, // 37: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
-	30, // [30:38] is the sub-list for method output_type
-	22, // [22:30] is the sub-list for method input_type
-	22, // [22:22] is the sub-list for extension type_name
-	22, // [22:22] is the sub-list for extension extendee
-	0,  // [0:22] is the sub-list for field type_name
+	25, // 19: cardroom.rules.v1.SuggestActionRequest.level:type_name -> cardroom.game.v1.BotLevel
+	22, // 20: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
+	24, // 21: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
+	21, // 22: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	0,  // 23: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
+	2,  // 24: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
+	4,  // 25: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
+	7,  // 26: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
+	9,  // 27: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
+	11, // 28: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
+	16, // 29: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
+	18, // 30: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
+	1,  // 31: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
+	3,  // 32: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
+	5,  // 33: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
+	8,  // 34: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
+	10, // 35: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
+	13, // 36: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
+	17, // 37: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
+	19, // 38: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
+	31, // [31:39] is the sub-list for method output_type
+	23, // [23:31] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_rules_v1_rules_proto_init() }

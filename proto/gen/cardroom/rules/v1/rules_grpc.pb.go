@@ -57,7 +57,8 @@ type RulesServiceClient interface {
 	// GetLog returns a table's action log with the events each action caused: the replay of a game.
 	// It is unfiltered (it holds every secret) and is for trusted callers only.
 	GetLog(ctx context.Context, in *GetLogRequest, opts ...grpc.CallOption) (*GetLogResponse, error)
-	// SuggestAction asks the game's bot for a seat's move, decided from that seat's view only.
+	// SuggestAction asks the game's bot of the requested level for a seat's move, decided from that
+	// seat's view only. A strong bot searches within a time budget per move.
 	SuggestAction(ctx context.Context, in *SuggestActionRequest, opts ...grpc.CallOption) (*SuggestActionResponse, error)
 	// AbortTable ends a table before its game ends (no winner).
 	AbortTable(ctx context.Context, in *AbortTableRequest, opts ...grpc.CallOption) (*AbortTableResponse, error)
@@ -176,7 +177,8 @@ type RulesServiceServer interface {
 	// GetLog returns a table's action log with the events each action caused: the replay of a game.
 	// It is unfiltered (it holds every secret) and is for trusted callers only.
 	GetLog(context.Context, *GetLogRequest) (*GetLogResponse, error)
-	// SuggestAction asks the game's bot for a seat's move, decided from that seat's view only.
+	// SuggestAction asks the game's bot of the requested level for a seat's move, decided from that
+	// seat's view only. A strong bot searches within a time budget per move.
 	SuggestAction(context.Context, *SuggestActionRequest) (*SuggestActionResponse, error)
 	// AbortTable ends a table before its game ends (no winner).
 	AbortTable(context.Context, *AbortTableRequest) (*AbortTableResponse, error)

@@ -15,7 +15,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cardroom/game/v1/game.proto.
  */
 export const file_cardroom_game_v1_game: GenFile = /*@__PURE__*/
-  fileDesc("ChtjYXJkcm9vbS9nYW1lL3YxL2dhbWUucHJvdG8SEGNhcmRyb29tLmdhbWUudjEiYAoJUGxheWVyUmVmEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSKgoEa2luZBgDIAEoDjIcLmNhcmRyb29tLmdhbWUudjEuUGxheWVyS2luZCJCCgRTZWF0Eg0KBWluZGV4GAEgASgNEisKBnBsYXllchgCIAEoCzIbLmNhcmRyb29tLmdhbWUudjEuUGxheWVyUmVmIjsKClRpbWVMaW1pdHMSLQoKcGVyX2FjdGlvbhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiLdAQoLVGFibGVDb25maWcSDAoEZ2FtZRgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLmNhcmRyb29tLmdhbWUudjEuU2VhdBIlCgdvcHRpb25zGAMgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIxCgtzZWVkX3BvbGljeRgEIAEoDjIcLmNhcmRyb29tLmdhbWUudjEuU2VlZFBvbGljeRIMCgRzZWVkGAUgASgEEjEKC3RpbWVfbGltaXRzGAYgASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzIkcKClNlYXRSZXN1bHQSDAoEc2VhdBgBIAEoDRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgNEg4KBndpbm5lchgEIAEoCCJaCgdPdXRjb21lEi0KB3Jlc3VsdHMYASADKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlNlYXRSZXN1bHQSDwoHYWJvcnRlZBgCIAEoCBIPCgdzdW1tYXJ5GAMgASgJIj0KDVJ1bGVWaW9sYXRpb24SDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg0KBWZpZWxkGAMgASgJIs4BCgxUYWJsZVN1bW1hcnkSEAoIdGFibGVfaWQYASABKAkSLQoGY29uZmlnGAIgASgLMh0uY2FyZHJvb20uZ2FtZS52MS5UYWJsZUNvbmZpZxIPCgd2ZXJzaW9uGAMgASgEEhAKCGZpbmlzaGVkGAQgASgIEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEioKB291dGNvbWUYBiABKAsyGS5jYXJkcm9vbS5nYW1lLnYxLk91dGNvbWUqVQoKUGxheWVyS2luZBIbChdQTEFZRVJfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBMQVlFUl9LSU5EX0hVTUFOEAESEwoPUExBWUVSX0tJTkRfQk9UEAIqWAoKU2VlZFBvbGljeRIbChdTRUVEX1BPTElDWV9VTlNQRUNJRklFRBAAEhYKElNFRURfUE9MSUNZX1JBTkRPTRABEhUKEVNFRURfUE9MSUNZX0ZJWEVEEAJiBnByb3RvMw", [file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("ChtjYXJkcm9vbS9nYW1lL3YxL2dhbWUucHJvdG8SEGNhcmRyb29tLmdhbWUudjEijwEKCVBsYXllclJlZhIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEioKBGtpbmQYAyABKA4yHC5jYXJkcm9vbS5nYW1lLnYxLlBsYXllcktpbmQSLQoJYm90X2xldmVsGAQgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbCJCCgRTZWF0Eg0KBWluZGV4GAEgASgNEisKBnBsYXllchgCIAEoCzIbLmNhcmRyb29tLmdhbWUudjEuUGxheWVyUmVmIjsKClRpbWVMaW1pdHMSLQoKcGVyX2FjdGlvbhgBIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiLdAQoLVGFibGVDb25maWcSDAoEZ2FtZRgBIAEoCRIlCgVzZWF0cxgCIAMoCzIWLmNhcmRyb29tLmdhbWUudjEuU2VhdBIlCgdvcHRpb25zGAMgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIxCgtzZWVkX3BvbGljeRgEIAEoDjIcLmNhcmRyb29tLmdhbWUudjEuU2VlZFBvbGljeRIMCgRzZWVkGAUgASgEEjEKC3RpbWVfbGltaXRzGAYgASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzIkcKClNlYXRSZXN1bHQSDAoEc2VhdBgBIAEoDRINCgVzY29yZRgCIAEoAxIMCgRyYW5rGAMgASgNEg4KBndpbm5lchgEIAEoCCJaCgdPdXRjb21lEi0KB3Jlc3VsdHMYASADKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlNlYXRSZXN1bHQSDwoHYWJvcnRlZBgCIAEoCBIPCgdzdW1tYXJ5GAMgASgJIj0KDVJ1bGVWaW9sYXRpb24SDAoEY29kZRgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEg0KBWZpZWxkGAMgASgJIs4BCgxUYWJsZVN1bW1hcnkSEAoIdGFibGVfaWQYASABKAkSLQoGY29uZmlnGAIgASgLMh0uY2FyZHJvb20uZ2FtZS52MS5UYWJsZUNvbmZpZxIPCgd2ZXJzaW9uGAMgASgEEhAKCGZpbmlzaGVkGAQgASgIEi4KCmNyZWF0ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEioKB291dGNvbWUYBiABKAsyGS5jYXJkcm9vbS5nYW1lLnYxLk91dGNvbWUqVQoKUGxheWVyS2luZBIbChdQTEFZRVJfS0lORF9VTlNQRUNJRklFRBAAEhUKEVBMQVlFUl9LSU5EX0hVTUFOEAESEwoPUExBWUVSX0tJTkRfQk9UEAIqZQoIQm90TGV2ZWwSGQoVQk9UX0xFVkVMX1VOU1BFQ0lGSUVEEAASEgoOQk9UX0xFVkVMX0VBU1kQARIUChBCT1RfTEVWRUxfTk9STUFMEAISFAoQQk9UX0xFVkVMX1NUUk9ORxADKlgKClNlZWRQb2xpY3kSGwoXU0VFRF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIWChJTRUVEX1BPTElDWV9SQU5ET00QARIVChFTRUVEX1BPTElDWV9GSVhFRBACYgZwcm90bzM", [file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * PlayerRef names a player without saying anything secret about them.
@@ -41,6 +41,13 @@ export type PlayerRef = Message<"cardroom.game.v1.PlayerRef"> & {
    * @generated from field: cardroom.game.v1.PlayerKind kind = 3;
    */
   kind: PlayerKind;
+
+  /**
+   * For a bot (kind BOT): the level it plays at. Unspecified for a person.
+   *
+   * @generated from field: cardroom.game.v1.BotLevel bot_level = 4;
+   */
+  botLevel: BotLevel;
 };
 
 /**
@@ -333,6 +340,48 @@ export const PlayerKindSchema: GenEnum<PlayerKind> = /*@__PURE__*/
   enumDesc(file_cardroom_game_v1_game, 0);
 
 /**
+ * BotLevel is how well a computer player plays. Every game has the three levels (docs/bot-levels.md).
+ *
+ * @generated from enum cardroom.game.v1.BotLevel
+ */
+export enum BotLevel {
+  /**
+   * Unspecified: the default, which is NORMAL.
+   *
+   * @generated from enum value: BOT_LEVEL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * EASY: the game's heuristic bot making mistakes (a random legal move in part of its decisions).
+   *
+   * @generated from enum value: BOT_LEVEL_EASY = 1;
+   */
+  EASY = 1,
+
+  /**
+   * NORMAL: the game's heuristic bot.
+   *
+   * @generated from enum value: BOT_LEVEL_NORMAL = 2;
+   */
+  NORMAL = 2,
+
+  /**
+   * STRONG: the game's search bot, which samples the hidden cards its seat cannot see and plays them
+   * out, deciding within a time budget per move.
+   *
+   * @generated from enum value: BOT_LEVEL_STRONG = 3;
+   */
+  STRONG = 3,
+}
+
+/**
+ * Describes the enum cardroom.game.v1.BotLevel.
+ */
+export const BotLevelSchema: GenEnum<BotLevel> = /*@__PURE__*/
+  enumDesc(file_cardroom_game_v1_game, 1);
+
+/**
  * SeedPolicy says where a table's random seed comes from.
  *
  * @generated from enum cardroom.game.v1.SeedPolicy
@@ -362,5 +411,5 @@ export enum SeedPolicy {
  * Describes the enum cardroom.game.v1.SeedPolicy.
  */
 export const SeedPolicySchema: GenEnum<SeedPolicy> = /*@__PURE__*/
-  enumDesc(file_cardroom_game_v1_game, 1);
+  enumDesc(file_cardroom_game_v1_game, 2);
 
