@@ -34,19 +34,32 @@ func (r *Redis) credKey(kind Kind, id string) string {
 }
 func (r *Redis) playerKey(id string) string { return r.prefix + "p:" + id }
 
+// createScript writes hash KEYS[1] with the field/value pairs of ARGV unless it exists.
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'p', ARGV[1], 'h', ARGV[2], 'c', ARGV[3])
-redis.call('HSET', KEYS[2], 'n', ARGV[4], 'c', ARGV[5])
+redis.call('HSET', KEYS[1], unpack(ARGV))
 return 1`)
 
+// Create records p (a new player id), then c unless its credential is taken; then it removes p
+// again, since no credential names it.
 func (r *Redis) Create(ctx context.Context, c Credential, p Player) error {
-	n, err := createScript.Run(ctx, r.rdb, []string{r.credKey(c.Kind, c.ID), r.playerKey(p.ID)},
-		c.Player, c.Hash, c.CreatedAt.UnixMilli(), p.DisplayName, p.CreatedAt.UnixMilli()).Int()
+	pk := r.playerKey(p.ID)
+	n, err := createScript.Run(ctx, r.rdb, []string{pk}, "n", p.DisplayName, "c", p.CreatedAt.UnixMilli()).Int()
+	if err != nil {
+		return fmt.Errorf("create player: %w", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("create player: id %s is taken", p.ID)
+	}
+	n, err = createScript.Run(ctx, r.rdb, []string{r.credKey(c.Kind, c.ID)},
+		"p", c.Player, "h", c.Hash, "c", c.CreatedAt.UnixMilli()).Int()
 	if err != nil {
 		return fmt.Errorf("create credential: %w", err)
 	}
 	if n == 0 {
+		if err := r.rdb.Del(ctx, pk).Err(); err != nil {
+			return fmt.Errorf("create credential: taken, and its new player not removed: %w", err)
+		}
 		return ErrExists
 	}
 	return nil

@@ -22,3 +22,15 @@ func TestRedis(t *testing.T) {
 		return s
 	})
 }
+
+// TestRedisCluster runs the suite on a six-node Redis Cluster (three primaries, three replicas).
+func TestRedisCluster(t *testing.T) {
+	rdb := testenv.RedisClusterClient(t)
+	lobbytest.Run(t, func(t *testing.T) lobby.Store {
+		s, err := lobby.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}

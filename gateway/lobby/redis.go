@@ -7,24 +7,32 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// Redis is the Store on Redis, shared by every gateway replica. Keys, under a prefix: gw:t:{id}
-// (hash: d record, v version), gw:code:{code} (table id), gw:k:{id} (ticket hash: d record, v
-// version, s state, tb table, p pool, n players, lo/hi seats, b bots, dl deadline ms), gw:q:{pool}
-// (queued tickets scored by queue time), gw:pools (pools with a queue), gw:pr:{table} (seat → last
-// seen ms), gw:drive (the owned set: tables whose lifecycle has an owner, scored by lease expiry
-// ms, 0 when free), gw:owner (table → replica) and gw:m:{table} (a claimed match: its seats and
-// tickets).
-// Like the table store, the scripts touch keys beside the ones they are given: Redis Cluster is not
-// supported.
+// Redis is the Store on Redis, shared by every gateway replica. Keys, under a prefix, then gw:{h}:
+// where h is a short hash of the prefix (one hash tag for the lobby's keys): t:<id> (hash: d
+// record, v version), code:<code> (table id), k:<id> (ticket hash: d record, v version, s state,
+// tb table, p pool, n players, lo/hi seats, b bots, dl deadline ms), q:<pool> (queued tickets
+// scored by queue time), pools (pools with a queue), drive (the owned set: tables whose lifecycle
+// has an owner, scored by lease expiry ms, 0 when free), owner (table → replica), claim:<token>
+// and m:<table> (a claimed match: its seats and tickets); and, with a tag of its own, gw:pr:{table}
+// (seat → last seen ms).
+//
+// The scripts read and write tables, codes, tickets, queues and the owned set together, so all of
+// those keys share one hash tag: on Redis Cluster the lobby lives in one hash slot (one primary,
+// with its replicas), while the presence records, written at every heartbeat, spread by table.
+// A lobby's load is a few writes per table's life and per matchmaking ticket, far below the
+// table store's, which is sharded (see package store).
 type Redis struct {
-	rdb    redis.UniversalClient
-	prefix string
+	rdb redis.UniversalClient
+	// prefix is the tagged prefix of every key but the presence records', under presence.
+	prefix, presence string
 }
 
 // NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:").
@@ -34,14 +42,20 @@ func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*R
 			return nil, fmt.Errorf("load lobby script: %w", err)
 		}
 	}
-	return &Redis{rdb: rdb, prefix: prefix + "gw:"}, nil
+	if strings.ContainsAny(prefix, "{}") {
+		return nil, fmt.Errorf("lobby: prefix %q holds a brace, which would change the keys' hash slots", prefix)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(prefix))
+	tag := "{" + strconv.FormatUint(uint64(h.Sum32()&0xffff), 16) + "}"
+	return &Redis{rdb: rdb, prefix: prefix + "gw:" + tag + ":", presence: prefix + "gw:pr:"}, nil
 }
 
-func (r *Redis) tableKey(id string) string  { return r.prefix + "t:{" + id + "}" }
+func (r *Redis) tableKey(id string) string  { return r.prefix + "t:" + id }
 func (r *Redis) codeKey(c string) string    { return r.prefix + "code:" + c }
 func (r *Redis) ticketKey(id string) string { return r.prefix + "k:" + id }
 func (r *Redis) queueKey(p string) string   { return r.prefix + "q:" + p }
-func (r *Redis) matchKey(id string) string  { return r.prefix + "m:{" + id + "}" }
+func (r *Redis) matchKey(id string) string  { return r.prefix + "m:" + id }
 func (r *Redis) driveKey() string           { return r.prefix + "drive" }
 func (r *Redis) ownerKey() string           { return r.prefix + "owner" }
 
@@ -334,7 +348,7 @@ func (r *Redis) LoadMatch(ctx context.Context, tableID string) (Match, error) {
 	return m, nil
 }
 
-func (r *Redis) presenceKey(table string) string { return r.prefix + "pr:{" + table + "}" }
+func (r *Redis) presenceKey(table string) string { return r.presence + "{" + table + "}" }
 
 func (r *Redis) Touch(ctx context.Context, table string, seat int, now time.Time) error {
 	k := r.presenceKey(table)
@@ -374,9 +388,13 @@ func (r *Redis) DropDrive(ctx context.Context, table string) error {
 	pipe := r.rdb.TxPipeline()
 	pipe.ZRem(ctx, r.driveKey(), table)
 	pipe.HDel(ctx, r.ownerKey(), table)
-	pipe.Del(ctx, r.presenceKey(table), r.matchKey(table))
+	pipe.Del(ctx, r.matchKey(table))
 	if _, err := pipe.Exec(ctx); err != nil {
 		return fmt.Errorf("drop drive: %w", err)
+	}
+	// The presence record hashes to another slot: deleted on its own (it expires anyway).
+	if err := r.rdb.Del(ctx, r.presenceKey(table)).Err(); err != nil {
+		return fmt.Errorf("drop drive: presence: %w", err)
 	}
 	return nil
 }

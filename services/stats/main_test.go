@@ -3,8 +3,10 @@ package stats
 import (
 	"testing"
 
+	"cardroom.dev/services/kit/testenv"
 	"go.uber.org/goleak"
 )
 
-// TestMain fails the package's tests if any goroutine outlives them.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain fails the package's tests if any goroutine outlives them, and stops the Redis Cluster
+// they started.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(testenv.Main(m)) }

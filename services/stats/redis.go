@@ -8,16 +8,18 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/protobuf/proto"
 )
 
-// Redis is the aggregate store on a Redis server (standalone or a replicated primary: the apply
-// script writes keys it builds from the prefix, so Redis Cluster is not supported).
+// Redis is the aggregate store on Redis: one server, a Sentinel-managed primary or a Redis Cluster.
 //
-// Keys, under a prefix (e.g. "cardroom:stats:"):
+// Keys, under a prefix (e.g. "cardroom:stats:") followed by the hash tag "{stats}:" (the apply
+// script writes keys it builds from the prefix, atomically, so they all hash to one slot: on a
+// cluster, the aggregates live on one primary):
 //
 //	meta              hash: pos (last stream sequence applied), hw (newest finish, Unix ms)
 //	ingest            hash: applied, ignored, duplicates, rejected, rejected:<reason>
@@ -45,8 +47,14 @@ func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*R
 	if err := applyScript.Load(ctx, rdb).Err(); err != nil {
 		return nil, fmt.Errorf("load redis script: %w", err)
 	}
-	return &Redis{rdb: rdb, prefix: prefix}, nil
+	if strings.ContainsAny(prefix, "{}") {
+		return nil, fmt.Errorf("stats store: prefix %q holds a brace, which would change the keys' hash slots", prefix)
+	}
+	return &Redis{rdb: rdb, prefix: prefix + Tag}, nil
 }
+
+// Tag follows the prefix in every key of the store: its hash tag.
+const Tag = "{stats}:"
 
 // applyScript: ARGV = prefix, from, to, high water, prune before, then operations, each a code
 // followed by its arguments. Keys are relative to the prefix.
@@ -278,7 +286,8 @@ func (r *Redis) Apply(ctx context.Context, d *Delta) error {
 	for key, c := range live {
 		args = counters(args, key, c)
 	}
-	res, err := applyScript.Run(ctx, r.rdb, nil, args...).Int()
+	// The meta key routes the call to its slot's node (every key of the store is in that slot).
+	res, err := applyScript.Run(ctx, r.rdb, []string{r.prefix + "meta"}, args...).Int()
 	if err != nil {
 		return fmt.Errorf("apply aggregates: %w", err)
 	}
@@ -558,11 +567,23 @@ func (r *Redis) Live(ctx context.Context) (*Live, error) {
 // scan lists the keys under the prefix matching pattern (relative), without the prefix.
 func (r *Redis) scan(ctx context.Context, pattern string) ([]string, error) {
 	var out []string
-	it := r.rdb.Scan(ctx, 0, r.prefix+pattern, 1000).Iterator()
-	for it.Next(ctx) {
-		out = append(out, strings.TrimPrefix(it.Val(), r.prefix))
+	var mu sync.Mutex
+	scan := func(ctx context.Context, node redis.UniversalClient) error {
+		it := node.Scan(ctx, 0, r.prefix+pattern, 1000).Iterator()
+		for it.Next(ctx) {
+			mu.Lock()
+			out = append(out, strings.TrimPrefix(it.Val(), r.prefix))
+			mu.Unlock()
+		}
+		return it.Err()
 	}
-	if err := it.Err(); err != nil {
+	var err error
+	if c, ok := r.rdb.(*redis.ClusterClient); ok {
+		err = c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return scan(ctx, node) })
+	} else {
+		err = scan(ctx, r.rdb)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("scan: %w", err)
 	}
 	return out, nil

@@ -23,6 +23,19 @@ func TestRedisStore(t *testing.T) {
 	})
 }
 
+// TestRedisClusterStore runs the suite on a six-node Redis Cluster (three primaries, three
+// replicas).
+func TestRedisClusterStore(t *testing.T) {
+	rdb := testenv.RedisClusterClient(t)
+	storetest.Run(t, func(t *testing.T) stats.Store {
+		st, err := stats.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	})
+}
+
 func TestRedisClear(t *testing.T) {
 	rdb := testenv.Redis(t)
 	prefix := testenv.Prefix(t, rdb)

@@ -39,7 +39,7 @@ type App struct {
 	tel    *telemetry.Telemetry
 
 	mu      sync.Mutex
-	rdb     *redis.Client
+	rdb     redis.UniversalClient
 	closers []func(context.Context) error
 	loops   []func(context.Context) error
 	servers []*server

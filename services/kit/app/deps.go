@@ -11,26 +11,27 @@ import (
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/natsembed"
+	"cardroom.dev/services/kit/redisconn"
 	"cardroom.dev/services/kit/store"
 	"github.com/redis/go-redis/extra/redisotel/v9"
 	"github.com/redis/go-redis/v9"
 )
 
-// Redis returns the process's Redis client for the configured URL, opening it (traced, pinged,
-// closed with the app) on first use; every store of the process shares it. Call it only when
-// Config.RedisURL is set.
-func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
+// Redis returns the process's Redis client for the configured URL (one server, Sentinel or
+// Cluster: see package redisconn), opening it (traced, pinged, closed with the app) on first use;
+// every store of the process shares it. Call it only when Config.RedisURL is set.
+func (a *App) Redis(ctx context.Context) (redis.UniversalClient, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.rdb != nil {
 		return a.rdb, nil
 	}
-	opt, err := redis.ParseURL(a.Config.RedisURL)
+	opt, err := redisconn.Parse(a.Config.RedisURL)
 	if err != nil {
-		return nil, fmt.Errorf("redis url: %w", err)
+		return nil, err
 	}
-	ride, ok := rideOutDefault(opt, a.Config.RedisURL)
-	rdb := redis.NewClient(opt)
+	ride, ok := rideOutFor(opt, a.Config.RedisURL)
+	rdb := opt.Client()
 	if ok {
 		rdb.AddHook(ride)
 	}
@@ -43,14 +44,15 @@ func (a *App) Redis(ctx context.Context) (*redis.Client, error) {
 			return nil, fmt.Errorf("redis tracing: %w", err)
 		}
 	}
+	addrs := strings.Join(opt.Addrs, ",")
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		_ = rdb.Close()
-		return nil, fmt.Errorf("redis %s: %w", opt.Addr, err)
+		return nil, fmt.Errorf("redis %s %s: %w", opt.Kind, addrs, err)
 	}
 	a.closers = append(a.closers, func(context.Context) error { return rdb.Close() })
 	a.deps = append(a.deps, dependency{name: "redis", check: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
 	a.rdb = rdb
-	a.Log.Info("redis connected", slog.String("addr", opt.Addr))
+	a.Log.Info("redis connected", slog.String("kind", string(opt.Kind)), slog.String("addr", addrs))
 	return rdb, nil
 }
 
@@ -116,4 +118,24 @@ func rideOutDefault(opt *redis.Options, rawURL string) (rideOut, bool) {
 	}
 	opt.MaxRetries = -1
 	return rideOut{budget: 4 * time.Second, maxBackoff: backoff}, true
+}
+
+// rideOutFor is rideOutDefault for a client of any kind the URL selects; on a cluster the hook
+// sends a command again through the cluster client, which routes it anew (a failover moves a
+// primary's slots to its replica).
+func rideOutFor(o redisconn.Options, rawURL string) (rideOut, bool) {
+	switch o.Kind {
+	case redisconn.Sentinel:
+		tmp := &redis.Options{MaxRetries: o.Sentinel.MaxRetries, MaxRetryBackoff: o.Sentinel.MaxRetryBackoff}
+		h, ok := rideOutDefault(tmp, rawURL)
+		o.Sentinel.MaxRetries = tmp.MaxRetries
+		return h, ok
+	case redisconn.Cluster:
+		tmp := &redis.Options{MaxRetries: o.Cluster.MaxRetries, MaxRetryBackoff: o.Cluster.MaxRetryBackoff}
+		h, ok := rideOutDefault(tmp, rawURL)
+		o.Cluster.MaxRetries = tmp.MaxRetries
+		return h, ok
+	default:
+		return rideOutDefault(o.Single, rawURL)
+	}
 }

@@ -4,48 +4,127 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// Redis is the table store on a Redis server (standalone or replicated primary; the scripts touch
-// global indexes beside a table's keys, so Redis Cluster is not supported).
+// DefaultShards is the number of shards a Redis store splits its tables into unless told otherwise.
+const DefaultShards = 16
+
+// Redis is the table store on Redis: one server, a Sentinel-managed primary, or a Redis Cluster.
 //
-// Keys, under a prefix: t:{id} (hash: cfg, s state, v version, q sequence, p published, d deadline
-// ms, fin, ct created ms, w token of the last write), t:{id}:log (list; index = version), t:{id}:ids (hash: action id →
-// version), deadlines (sorted set by ms), outbox (sorted set by commit ms).
+// Tables are split into a fixed number of shards; a table belongs to shard fnv32a(id) mod shards.
+// Every key of a shard carries the shard's hash tag, {<h>-<n>}, where h is a short hash of the
+// prefix (so that the shards of different prefixes, such as different games, fall in different
+// hash slots) and n the shard number. Under a prefix, shard keys are {tag}:t:<id> (hash: cfg, s
+// state, v version, q sequence, p published, d deadline ms, fin, ct created ms, w token of the
+// last write), {tag}:t:<id>:log (list; index = version), {tag}:t:<id>:ids (hash: action id →
+// version), {tag}:deadlines (sorted set by ms) and {tag}:outbox (sorted set by commit ms); the key
+// "shards" records the number of shards, which never changes for a prefix. Each script touches
+// the keys of one shard only, so they all hash to one slot, as Redis Cluster requires; the
+// shards spread over the cluster's primaries.
 //
 // A read is one script call and a commit is one script call: an action costs two round trips, or
 // one when the writer commits from a state it kept, checked by Commit.Expect, without reading.
+// Claiming deadlines and reading the outbox visit every shard in one pipelined round trip
+// (one per primary, sent in parallel, on a cluster).
 type Redis struct {
 	rdb    redis.UniversalClient
 	prefix string
-	// deadlines and outbox are the global index keys.
-	deadlines, outbox string
+	// tags are the shards' key prefixes, "<prefix>{<h>-<n>}:".
+	tags []string
+	// turn rotates the shard a sweep starts from, so that no shard is always served first.
+	turn atomic.Uint32
 }
 
-// NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:"), loading its scripts.
+// RedisOptions tune a Redis store.
+type RedisOptions struct {
+	// Shards is the number of shards (0: DefaultShards). It is recorded under the prefix by the
+	// first store opened there; a store opened later with another number is refused, since every
+	// table's keys depend on it.
+	Shards int
+}
+
+// NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:") and DefaultShards
+// shards, loading its scripts.
 func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*Redis, error) {
+	return NewRedisWith(ctx, rdb, prefix, RedisOptions{})
+}
+
+// NewRedisWith is NewRedis with options.
+func NewRedisWith(ctx context.Context, rdb redis.UniversalClient, prefix string, opt RedisOptions) (*Redis, error) {
+	n := opt.Shards
+	if n == 0 {
+		n = DefaultShards
+	}
+	if n < 1 || n > 4096 {
+		return nil, fmt.Errorf("redis store: %d shards, want 1 to 4096", n)
+	}
+	if strings.ContainsAny(prefix, "{}") {
+		return nil, fmt.Errorf("redis store: prefix %q holds a brace, which would change the keys' hash slots", prefix)
+	}
 	for _, s := range []*redis.Script{createScript, loadScript, commitScript, claimScript, markScript} {
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			return nil, fmt.Errorf("load redis script: %w", err)
 		}
 	}
-	return &Redis{rdb: rdb, prefix: prefix, deadlines: prefix + "deadlines", outbox: prefix + "outbox"}, nil
+	key := prefix + "shards"
+	if err := rdb.SetNX(ctx, key, n, 0).Err(); err != nil {
+		return nil, fmt.Errorf("redis store: record shards: %w", err)
+	}
+	have, err := rdb.Get(ctx, key).Int()
+	if err != nil {
+		return nil, fmt.Errorf("redis store: read shards: %w", err)
+	}
+	if have != n {
+		return nil, fmt.Errorf("redis store: the keys under %q are split into %d shards, not %d: a prefix keeps its number of shards", prefix, have, n)
+	}
+	h := fnv.New32a()
+	h.Write([]byte(prefix))
+	salt := strconv.FormatUint(uint64(h.Sum32()&0xffff), 16)
+	r := &Redis{rdb: rdb, prefix: prefix, tags: make([]string, n)}
+	for i := range n {
+		r.tags[i] = prefix + "{" + salt + "-" + strconv.Itoa(i) + "}:"
+	}
+	r.turn.Store(rand.Uint32())
+	return r, nil
 }
 
+// Shards returns the number of shards.
+func (r *Redis) Shards() int { return len(r.tags) }
+
+// shard returns the shard of table id.
+func (r *Redis) shard(id string) int {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32() % uint32(len(r.tags)))
+}
+
+// keys are table id's keys and its shard's indexes: table, log, ids, deadlines, outbox.
 func (r *Redis) keys(id string) []string {
-	t := r.prefix + "t:{" + id + "}"
-	return []string{t, t + ":log", t + ":ids", r.deadlines, r.outbox}
+	tag := r.tags[r.shard(id)]
+	t := tag + "t:" + id
+	return []string{t, t + ":log", t + ":ids", tag + "deadlines", tag + "outbox"}
 }
 
 // tableKeys is keys(id)[:3]: the table's own keys.
-func (r *Redis) tableKeys(id string) []string {
-	t := r.prefix + "t:{" + id + "}"
-	return []string{t, t + ":log", t + ":ids"}
+func (r *Redis) tableKeys(id string) []string { return r.keys(id)[:3] }
+
+// order returns the shards in the order a sweep visits them: from a rotating start.
+func (r *Redis) order() []int {
+	n := len(r.tags)
+	start := int(r.turn.Add(1) % uint32(n))
+	out := make([]int, n)
+	for i := range out {
+		out[i] = (start + i) % n
+	}
+	return out
 }
 
 func ms(t time.Time) int64 {
@@ -194,21 +273,104 @@ func (r *Redis) Log(ctx context.Context, id string, from uint64) ([]Entry, error
 	return out, nil
 }
 
+// claimScript claims up to ARGV[3] due deadlines of one shard and returns them with the shard's
+// earliest deadline left.
 var claimScript = redis.NewScript(`
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id) end
+local ids = {}
+if tonumber(ARGV[3]) > 0 then
+  ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+  for _, id in ipairs(ids) do redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id) end
+end
 local first = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return {ids, first[2] or ''}
 `)
 
+// runPiped runs the commands add puts in one pipeline, loading the scripts again once if the
+// server lost them (a restart, or a replica promoted after a failover).
+func (r *Redis) runPiped(ctx context.Context, add func(redis.Pipeliner)) ([]redis.Cmder, error) {
+	run := func() ([]redis.Cmder, error) {
+		pipe := r.rdb.Pipeline()
+		add(pipe)
+		return pipe.Exec(ctx)
+	}
+	cmds, err := run()
+	if err != nil && strings.Contains(err.Error(), "NOSCRIPT") {
+		for _, s := range []*redis.Script{claimScript, markScript} {
+			if lerr := s.Load(ctx, r.rdb).Err(); lerr != nil {
+				return cmds, err
+			}
+		}
+		cmds, err = run()
+	}
+	return cmds, err
+}
+
+// ClaimDue claims in every shard, in one pipelined round trip: limit is shared out among the
+// shards, starting from a rotating one. When that leaves part of limit unused while a shard still
+// has due deadlines (its share was smaller than what it had due), those shards are claimed from
+// again, one by one, for the rest.
 func (r *Redis) ClaimDue(ctx context.Context, now time.Time, lease time.Duration, limit int) ([]string, time.Time, error) {
-	res, err := claimScript.Run(ctx, r.rdb, []string{r.deadlines},
-		now.UnixMilli(), now.Add(lease).UnixMilli(), limit).Slice()
+	order := r.order()
+	n := len(order)
+	nowMS, until := now.UnixMilli(), now.Add(lease).UnixMilli()
+	share := func(i int) int {
+		s := limit / n
+		if i < limit%n {
+			s++
+		}
+		return s
+	}
+	cmds, err := r.runPiped(ctx, func(p redis.Pipeliner) {
+		for i, sh := range order {
+			claimScript.EvalSha(ctx, p, []string{r.tags[sh] + "deadlines"}, nowMS, until, share(i))
+		}
+	})
 	if err != nil {
 		return nil, time.Time{}, fmt.Errorf("claim deadlines: %w", err)
 	}
+	var ids []string
+	firsts := make([]int64, n) // each shard's earliest deadline left, -1: none
+	for i, c := range cmds {
+		got, first, err := claimReply(c.(*redis.Cmd))
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		ids = append(ids, got...)
+		firsts[i] = first
+	}
+	for i, sh := range order {
+		if len(ids) >= limit {
+			break
+		}
+		if firsts[i] < 0 || firsts[i] > nowMS {
+			continue
+		}
+		c := claimScript.Run(ctx, r.rdb, []string{r.tags[sh] + "deadlines"}, nowMS, until, limit-len(ids))
+		got, first, err := claimReply(c)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		ids = append(ids, got...)
+		firsts[i] = first
+	}
+	var next time.Time
+	for _, f := range firsts {
+		if f >= 0 && (next.IsZero() || f < next.UnixMilli()) {
+			next = time.UnixMilli(f)
+		}
+	}
+	return ids, next, nil
+}
+
+// claimReply decodes claimScript's answer: the ids claimed and the shard's earliest deadline in
+// ms (-1: none).
+func claimReply(c *redis.Cmd) ([]string, int64, error) {
+	res, err := c.Slice()
+	if err != nil {
+		return nil, 0, fmt.Errorf("claim deadlines: %w", err)
+	}
 	if len(res) != 2 {
-		return nil, time.Time{}, fmt.Errorf("claim deadlines: unexpected reply %v", res)
+		return nil, 0, fmt.Errorf("claim deadlines: unexpected reply %v", res)
 	}
 	raw, _ := res[0].([]any)
 	ids := make([]string, 0, len(raw))
@@ -217,24 +379,46 @@ func (r *Redis) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 			ids = append(ids, id)
 		}
 	}
-	var next time.Time
-	if score, _ := res[1].(string); score != "" {
-		ms, err := strconv.ParseFloat(score, 64)
-		if err != nil {
-			return nil, time.Time{}, fmt.Errorf("claim deadlines: next deadline %q: %w", score, err)
-		}
-		next = time.UnixMilli(int64(ms))
+	score, _ := res[1].(string)
+	if score == "" {
+		return ids, -1, nil
 	}
-	return ids, next, nil
+	ms, err := strconv.ParseFloat(score, 64)
+	if err != nil {
+		return nil, 0, fmt.Errorf("claim deadlines: next deadline %q: %w", score, err)
+	}
+	return ids, int64(ms), nil
 }
 
+// Unpublished reads every shard's outbox in one pipelined round trip, up to limit from each, and
+// returns up to limit ids taken in turn from the shards, starting from a rotating one.
 func (r *Redis) Unpublished(ctx context.Context, before time.Time, limit int) ([]string, error) {
-	ids, err := r.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{
-		Key: r.outbox, ByScore: true, Start: "-inf", Stop: "(" + strconv.FormatInt(before.UnixMilli(), 10),
-		Count: int64(limit),
-	}).Result()
+	order := r.order()
+	stop := "(" + strconv.FormatInt(before.UnixMilli(), 10)
+	cmds, err := r.runPiped(ctx, func(p redis.Pipeliner) {
+		for _, sh := range order {
+			p.ZRangeArgs(ctx, redis.ZRangeArgs{Key: r.tags[sh] + "outbox", ByScore: true, Start: "-inf", Stop: stop, Count: int64(limit)})
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read outbox: %w", err)
+	}
+	lists := make([][]string, len(cmds))
+	for i, c := range cmds {
+		lists[i] = c.(*redis.StringSliceCmd).Val()
+	}
+	var ids []string
+	for round := 0; len(ids) < limit; round++ {
+		took := false
+		for _, l := range lists {
+			if round < len(l) && len(ids) < limit {
+				ids = append(ids, l[round])
+				took = true
+			}
+		}
+		if !took {
+			break
+		}
 	}
 	return ids, nil
 }
@@ -252,22 +436,12 @@ func (r *Redis) MarkPublished(ctx context.Context, marks []Mark) error {
 	if len(marks) == 0 {
 		return nil
 	}
-	run := func() error {
-		pipe := r.rdb.Pipeline()
+	_, err := r.runPiped(ctx, func(p redis.Pipeliner) {
 		for _, m := range marks {
 			k := r.keys(m.TableID)
-			markScript.EvalSha(ctx, pipe, []string{k[0], k[4]}, m.TableID, m.Sequence, m.From)
+			markScript.EvalSha(ctx, p, []string{k[0], k[4]}, m.TableID, m.Sequence, m.From)
 		}
-		_, err := pipe.Exec(ctx)
-		return err
-	}
-	err := run()
-	if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
-		// The server lost its script cache (a restart): load again once.
-		if lerr := markScript.Load(ctx, r.rdb).Err(); lerr == nil {
-			err = run()
-		}
-	}
+	})
 	if err != nil {
 		return fmt.Errorf("mark published: %w", err)
 	}

@@ -24,6 +24,44 @@ func TestRedis(t *testing.T) {
 	})
 }
 
+// TestRedisCluster runs the suite on a six-node Redis Cluster (three primaries, three replicas).
+func TestRedisCluster(t *testing.T) {
+	rdb := testenv.RedisClusterClient(t)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestRedisShards checks that a prefix keeps its number of shards, and that a one-shard store
+// passes the suite too.
+func TestRedisShards(t *testing.T) {
+	rdb := testenv.Redis(t)
+	prefix := testenv.Prefix(t, rdb)
+	if _, err := store.NewRedisWith(t.Context(), rdb, prefix, store.RedisOptions{Shards: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.NewRedisWith(t.Context(), rdb, prefix, store.RedisOptions{Shards: 4}); err != nil {
+		t.Fatalf("same shards again: %v", err)
+	}
+	if _, err := store.NewRedisWith(t.Context(), rdb, prefix, store.RedisOptions{Shards: 8}); err == nil {
+		t.Fatal("a store with another number of shards was opened on the same prefix")
+	}
+	if _, err := store.NewRedis(t.Context(), rdb, "cardroom-test:{x}:"); err == nil {
+		t.Fatal("a prefix with a brace was accepted")
+	}
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := store.NewRedisWith(t.Context(), rdb, testenv.Prefix(t, rdb), store.RedisOptions{Shards: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
 // TestMemoryLongLog reads back a log longer than one of the memory store's chunks.
 func TestMemoryLongLog(t *testing.T) {
 	ctx := t.Context()

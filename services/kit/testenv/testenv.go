@@ -54,7 +54,8 @@ func Redis(t testing.TB) *redis.Client {
 
 // Prefix returns a key prefix unique to this test run, so tests never see each other's keys.
 // Keys under it are deleted when the test ends.
-func Prefix(t testing.TB, rdb *redis.Client) string {
+// On a Redis Cluster, every primary is scanned.
+func Prefix(t testing.TB, rdb redis.UniversalClient) string {
 	t.Helper()
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
@@ -62,10 +63,18 @@ func Prefix(t testing.TB, rdb *redis.Client) string {
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		iter := rdb.Scan(ctx, 0, p+"*", 1000).Iterator()
-		for iter.Next(ctx) {
-			rdb.Del(ctx, iter.Val())
+		clean := func(ctx context.Context, node redis.UniversalClient) error {
+			iter := node.Scan(ctx, 0, p+"*", 1000).Iterator()
+			for iter.Next(ctx) {
+				node.Del(ctx, iter.Val())
+			}
+			return iter.Err()
 		}
+		if c, ok := rdb.(*redis.ClusterClient); ok {
+			_ = c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error { return clean(ctx, node) })
+			return
+		}
+		_ = clean(ctx, rdb)
 	})
 	return p
 }
