@@ -21,7 +21,7 @@ import (
 // core spends (the decision runs on one goroutine; the garbage collector's share is counted in).
 type timed struct {
 	*Strong
-	d *[]time.Duration
+	d *enginetest.Times
 }
 
 func (t timed) Wants(view proto.Message, legal []engine.Action) (engine.Action, bool) {
@@ -89,16 +89,6 @@ func report(t testing.TB, what string, k, alone, n int) float64 {
 	return float64(k) / float64(n)
 }
 
-func pct(d []time.Duration, p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
-
-func mean(d []time.Duration) time.Duration {
-	var sum time.Duration
-	for _, x := range d {
-		sum += x
-	}
-	return sum / time.Duration(max(1, len(d)))
-}
-
 // full reports whether the 1,000-game assertions of the issue run (CARDROOM_WINRATE=1, make
 // bots-winrate); otherwise a smaller sample runs with bounds derived from its spread.
 func full() bool { return os.Getenv("CARDROOM_WINRATE") == "1" }
@@ -140,8 +130,8 @@ func TestPolicyIsTheHeuristic(t *testing.T) {
 
 // decisions collects the searched decisions (view and legal actions) of seeded games among
 // normal bots.
-func decisions(t testing.TB, games int) []position {
-	var ps []position
+func decisions(t testing.TB, games int) []enginetest.Position[engine.Action] {
+	var ps []enginetest.Position[engine.Action]
 	g := engine.Game{}
 	for i := range games {
 		p := enginetest.Playout[*engine.State, engine.Action]{Game: g,
@@ -155,7 +145,7 @@ func decisions(t testing.TB, games int) []position {
 					v := g.View(s, seat)
 					want, ok := Heuristic{}.Wants(v, legal)
 					if _, search := (&Strong{}).roots(v, want, slices.Clone(legal)); ok && search {
-						ps = append(ps, position{v, legal})
+						ps = append(ps, enginetest.Position[engine.Action]{View: v, Legal: legal})
 					}
 				}
 				return nil
@@ -168,11 +158,6 @@ func decisions(t testing.TB, games int) []position {
 	return ps
 }
 
-type position struct {
-	view  proto.Message
-	legal []engine.Action
-}
-
 // TestStrongDeterministic: with iterations only, the same view gets the same decision, from the
 // same number of iterations; the search runs on turn decisions and leaves reactions to the
 // heuristic.
@@ -183,16 +168,16 @@ func TestStrongDeterministic(t *testing.T) {
 	}
 	b := NewStrong(StrongOptions{Iterations: 60})
 	for _, p := range ps[:20] {
-		a1, ok1 := b.Wants(p.view, p.legal)
-		a2, ok2 := b.Wants(proto.Clone(p.view), slices.Clone(p.legal))
+		a1, ok1 := b.Wants(p.View, p.Legal)
+		a2, ok2 := b.Wants(proto.Clone(p.View), slices.Clone(p.Legal))
 		if !ok1 || !ok2 || a1 != a2 {
 			t.Fatalf("the same view, two decisions: %+v, %+v", a1, a2)
 		}
-		_, st, searched := b.Decide(p.view, p.legal, rand.New(rand.NewPCG(1, 2)))
-		if !searched || st.Iterations > 60 || st.Iterations < 60-len(p.legal) {
+		_, st, searched := b.Decide(p.View, p.Legal, rand.New(rand.NewPCG(1, 2)))
+		if !searched || st.Iterations > 60 || st.Iterations < 60-len(p.Legal) {
 			t.Fatalf("searched %v, %d playouts; want about 60", searched, st.Iterations)
 		}
-		if !slices.Contains(p.legal, a1) {
+		if !slices.Contains(p.Legal, a1) {
 			t.Fatalf("chose %+v, not a legal action", a1)
 		}
 	}
@@ -222,27 +207,18 @@ func TestStrongDecisionTime(t *testing.T) {
 	if full() {
 		games = 20
 	}
-	var d []time.Duration
+	var d enginetest.Times
 	_, _, _ = oneAgainstThree(t, games, timed{NewStrong(StrongOptions{}), &d}, 90_000)
-	slices.Sort(d)
-	t.Logf("strong: %d decisions, mean %v, p50 %v, p99 %v, max %v", len(d), mean(d), pct(d, 0.5), pct(d, 0.99), d[len(d)-1])
-	if mean(d) > 50*time.Millisecond || pct(d, 0.99) > 100*time.Millisecond {
-		t.Fatalf("strong decides too slowly: mean %v, p99 %v", mean(d), pct(d, 0.99))
+	t.Logf("strong: %v", d)
+	if d.Mean() > 50*time.Millisecond || d.Pct(0.99) > 100*time.Millisecond {
+		t.Fatalf("strong decides too slowly: mean %v, p99 %v", d.Mean(), d.Pct(0.99))
 	}
 }
 
 // BenchmarkStrongDecision is one searched decision of the strong bot at its default iterations,
 // over the decisions of a few games; cpu-ms/decision is what one core spends.
 func BenchmarkStrongDecision(b *testing.B) {
-	ps := decisions(b, 3)
-	bot := NewStrong(StrongOptions{})
-	r := rand.New(rand.NewPCG(1, 1))
-	cpu0 := enginetest.CPUTime()
-	for i := 0; b.Loop(); i++ {
-		p := ps[i%len(ps)]
-		bot.Choose(p.view, p.legal, r)
-	}
-	b.ReportMetric(float64((enginetest.CPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/decision")
+	enginetest.BenchDecisions(b, NewStrong(StrongOptions{}), decisions(b, 3))
 }
 
 // TestStrongWinRate: one strong bot against three normal ones (botTable: 4 bot seats, the default

@@ -9,18 +9,12 @@ import (
 	kit "cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	"cardroom.dev/services/saboteur/engine"
-	"google.golang.org/protobuf/proto"
 )
-
-type position struct {
-	view  proto.Message
-	legal []engine.Action
-}
 
 // positions collects the play-phase decisions (more than one legal action) of seeded 6-seat
 // saboteur2 games among normal bots.
-func positions(t testing.TB, games int) []position {
-	var ps []position
+func positions(t testing.TB, games int) []enginetest.Position[engine.Action] {
+	var ps []enginetest.Position[engine.Action]
 	bots := make([]kit.Bot[engine.Action], 6)
 	for i := range bots {
 		bots[i] = RoleAware{}
@@ -34,7 +28,7 @@ func positions(t testing.TB, games int) []position {
 				}
 				legal := engine.Game{}.Legal(s, seat, nil)
 				if len(legal) > 1 && legal[0].Kind != engine.KindPick && legal[0].Kind != engine.KindSteal {
-					ps = append(ps, position{engine.Game{}.View(s, seat), legal})
+					ps = append(ps, enginetest.Position[engine.Action]{View: engine.Game{}.View(s, seat), Legal: legal})
 				}
 				return nil
 			}}
@@ -49,13 +43,5 @@ func positions(t testing.TB, games int) []position {
 // BenchmarkStrongDecision is one decision of the strong bot at its default iterations, over the
 // positions of a few games; cpu-ms/decision is what one core spends.
 func BenchmarkStrongDecision(b *testing.B) {
-	ps := positions(b, 3)
-	bot := NewStrong(StrongOptions{})
-	r := rand.New(rand.NewPCG(1, 1))
-	cpu0 := enginetest.CPUTime()
-	for i := 0; b.Loop(); i++ {
-		p := ps[i%len(ps)]
-		bot.Choose(p.view, p.legal, r)
-	}
-	b.ReportMetric(float64((enginetest.CPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/decision")
+	enginetest.BenchDecisions(b, NewStrong(StrongOptions{}), positions(b, 3))
 }

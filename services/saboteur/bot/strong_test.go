@@ -154,15 +154,15 @@ func TestStrongDeterministic(t *testing.T) {
 	ps := positions(t, 1)
 	b := NewStrong(StrongOptions{Iterations: 50})
 	for _, p := range ps[:10] {
-		a1, st := b.Decide(p.view, p.legal, rand.New(rand.NewPCG(1, 2)))
-		a2, _ := b.Decide(p.view, p.legal, rand.New(rand.NewPCG(1, 2)))
+		a1, st := b.Decide(p.View, p.Legal, rand.New(rand.NewPCG(1, 2)))
+		a2, _ := b.Decide(p.View, p.Legal, rand.New(rand.NewPCG(1, 2)))
 		if a1 != a2 {
 			t.Fatalf("same seed, different moves: %v, %v", a1, a2)
 		}
 		if st.Iterations != 50 {
 			t.Fatalf("%d iterations, want 50", st.Iterations)
 		}
-		if !slices.Contains(p.legal, a1) {
+		if !slices.Contains(p.Legal, a1) {
 			t.Fatalf("illegal move %v", a1)
 		}
 	}

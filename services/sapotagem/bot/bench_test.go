@@ -9,18 +9,12 @@ import (
 	kit "cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	"cardroom.dev/services/sapotagem/engine"
-	"google.golang.org/protobuf/proto"
 )
-
-type position struct {
-	view  proto.Message
-	legal []engine.Action
-}
 
 // positions collects the decisions (more than one legal action) of seeded games among normal
 // bots.
-func positions(t testing.TB, games int) []position {
-	var ps []position
+func positions(t testing.TB, games int) []enginetest.Position[engine.Action] {
+	var ps []enginetest.Position[engine.Action]
 	for i := range games {
 		p := enginetest.Playout[*engine.State, engine.Action]{Game: engine.Game{}, Bots: []kit.Bot[engine.Action]{Heuristic{}, Heuristic{}, Heuristic{}, Heuristic{}},
 			OnStep: func(s *engine.State, _ enginetest.Step[engine.Action]) error {
@@ -29,7 +23,7 @@ func positions(t testing.TB, games int) []position {
 				}
 				legal := engine.Game{}.Legal(s, int(s.Turn), nil)
 				if len(legal) > 1 {
-					ps = append(ps, position{engine.Game{}.View(s, int(s.Turn)), legal})
+					ps = append(ps, enginetest.Position[engine.Action]{View: engine.Game{}.View(s, int(s.Turn)), Legal: legal})
 				}
 				return nil
 			}}
@@ -44,13 +38,5 @@ func positions(t testing.TB, games int) []position {
 // BenchmarkStrongDecision is one decision of the strong bot at its default budget, over the
 // positions of a few games; cpu-ms/decision is what one core spends.
 func BenchmarkStrongDecision(b *testing.B) {
-	ps := positions(b, 3)
-	bot := NewStrong(StrongOptions{})
-	r := rand.New(rand.NewPCG(1, 1))
-	cpu0 := enginetest.CPUTime()
-	for i := 0; b.Loop(); i++ {
-		p := ps[i%len(ps)]
-		bot.Choose(p.view, p.legal, r)
-	}
-	b.ReportMetric(float64((enginetest.CPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/decision")
+	enginetest.BenchDecisions(b, NewStrong(StrongOptions{}), positions(b, 3))
 }

@@ -2,7 +2,6 @@ package bot
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
 
@@ -10,43 +9,22 @@ import (
 	kit "cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	"cardroom.dev/services/sapotagem/engine"
-	"google.golang.org/protobuf/proto"
 )
-
-// timed records the processor time each decision of a bot takes. The machine's cores are shared,
-// so wall time would say how busy it was; the process's CPU time is what one core spends (the
-// decision runs on one goroutine; the garbage collector's share is counted in).
-type timed struct {
-	bot kit.Bot[engine.Action]
-	d   *[]time.Duration
-}
-
-func (t timed) Choose(v proto.Message, legal []engine.Action, r *rand.Rand) engine.Action {
-	t0 := enginetest.CPUTime()
-	a := t.bot.Choose(v, legal, r)
-	if len(legal) > 1 {
-		*t.d = append(*t.d, enginetest.CPUTime()-t0)
-	}
-	return a
-}
 
 // decisionTimes plays games with bot in seat 0 and normal bots elsewhere and returns the time of
 // each of bot's decisions (those with more than one legal action), sorted.
-func decisionTimes(t testing.TB, games int, bot kit.Bot[engine.Action]) []time.Duration {
-	var d []time.Duration
+func decisionTimes(t testing.TB, games int, bot kit.Bot[engine.Action]) enginetest.Times {
+	var d enginetest.Times
 	for i := range games {
-		bots := []kit.Bot[engine.Action]{timed{bot, &d}, Heuristic{}, Heuristic{}, Heuristic{}}
+		bots := []kit.Bot[engine.Action]{enginetest.Timed[engine.Action]{Bot: bot, Times: &d}, Heuristic{}, Heuristic{}, Heuristic{}}
 		p := enginetest.Playout[*engine.State, engine.Action]{Game: engine.Game{}, Bots: bots}
 		cfg := kit.Config{Seats: 4, Seed: 900 + uint64(i), Options: &pb.Options{}, Start: time.Unix(0, 0)}
 		if _, err := p.Run(cfg, rand.New(rand.NewPCG(uint64(i), 3))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	slices.Sort(d)
 	return d
 }
-
-func pct(d []time.Duration, p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
 
 // TestStrongDecisionTime: the strong bot decides in at most 50 ms of CPU at the median and 100 ms
 // at p99 (one goroutine, so one core), over every decision of several games.
@@ -56,8 +34,8 @@ func TestStrongDecisionTime(t *testing.T) {
 	}
 	d := decisionTimes(t, 6, NewStrong(StrongOptions{}))
 	n := decisionTimes(t, 2, Heuristic{})
-	t.Logf("strong: %d decisions, p50 %v, p99 %v, max %v; normal: p50 %v, p99 %v", len(d), pct(d, 0.5), pct(d, 0.99), d[len(d)-1], pct(n, 0.5), pct(n, 0.99))
-	if pct(d, 0.5) > 50*time.Millisecond || pct(d, 0.99) > 100*time.Millisecond {
-		t.Fatalf("strong decides too slowly: p50 %v, p99 %v", pct(d, 0.5), pct(d, 0.99))
+	t.Logf("strong: %d decisions, p50 %v, p99 %v, max %v; normal: p50 %v, p99 %v", len(d), d.Pct(0.5), d.Pct(0.99), d.Pct(1), n.Pct(0.5), n.Pct(0.99))
+	if d.Pct(0.5) > 50*time.Millisecond || d.Pct(0.99) > 100*time.Millisecond {
+		t.Fatalf("strong decides too slowly: p50 %v, p99 %v", d.Pct(0.5), d.Pct(0.99))
 	}
 }

@@ -9,18 +9,12 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	spe "cardroom.dev/services/sponsio/engine"
-	"google.golang.org/protobuf/proto"
 )
-
-type position struct {
-	view  proto.Message
-	legal []spe.Action
-}
 
 // positions collects the decisions (more than one legal action) of seeded games among normal
 // bots.
-func positions(t testing.TB, games int) []position {
-	var ps []position
+func positions(t testing.TB, games int) []enginetest.Position[spe.Action] {
+	var ps []enginetest.Position[spe.Action]
 	for i := range games {
 		p := enginetest.Playout[*spe.State, spe.Action]{Game: spe.Game{}, Bots: []engine.Bot[spe.Action]{Heuristic{}, Heuristic{}, Heuristic{}, Heuristic{}},
 			OnStep: func(s *spe.State, _ enginetest.Step[spe.Action]) error {
@@ -29,7 +23,7 @@ func positions(t testing.TB, games int) []position {
 				}
 				legal := spe.Game{}.Legal(s, int(s.ToAct), nil)
 				if len(legal) > 1 {
-					ps = append(ps, position{spe.Game{}.View(s, int(s.ToAct)), legal})
+					ps = append(ps, enginetest.Position[spe.Action]{View: spe.Game{}.View(s, int(s.ToAct)), Legal: legal})
 				}
 				return nil
 			}}
@@ -44,13 +38,5 @@ func positions(t testing.TB, games int) []position {
 // BenchmarkStrongDecision is one decision of the strong bot at its default budget, over the
 // positions of a game; cpu-ms/decision is what one core spends.
 func BenchmarkStrongDecision(b *testing.B) {
-	ps := positions(b, 1)
-	bot := NewStrong(StrongOptions{})
-	r := rand.New(rand.NewPCG(1, 1))
-	cpu0 := enginetest.CPUTime()
-	for i := 0; b.Loop(); i++ {
-		p := ps[i%len(ps)]
-		bot.Choose(p.view, p.legal, r)
-	}
-	b.ReportMetric(float64((enginetest.CPUTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/decision")
+	enginetest.BenchDecisions(b, NewStrong(StrongOptions{}), positions(b, 1))
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
@@ -12,35 +11,17 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
 	spe "cardroom.dev/services/sponsio/engine"
-	"google.golang.org/protobuf/proto"
 )
-
-// timed records the processor time each decision of a bot takes. The machine's cores are shared,
-// so wall time would say how busy it was; the process's CPU time is what one core spends (the
-// decision runs on one goroutine; the garbage collector's share is counted in).
-type timed struct {
-	bot engine.Bot[spe.Action]
-	d   *[]time.Duration
-}
-
-func (t timed) Choose(v proto.Message, legal []spe.Action, r *rand.Rand) spe.Action {
-	t0 := enginetest.CPUTime()
-	a := t.bot.Choose(v, legal, r)
-	if len(legal) > 1 && t.d != nil {
-		*t.d = append(*t.d, enginetest.CPUTime()-t0)
-	}
-	return a
-}
 
 // oneAgainstThree plays games 4-player games with bot one in seat i%4 and the normal bot in the
 // others; it returns one's wins (a shared win counts) and the time of each of its decisions.
-func oneAgainstThree(t testing.TB, games int, one engine.Bot[spe.Action], seed uint64) (int, []time.Duration) {
+func oneAgainstThree(t testing.TB, games int, one engine.Bot[spe.Action], seed uint64) (int, enginetest.Times) {
 	wins := 0
-	var d []time.Duration
+	var d enginetest.Times
 	for i := range games {
 		seat := i % 4
 		bots := []engine.Bot[spe.Action]{Heuristic{}, Heuristic{}, Heuristic{}, Heuristic{}}
-		bots[seat] = timed{one, &d}
+		bots[seat] = enginetest.Timed[spe.Action]{Bot: one, Times: &d}
 		p := enginetest.Playout[*spe.State, spe.Action]{Game: spe.Game{}, Bots: bots}
 		cfg := engine.Config{Seats: 4, Seed: seed + uint64(i), Options: &sponsiov1.Options{}, Start: time.Unix(1_800_000_000, 0)}
 		res, err := p.Run(cfg, rand.New(rand.NewPCG(uint64(i), seed)))
@@ -52,7 +33,6 @@ func oneAgainstThree(t testing.TB, games int, one engine.Bot[spe.Action], seed u
 			wins++
 		}
 	}
-	slices.Sort(d)
 	return wins, d
 }
 
@@ -71,8 +51,6 @@ func report(t testing.TB, what string, k, n int) float64 {
 	return float64(k) / float64(n)
 }
 
-func pct(d []time.Duration, p float64) time.Duration { return d[min(len(d)-1, int(p*float64(len(d))))] }
-
 // full reports whether the 1,000-game assertions run (CARDROOM_WINRATE=1, make bots-winrate).
 func full() bool { return os.Getenv("CARDROOM_WINRATE") == "1" }
 
@@ -86,7 +64,7 @@ func TestStrongWinRate(t *testing.T) {
 	}
 	const games = 1000
 	k, d := oneAgainstThree(t, games, NewStrong(StrongOptions{}), 70_000)
-	t.Logf("strong: %d decisions, CPU p50 %v, p99 %v", len(d), pct(d, 0.5), pct(d, 0.99))
+	t.Logf("strong: %d decisions, CPU p50 %v, p99 %v", len(d), d.Pct(0.5), d.Pct(0.99))
 	if rate := report(t, "strong vs 3 normal, 4-player games", k, games); rate < 0.40 {
 		t.Fatalf("win rate %.3f below 0.40", rate)
 	}
@@ -129,9 +107,9 @@ func TestStrongDecisionTime(t *testing.T) {
 		t.Skip("timing: run without -race")
 	}
 	_, d := oneAgainstThree(t, 4, NewStrong(StrongOptions{}), 90_000)
-	t.Logf("strong: %d decisions, CPU p50 %v, p99 %v, max %v", len(d), pct(d, 0.5), pct(d, 0.99), d[len(d)-1])
-	if pct(d, 0.5) > 50*time.Millisecond || pct(d, 0.99) > 100*time.Millisecond {
-		t.Fatalf("strong decides too slowly: p50 %v, p99 %v", pct(d, 0.5), pct(d, 0.99))
+	t.Logf("strong: %d decisions, CPU p50 %v, p99 %v, max %v", len(d), d.Pct(0.5), d.Pct(0.99), d.Pct(1))
+	if d.Pct(0.5) > 50*time.Millisecond || d.Pct(0.99) > 100*time.Millisecond {
+		t.Fatalf("strong decides too slowly: p50 %v, p99 %v", d.Pct(0.5), d.Pct(0.99))
 	}
 }
 
