@@ -93,7 +93,7 @@ func (s *State) doPlay(at int64, evs *[]engine.Event, box *playedBox) {
 	id := s.drawn
 	s.drawn = noCard
 	emit(evs, engine.Public, box.event(s.cur, number(id)))
-	s.discAt = at
+	s.discAt, s.discTurn = at, s.turn
 	s.land(id, at, evs)
 	s.queueFunction(s.cur, number(id), evs)
 	s.finishTurn()
@@ -114,7 +114,7 @@ func (s *State) doKeep(slot uint8, at int64, evs *[]engine.Event, box *keptBox) 
 	s.rows[seat][slot] = s.drawn
 	s.drawn = noCard
 	emit(evs, engine.Public, box.event(seat, slot, number(old)))
-	s.discAt = at
+	s.discAt, s.discTurn = at, s.turn
 	s.land(old, at, evs)
 	s.finishTurn()
 }

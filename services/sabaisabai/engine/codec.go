@@ -10,7 +10,8 @@ import (
 
 // stateVersion 2 adds the timing of Rulings R1 and B1 at the end; version 1 states decode with
 // none (no window, no bot delays), as they were played.
-const stateVersion = 2
+// Version 3 adds the turn of the last discard (discTurn, Ruling T1) at the end.
+const stateVersion = 3
 
 // EncodeState implements engine.Game: a compact, deterministic binary encoding.
 func (Game) EncodeState(s *State) ([]byte, error) {
@@ -58,6 +59,7 @@ func (Game) EncodeState(s *State) ([]byte, error) {
 	b = binary.AppendUvarint(b, uint64(s.bots))
 	b = binary.AppendUvarint(b, s.seed)
 	b = append(b, byte(s.pend), s.pendSlot)
+	b = binary.AppendUvarint(b, s.discTurn)
 	return b, nil
 }
 
@@ -65,8 +67,8 @@ func (Game) EncodeState(s *State) ([]byte, error) {
 func (Game) DecodeState(b []byte) (*State, error) {
 	r := codec.NewReader(b)
 	version := r.Byte()
-	if version != 1 && version != stateVersion {
-		return nil, fmt.Errorf("state version %d, want 1 or %d", version, stateVersion)
+	if version < 1 || version > stateVersion {
+		return nil, fmt.Errorf("state version %d, want 1 to %d", version, stateVersion)
 	}
 	s := &State{}
 	s.n, s.peek, s.forOthers, s.rounds = r.Byte(), r.Byte(), r.Byte() == 1, r.Byte()
@@ -116,6 +118,12 @@ func (Game) DecodeState(b []byte) (*State, error) {
 		s.bots = uint16(r.Uvarint())
 		s.seed = r.Uvarint()
 		s.pend, s.pendSlot = Kind(r.Byte()), r.Byte()
+	}
+	// Before version 3 a throw had to name the current turn: a state stored then keeps that rule
+	// until its next discard.
+	s.discTurn = s.turn
+	if version >= 3 {
+		s.discTurn = r.Uvarint()
 	}
 	if r.Err() != nil {
 		return nil, r.Err()

@@ -100,7 +100,10 @@ func (s *State) checkThrow(me uint8, a *Action, at int64) error {
 	if top == noCard {
 		return engine.Refuse(CodeNothingToThrowOn, "the discard pile is empty")
 	}
-	if a.Turn != s.turn || class(a.Top) != class(number(top)) {
+	// Ruling T1: stale when a discard landed after the turn the throw names (the top it aimed at
+	// is buried), or the top is of another rank; turns that started without a discard (an effect
+	// resolved, a call) leave the top, and the throw, as they were.
+	if a.Turn < s.discTurn || a.Turn > s.turn || class(a.Top) != class(number(top)) {
 		return engine.Outdated(CodeStaleThrow, "the throw aimed at %d in turn %d; the top is now %d in turn %d",
 			a.Top, a.Turn, number(top), s.turn)
 	}

@@ -846,3 +846,55 @@ func TestAimedThrowCodec(t *testing.T) {
 		}
 	}
 }
+
+// TestThrowAcrossATurnWithoutDiscard: Ruling T1 refuses a throw as stale when the top it aimed at
+// changed, not when a turn started without a discard. Seat cur plays a Give (13); while it is
+// pending, seat x aims its own 13 at the top. The Give resolves and the next turn starts, the 13
+// still on top: the throw is judged against it, and is right. (A throw had to name the current
+// turn: through the gateway, a person's throw 300 ms after a discard was refused whenever a bot
+// resolved its effect first.) A throw naming a turn before a later discard is still stale.
+func TestThrowAcrossATurnWithoutDiscard(t *testing.T) {
+	s := build(t, table{seats: 3, rows: [][]uint8{{13, 2, 3, 4}, {13, 6, 7, 9}, {13, 1, 2, 5}}, pile: []uint8{13}, disc: []uint8{5}})
+	cur := int(s.cur)
+	x := (cur + 1) % 3
+	s.known[s.rows[x][0]] |= bit(uint8(x))
+	do(t, s, cur, Action{Kind: KindDraw})
+	do(t, s, cur, Action{Kind: KindPlay})
+	if number(s.top()) != Give || len(s.queue) == 0 {
+		t.Fatal("the Give did not land with its effect pending")
+	}
+	aimed := legalThrow(t, s, x, uint8(x), 0)
+	var resolve Action
+	for _, a := range (Game{}).Legal(s, cur, nil) {
+		if a.Kind == KindResolve {
+			resolve = a
+			break
+		}
+	}
+	if resolve.Kind == 0 {
+		t.Fatal("no way to resolve the Give")
+	}
+	do(t, s, cur, resolve)
+	if s.turn == aimed.Turn || number(s.top()) != Give {
+		t.Fatalf("turn %d, top %d: want the next turn with the 13 still on top", s.turn, number(s.top()))
+	}
+	evs := do(t, s, x, aimed)
+	if _, ok := find[*pb.Event_Thrown](evs, engine.Public); !ok {
+		t.Fatalf("the throw aimed at the 13 that is still on top was not thrown: %v", evs)
+	}
+
+	// A discard after the turn a throw names buries the top it aimed at.
+	o := build(t, table{seats: 3, rows: [][]uint8{{5, 2, 3, 4}, {5, 6, 7, 9}, {5, 1, 2, 3}}, pile: []uint8{6, 6}, disc: []uint8{5}})
+	y := (int(o.cur) + 2) % 3
+	o.known[o.rows[y][0]] |= bit(uint8(y))
+	old := legalThrow(t, o, y, uint8(y), 0)
+	for range 2 { // two turns, each keeping the 6 drawn and discarding the 5 of slot 0
+		c := int(o.cur)
+		do(t, o, c, Action{Kind: KindDraw})
+		do(t, o, c, Action{Kind: KindKeep, Slot: 0})
+	}
+	if number(o.top()) != 5 || o.turn != old.Turn+2 {
+		t.Fatalf("turn %d, top %d: want two turns later, a 5 on top", o.turn, number(o.top()))
+	}
+	refused(t, o, y, old, CodeStaleThrow, engine.Stale)
+}

@@ -174,7 +174,7 @@ func (s *State) deal(evs *[]engine.Event) {
 	s.called, s.caller, s.lastSeat, s.remaining = false, 0, 0, 0
 	s.queue = s.queue[:0]
 	s.roundTurns = 0
-	s.discAt, s.topAt, s.drawAt = 0, 0, 0
+	s.discAt, s.topAt, s.drawAt, s.discTurn = 0, 0, 0, s.turn
 	s.pend, s.pendSlot, s.pendAt = 0, 0, 0
 	emit(evs, engine.Public, &pb.Event{Kind: &pb.Event_RoundStarted{RoundStarted: &pb.RoundStarted{
 		Round: uint32(s.round), Dealer: uint32(s.prev(s.starter)), Starter: uint32(s.starter),

@@ -75,6 +75,10 @@ type State struct {
 	lastAt int64
 
 	discAt int64 // unix nanos of the last discard (a play or keep landing): the window opens
+	// discTurn is the turn in which the last discard landed: a throw naming that turn or a later one
+	// aims at the top it found (Ruling T1), though turns may have started since without a discard
+	// (an effect resolved, a call).
+	discTurn uint64
 	topAt  int64 // unix nanos of the last card landing (a discard or a throw): bots react to it
 	drawAt int64 // unix nanos of the turn player's draw: a bot thinks from it
 	// A discard chosen inside the window (or a bot's think) waits: KindPlay or KindKeep (0: none),

@@ -619,10 +619,11 @@ func (x *Keep) GetSlot() uint32 {
 
 // Throw throws one or more cards of one row (owner) onto the discard pile, out of turn too. The
 // throw names what it was aimed at (Ruling T1): expect_top (the top card's number), expect_turn
-// (the turn number) and, in expect_cards, the card the thrower believes lies in each slot. When the
-// top or the turn changed, or a slot named with a card now holds another card (it was thrown, or
-// refilled by a give or a give back, since the throw was aimed), the throw is refused as stale
-// (STALE_THROW): no penalty, nothing happens.
+// (the turn number) and, in expect_cards, the card the thrower believes lies in each slot. When a
+// discard landed after that turn (a turn that started without one leaves the top as it was), the
+// top changed, or a slot named with a card now holds another card (it was thrown, or refilled by a
+// give or a give back, since the throw was aimed), the throw is refused as stale (STALE_THROW): no
+// penalty, nothing happens.
 type Throw struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The row thrown from: the thrower's own seat, or another seat (the sabai-sabai move).

@@ -219,10 +219,11 @@ export const KeepSchema: GenMessage<Keep> = /*@__PURE__*/
 /**
  * Throw throws one or more cards of one row (owner) onto the discard pile, out of turn too. The
  * throw names what it was aimed at (Ruling T1): expect_top (the top card's number), expect_turn
- * (the turn number) and, in expect_cards, the card the thrower believes lies in each slot. When the
- * top or the turn changed, or a slot named with a card now holds another card (it was thrown, or
- * refilled by a give or a give back, since the throw was aimed), the throw is refused as stale
- * (STALE_THROW): no penalty, nothing happens.
+ * (the turn number) and, in expect_cards, the card the thrower believes lies in each slot. When a
+ * discard landed after that turn (a turn that started without one leaves the top as it was), the
+ * top changed, or a slot named with a card now holds another card (it was thrown, or refilled by a
+ * give or a give back, since the throw was aimed), the throw is refused as stale (STALE_THROW): no
+ * penalty, nothing happens.
  *
  * @generated from message cardroom.sabaisabai.v1.Throw
  */
