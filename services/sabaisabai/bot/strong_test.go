@@ -2,7 +2,6 @@ package bot
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -73,25 +72,12 @@ func oneAgainstThree(t testing.TB, games int, one kit.Bot[engine.Action], seed u
 	return wins, alone, played
 }
 
-// wilson is the 95 % Wilson score interval of k successes in n.
-func wilson(k, n int) (lo, hi float64) {
-	const z = 1.96
-	p, nf := float64(k)/float64(n), float64(n)
-	c := (p + z*z/(2*nf)) / (1 + z*z/nf)
-	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / (1 + z*z/nf)
-	return c - h, c + h
-}
-
 func report(t testing.TB, what string, k, alone, n int) float64 {
-	lo, hi := wilson(k, n)
+	lo, hi := enginetest.Wilson(k, n)
 	t.Logf("%s: %d wins of %d (%.1f%%, 95%% interval %.1f-%.1f%%; %d alone, %.1f%%)", what, k, n,
 		100*float64(k)/float64(n), 100*lo, 100*hi, alone, 100*float64(alone)/float64(n))
 	return float64(k) / float64(n)
 }
-
-// full reports whether the 1,000-game assertions of the issue run (CARDROOM_WINRATE=1, make
-// bots-winrate); otherwise a smaller sample runs with bounds derived from its spread.
-func full() bool { return os.Getenv("CARDROOM_WINRATE") == "1" }
 
 // TestPolicyIsTheHeuristic: the worlds' policy (engine.State.Policy, read from the state's
 // knowledge) makes the heuristic bot's move (Heuristic.Wants, read from the view) whenever the
@@ -204,7 +190,7 @@ func TestStrongDecisionTime(t *testing.T) {
 		t.Skip("timing: run without -race")
 	}
 	games := 4
-	if full() {
+	if enginetest.FullWinRate() {
 		games = 20
 	}
 	var d enginetest.Times
@@ -240,7 +226,7 @@ func TestStrongWinRate(t *testing.T) {
 		t.Skip("statistical test of play strength: run without -race and -short")
 	}
 	games, it, min := winRateGames, winRateIterations, winRateBound
-	if full() {
+	if enginetest.FullWinRate() {
 		games, it, min = 1000, 0, 0.40
 	}
 	k, a, p := oneAgainstThree(t, games, NewStrong(StrongOptions{Iterations: it}), 50_000)
@@ -248,7 +234,7 @@ func TestStrongWinRate(t *testing.T) {
 	if rate < min {
 		t.Fatalf("win rate %.3f below %.3f", rate, min)
 	}
-	if full() {
+	if enginetest.FullWinRate() {
 		// Parity on the same seeds: the normal bot in the strong bot's seat.
 		k, a, p := oneAgainstThree(t, games, Heuristic{}, 50_000)
 		if normal := report(t, "normal vs 3 normal (parity), the same games", k, a, p); rate <= normal {
@@ -263,7 +249,7 @@ func TestEasyWinRate(t *testing.T) {
 		t.Skip("statistical test of play strength: run without -race and -short")
 	}
 	games := 200
-	if full() {
+	if enginetest.FullWinRate() {
 		games = 1000
 	}
 	k, a, p := oneAgainstThree(t, games, Levels.Easy(), 60_000)

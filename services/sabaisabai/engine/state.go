@@ -79,8 +79,8 @@ type State struct {
 	// aims at the top it found (Ruling T1), though turns may have started since without a discard
 	// (an effect resolved, a call).
 	discTurn uint64
-	topAt  int64 // unix nanos of the last card landing (a discard or a throw): bots react to it
-	drawAt int64 // unix nanos of the turn player's draw: a bot thinks from it
+	topAt    int64 // unix nanos of the last card landing (a discard or a throw): bots react to it
+	drawAt   int64 // unix nanos of the turn player's draw: a bot thinks from it
 	// A discard chosen inside the window (or a bot's think) waits: KindPlay or KindKeep (0: none),
 	// the keep's slot, and when it lands.
 	pend     Kind

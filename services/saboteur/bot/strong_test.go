@@ -3,7 +3,6 @@ package bot
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -68,10 +67,6 @@ func goldRounds(t testing.TB, games int, b kit.Bot[engine.Action], seed uint64) 
 	return gold, rounds
 }
 
-// full reports whether the 1,000-game assertions of the issue run (CARDROOM_WINRATE=1, make
-// bots-winrate); otherwise a smaller sample runs with bounds derived from its spread.
-func full() bool { return os.Getenv("CARDROOM_WINRATE") == "1" }
-
 func rate(t testing.TB, what string, k, n int) float64 {
 	p := float64(k) / float64(n)
 	t.Logf("%s: gold reached in %d of %d rounds with a saboteur (%.1f%%, ±%.1f)", what, k, n, 100*p, 196*math.Sqrt(p*(1-p)/float64(n)))
@@ -91,7 +86,7 @@ const (
 )
 
 func winRateSize() (games int, o StrongOptions) {
-	if full() {
+	if enginetest.FullWinRate() {
 		return 1000, StrongOptions{}
 	}
 	return winRateGames, StrongOptions{Iterations: winRateIterations}
@@ -111,7 +106,7 @@ func TestStrongSaboteursWinRate(t *testing.T) {
 	}
 	games, o := winRateSize()
 	min := 0.03
-	if full() {
+	if enginetest.FullWinRate() {
 		min = 0.10
 	}
 	g0, n0 := goldRounds(t, games, byRole{RoleAware{}, RoleAware{}}, winRateSeed)
@@ -137,7 +132,7 @@ func TestStrongDiggersWinRate(t *testing.T) {
 	}
 	games, o := winRateSize()
 	min := -0.04
-	if full() {
+	if enginetest.FullWinRate() {
 		min = 0.10
 	}
 	g0, n0 := goldRounds(t, games, byRole{RoleAware{}, RoleAware{}}, winRateSeed)

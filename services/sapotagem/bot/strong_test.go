@@ -2,9 +2,7 @@ package bot
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -36,24 +34,11 @@ func oneAgainstThree(t testing.TB, games int, one kit.Bot[engine.Action], seed u
 	return wins
 }
 
-// wilson is the 95 % Wilson score interval of k successes in n.
-func wilson(k, n int) (lo, hi float64) {
-	const z = 1.96
-	p, nf := float64(k)/float64(n), float64(n)
-	c := (p + z*z/(2*nf)) / (1 + z*z/nf)
-	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / (1 + z*z/nf)
-	return c - h, c + h
-}
-
 func report(t testing.TB, what string, k, n int) float64 {
-	lo, hi := wilson(k, n)
+	lo, hi := enginetest.Wilson(k, n)
 	t.Logf("%s: %d wins of %d (%.1f%%, 95%% interval %.1f-%.1f%%)", what, k, n, 100*float64(k)/float64(n), 100*lo, 100*hi)
 	return float64(k) / float64(n)
 }
-
-// full reports whether the 1,000-game assertions of the issue run (CARDROOM_WINRATE=1, make
-// bots-winrate); otherwise a smaller sample runs with bounds derived from its spread.
-func full() bool { return os.Getenv("CARDROOM_WINRATE") == "1" }
 
 // TestStrongWinRate: one strong bot against three normal ones. With 1,000 games
 // (CARDROOM_WINRATE=1, make bots-winrate) it must win at least 40 %, the issue's figure, which it
@@ -68,7 +53,7 @@ func TestStrongWinRate(t *testing.T) {
 		t.Skip("statistical test of play strength: run without -race and -short")
 	}
 	games, min := 200, 0.285
-	if full() {
+	if enginetest.FullWinRate() {
 		games, min = 1000, 0.40
 	}
 	k := oneAgainstThree(t, games, NewStrong(StrongOptions{}), 50_000)
@@ -83,7 +68,7 @@ func TestEasyWinRate(t *testing.T) {
 		t.Skip("statistical test of play strength: run without -race and -short")
 	}
 	games := 200
-	if full() {
+	if enginetest.FullWinRate() {
 		games = 1000
 	}
 	k := oneAgainstThree(t, games, Levels.Easy(), 60_000)

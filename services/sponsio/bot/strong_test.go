@@ -1,9 +1,7 @@
 package bot
 
 import (
-	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 	"time"
 
@@ -36,30 +34,18 @@ func oneAgainstThree(t testing.TB, games int, one engine.Bot[spe.Action], seed u
 	return wins, d
 }
 
-// wilson is the 95 % Wilson score interval of k successes in n.
-func wilson(k, n int) (lo, hi float64) {
-	const z = 1.96
-	p, nf := float64(k)/float64(n), float64(n)
-	c := (p + z*z/(2*nf)) / (1 + z*z/nf)
-	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / (1 + z*z/nf)
-	return c - h, c + h
-}
-
 func report(t testing.TB, what string, k, n int) float64 {
-	lo, hi := wilson(k, n)
+	lo, hi := enginetest.Wilson(k, n)
 	t.Logf("%s: %d wins of %d (%.1f%%, 95%% interval %.1f-%.1f%%)", what, k, n, 100*float64(k)/float64(n), 100*lo, 100*hi)
 	return float64(k) / float64(n)
 }
-
-// full reports whether the 1,000-game assertions run (CARDROOM_WINRATE=1, make bots-winrate).
-func full() bool { return os.Getenv("CARDROOM_WINRATE") == "1" }
 
 // TestStrongWinRate: one strong bot against three normal ones, 4-player games, must win at least
 // 40 % of 1,000 games (the figure). It runs only with CARDROOM_WINRATE=1 (make
 // bots-winrate): the strong bot does not meet it yet (docs/performance.md, "Bots": it plays at
 // about parity with the normal bot), and a default run that asserted it would always fail.
 func TestStrongWinRate(t *testing.T) {
-	if !full() {
+	if !enginetest.FullWinRate() {
 		t.Skip("1,000 games: set CARDROOM_WINRATE=1 (make bots-winrate)")
 	}
 	const games = 1000
@@ -119,7 +105,7 @@ func TestEasyWinRate(t *testing.T) {
 		t.Skip("statistical test of play strength: run without -short")
 	}
 	games := 200
-	if full() {
+	if enginetest.FullWinRate() {
 		games = 1000
 	}
 	k, _ := oneAgainstThree(t, games, Levels.Easy(), 80_000)

@@ -47,3 +47,10 @@ func TestTimed(t *testing.T) {
 		t.Errorf("%d times, want 2 (a forced move is not a decision)", len(d))
 	}
 }
+
+func TestWilson(t *testing.T) {
+	lo, hi := Wilson(40, 100)
+	if lo < 0.30 || lo > 0.31 || hi < 0.49 || hi > 0.50 { // 0.3094–0.4980
+		t.Errorf("Wilson(40, 100) = %.4f–%.4f, want about 0.3094–0.4980", lo, hi)
+	}
+}
