@@ -27,3 +27,11 @@ func TestRenderLabel(t *testing.T) {
 		t.Errorf("without names: %q", got)
 	}
 }
+
+func TestAppendSeatRef(t *testing.T) {
+	for _, seat := range []int{0, 3, 12} {
+		if got, want := string(AppendSeatRef([]byte("x"), seat)), "x"+SeatRef(seat); got != want {
+			t.Errorf("AppendSeatRef(%d) = %q, want %q", seat, got, want)
+		}
+	}
+}
