@@ -863,11 +863,13 @@ func appendedAnys(app engine.LegalAppender, seat int, actionURL string) ([]*anyp
 	if len(ends) == 0 {
 		return []*anypb.Any{}, nil, true
 	}
-	if !utf8.Valid(raw) {
-		return nil, nil, false
+	n := len(ends) / 2
+	for i := range n {
+		if !utf8.Valid(raw[ends[2*i]:ends[2*i+1]]) {
+			return nil, nil, false
+		}
 	}
 	text := string(raw)
-	n := len(ends) / 2
 	anys, out, labels := make([]anypb.Any, n), make([]*anypb.Any, n), make([]string, n)
 	prev := 0
 	for i := range n {
