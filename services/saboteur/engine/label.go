@@ -431,11 +431,8 @@ func eventKind(e *pb.Event) proto.Message {
 
 func protoCell(c *pb.Cell) string { return cellWords(int(c.GetX()), int(c.GetY())) }
 
-// cardList joins card names with commas only ("map, repair pick or cart"): a name may hold "and"
-// or "or".
-func cardList(cs []uint8) string { return string(appendCardList(nil, cs)) }
-
-// appendCardList appends cardList(cs).
+// appendCardList appends card names joined with commas only ("map, repair pick or cart"): a
+// name may hold "and" or "or".
 func appendCardList(b []byte, cs []uint8) []byte {
 	for i, c := range cs {
 		if i > 0 {
