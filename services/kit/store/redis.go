@@ -461,8 +461,9 @@ return #done
 `)
 
 // maxMarkTables bounds the tables one markScript call takes: a script holds the server while it
-// runs, and unpack's stack is limited.
-const maxMarkTables = 512
+// runs, and unpack's stack is limited. A full batch of 256 marks spread over 16 shards gives each
+// about 16 tables; a store of fewer shards splits a shard's part into several calls.
+const maxMarkTables = 32
 
 // MarkPublished records marks in one pipelined round trip, with one script call per shard (per
 // maxMarkTables tables of a shard) rather than one per mark: confirmations arrive in batches of
