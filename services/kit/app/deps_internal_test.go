@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"cardroom.dev/services/kit/config"
+	"cardroom.dev/services/kit/telemetry"
 	"cardroom.dev/services/kit/testenv"
 	"github.com/redis/go-redis/v9"
 )
@@ -207,3 +210,45 @@ type timeoutErr struct{}
 func (timeoutErr) Error() string   { return "i/o timeout" }
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
+
+// TestRideOutClusterFailover: on a Redis Cluster whose primary is killed (SIGKILL), a write to
+// that primary's slots goes through once its replica has taken them over, through the client the
+// app opens from a cluster URL. Without the reload of the slot map at each failed try, the client
+// would keep dialing the dead primary until its periodic reload (a minute) and the write would fail
+// after the 4 s budget.
+func TestRideOutClusterFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster of its own")
+	}
+	c, err := testenv.StartRedisCluster(3, 1)
+	if err != nil {
+		t.Skipf("no Redis Cluster: %v", err)
+	}
+	defer c.Stop()
+	a := &App{Config: config.Config{RedisURL: c.URL()}, Log: slog.New(slog.DiscardHandler), tel: &telemetry.Telemetry{}}
+	ctx := context.Background()
+	rdb, err := a.Redis(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	const key = "rideout:{failover}"
+	if err := rdb.Set(ctx, key, 1, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	primary, err := rdb.(*redis.ClusterClient).MasterForKey(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Kill(primary.Options().Addr); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	if err := rdb.Incr(ctx, key).Err(); err != nil {
+		t.Fatalf("INCR %v after the primary %s was killed: %v", time.Since(killed).Round(time.Millisecond), primary.Options().Addr, err)
+	}
+	t.Logf("INCR went through %v after the primary was killed", time.Since(killed).Round(time.Millisecond))
+	if n, err := rdb.Get(ctx, key).Int(); err != nil || n != 2 {
+		t.Errorf("counter %d (%v) on the promoted replica, want 2", n, err)
+	}
+}
