@@ -46,13 +46,15 @@ var Confidence = 2.0
 
 // Strong is the strong bot: determinized search with common worlds (Perfect Information Monte
 // Carlo, Ginsberg's GIB, 2001, with paired samples), guarded by the heuristic bot. It asks the
-// heuristic bot for its move, lists the moves worth comparing with it (the candidates: every card
-// of a trick, every option of a coupon, every bet the heuristic's opening card could place instead
-// of its bet, ...), deals worlds with spe.Sample and spe.State.Redeal from the seat's view alone,
-// plays each world out to the end of the round once after every candidate — every seat by the
-// heuristic's fast rules (rollout) — and scores each end for the seat (value). The heuristic's move
+// heuristic bot for its move and lists the moves worth comparing with it (candidates: every card
+// of a trick, option, counter-bet target, Combat card or bet change; in a betting turn passing and
+// every bet the card the heuristic opens could place). It deals worlds from the seat's view alone
+// (spe.Sample once, spe.State.Redeal for each further world), plays each world out to the end of
+// the round once after every candidate, the other seats betting and playing by the heuristic's
+// fast rules (rollout, betTurn), and scores each end for the seat (value). The heuristic's move
 // stays unless another beats it by more than Confidence standard errors of their paired
-// differences: a search that is unsure keeps the move of the bot it refines.
+// differences: a search that is unsure keeps the move of the bot it refines, so noise cannot make
+// it play worse than that bot. A decision ends after Playouts playouts or Steps moves played out.
 type Strong struct {
 	playouts   int
 	steps      int
@@ -225,7 +227,8 @@ func followUps(v *sponsiov1.View, r *rand.Rand) follow {
 }
 
 // playOut applies the seat's move a to s and plays the round out: the seat's follow-ups of a
-// betting turn by f, everything else by rollout.
+// betting turn by f, its later betting turns passed (so that a bet is valued against passing it
+// up, not against placing it later), everything else by rollout. It returns the moves played.
 func playOut(s, root *spe.State, me int, a spe.Action, f *follow, r *rand.Rand, buf []spe.Action) ([]spe.Action, int) {
 	s.Step(me, a)
 	steps := 1
@@ -289,9 +292,10 @@ func value(_, s *spe.State, seat int) float64 {
 	return 0.5 + 0.5*math.Tanh((worth(s, seat)-best)/8)
 }
 
-// rollout is the heuristic's fast part: pass in betting turns (bet only when the rules force
-// it), play cards by the take or duck plan that suits the seat's bets, redeem the counter as the
-// heuristic does, lay the lowest card for a price.
+// rollout is a playout's policy, the heuristic's fast part: bet in betting turns as betTurn says,
+// mark the usual option, play cards by the take or duck plan that suits the seat's bets, aim a
+// counter-bet at the seat holding most bets, redeem the counter as the heuristic does, lay the
+// lowest card for a price.
 func rollout(s *spe.State, seat int, legal []spe.Action, r *rand.Rand) spe.Action {
 	switch s.Decision {
 	case spe.DecTurn:
