@@ -157,7 +157,7 @@ func TestStrongDecisionTime(t *testing.T) {
 func TestStrongDeterministic(t *testing.T) {
 	b := NewStrong(StrongOptions{Playouts: 300})
 	searched := 0
-	for i, p := range positions(t, 1) {
+	for i, p := range somePositions(t) {
 		a1, s1 := b.Decide(p.View, p.Legal, rand.New(rand.NewPCG(uint64(i), 4)))
 		a2, s2 := b.Decide(p.View, p.Legal, rand.New(rand.NewPCG(uint64(i), 4)))
 		if a1 != a2 || s1 != s2 {
@@ -179,7 +179,7 @@ func TestStrongKeepsTheHeuristicsMoveWhenUnsure(t *testing.T) {
 	sure := NewStrong(StrongOptions{Playouts: 300, Confidence: math.Inf(1)})
 	std := NewStrong(StrongOptions{Playouts: 300})
 	changed := 0
-	for i, p := range positions(t, 1) {
+	for i, p := range somePositions(t) {
 		want := Heuristic{}.Choose(p.View, p.Legal, rand.New(rand.NewPCG(uint64(i), 6)))
 		if a := sure.Choose(p.View, p.Legal, rand.New(rand.NewPCG(uint64(i), 6))); a != want {
 			t.Fatalf("position %d: played %v, the heuristic %v", i, a, want)
@@ -191,6 +191,16 @@ func TestStrongKeepsTheHeuristicsMoveWhenUnsure(t *testing.T) {
 	if changed == 0 {
 		t.Fatal("the search never found a better move than the heuristic's")
 	}
+}
+
+// somePositions are the decisions of a game among normal bots; under the race detector, which
+// makes a search ten times slower, a dozen of them.
+func somePositions(t testing.TB) []enginetest.Position[spe.Action] {
+	ps := positions(t, 1)
+	if raceEnabled {
+		ps = ps[:min(len(ps), 12)]
+	}
+	return ps
 }
 
 // TestEasyWinRate: one easy bot against three normal ones wins at most 20 %.
