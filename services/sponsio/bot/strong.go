@@ -38,7 +38,7 @@ type StrongOptions struct {
 // "Bots").
 var (
 	StrongPlayouts = 2000
-	StrongSteps    = 90_000
+	StrongSteps    = 50_000
 )
 
 // Confidence is the default of StrongOptions.Confidence.
