@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
@@ -331,11 +332,12 @@ func typeIs(url []byte, name string) bool {
 	return len(url) == len(name) || url[len(url)-len(name)-1] == '/'
 }
 
-// decodeLegal reads a LegalActions into l, merging. Its actions are copied (one allocation for
-// the list), so that they outlive the buffer b is in.
+// decodeLegal reads a LegalActions into l, merging. Its actions are copied, so that they outlive
+// the buffer b is in: a first pass checks the record and measures its actions, a second copies
+// them into one allocation (lists run to hundreds of actions: no slice grows while it is read).
 func decodeLegal(b []byte, l *legalList) error {
-	var own []byte
 	var f field
+	count, size := 0, 0
 	for rest := b; len(rest) > 0; {
 		var err error
 		if rest, err = next(legalSpec, rest, &f); err != nil {
@@ -348,12 +350,24 @@ func decodeLegal(b []byte, l *legalList) error {
 			if err := validate(anySpec, f.b); err != nil {
 				return err
 			}
-			if own == nil {
-				own = make([]byte, 0, len(b))
-			}
-			own = append(own, f.b...)
-			l.actions = append(l.actions, own[len(own)-len(f.b):len(own):len(own)])
+			count, size = count+1, size+len(f.b)
 		}
+	}
+	if count == 0 {
+		return nil
+	}
+	own := make([]byte, 0, size)
+	l.actions = slices.Grow(l.actions, count)
+	for rest := b; len(rest) > 0; {
+		num, typ, n := protowire.ConsumeTag(rest)
+		rest = rest[n:]
+		n = protowire.ConsumeFieldValue(num, typ, rest)
+		if num == legalActions {
+			v, _ := protowire.ConsumeBytes(rest)
+			own = append(own, v...)
+			l.actions = append(l.actions, own[len(own)-len(v):len(own):len(own)])
+		}
+		rest = rest[n:]
 	}
 	return nil
 }
