@@ -450,3 +450,34 @@ func BenchmarkDecodeWatch(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkDecodeActAnswer compares the generated decoder with the lean one on an answer to Act
+// carrying the events of the action (those of watchSample).
+func BenchmarkDecodeActAnswer(b *testing.B) {
+	var w gatewayv1.WatchResponse
+	if err := proto.Unmarshal(watchSample(b), &w); err != nil {
+		b.Fatal(err)
+	}
+	wire, err := proto.Marshal(&gatewayv1.ActResponse{Version: 41, Events: w.GetEvents()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("generated", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var m gatewayv1.ActResponse
+			if err := proto.Unmarshal(wire, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("lean", func(b *testing.B) {
+		b.ReportAllocs()
+		var a actAnswer
+		for b.Loop() {
+			if err := decodeActAnswer(wire, &a); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
