@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"bytes"
 	"fmt"
 	"slices"
 	"unicode/utf8"
@@ -332,12 +333,13 @@ func typeIs(url []byte, name string) bool {
 	return len(url) == len(name) || url[len(url)-len(name)-1] == '/'
 }
 
-// decodeLegal reads a LegalActions into l, merging. Its actions are copied, so that they outlive
-// the buffer b is in: a first pass checks the record and measures its actions, a second copies
-// them into one allocation (lists run to hundreds of actions: no slice grows while it is read).
+// decodeLegal reads a LegalActions into l, merging. Its actions must outlive the buffer b is in:
+// a first pass checks the record and counts its actions, then the record is copied whole (one
+// allocation and one move: lists run to hundreds of actions, and copying them one by one cost
+// more than copying their labels with them) and the actions are sliced out of the copy.
 func decodeLegal(b []byte, l *legalList) error {
 	var f field
-	count, size := 0, 0
+	count := 0
 	for rest := b; len(rest) > 0; {
 		var err error
 		if rest, err = next(legalSpec, rest, &f); err != nil {
@@ -350,24 +352,23 @@ func decodeLegal(b []byte, l *legalList) error {
 			if err := validate(anySpec, f.b); err != nil {
 				return err
 			}
-			count, size = count+1, size+len(f.b)
+			count++
 		}
 	}
 	if count == 0 {
 		return nil
 	}
-	own := make([]byte, 0, size)
 	l.actions = slices.Grow(l.actions, count)
-	for rest := b; len(rest) > 0; {
+	for rest := bytes.Clone(b); len(rest) > 0; { // checked above: the record is valid
 		num, typ, n := protowire.ConsumeTag(rest)
 		rest = rest[n:]
-		n = protowire.ConsumeFieldValue(num, typ, rest)
 		if num == legalActions {
-			v, _ := protowire.ConsumeBytes(rest)
-			own = append(own, v...)
-			l.actions = append(l.actions, own[len(own)-len(v):len(own):len(own)])
+			v, n := protowire.ConsumeBytes(rest)
+			l.actions = append(l.actions, v[:len(v):len(v)])
+			rest = rest[n:]
+			continue
 		}
-		rest = rest[n:]
+		rest = rest[protowire.ConsumeFieldValue(num, typ, rest):]
 	}
 	return nil
 }
