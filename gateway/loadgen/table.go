@@ -58,13 +58,17 @@ func optionalOnly(game string, actions [][]byte) bool {
 		return false
 	}
 	for _, x := range actions {
-		switch sabaiKind(x) {
-		case sabaiThrow, sabaiCall:
-		default:
+		if !optionalMove(x) {
 			return false
 		}
 	}
 	return true
+}
+
+// optionalMove reports whether an encoded Any is a sabai-sabai throw or sabai sabai call.
+func optionalMove(action []byte) bool {
+	k := sabaiKind(action)
+	return k == sabaiThrow || k == sabaiCall
 }
 
 // Fields of sabai-sabai's Action, the members of its oneof kind (TestWireFieldNumbers checks
@@ -375,7 +379,8 @@ func (sw *seatWatch) signal() {
 // sequence it delivered.
 func (s *slot) follow(ctx context.Context, p *player, t *table, w grpc.ClientStream, sw *seatWatch) {
 	var last uint64
-	var m watchMsg // reused: its legal list is new whenever it has one
+	// Reused: its legal list is new whenever it has one, with the action to play chosen.
+	m := watchMsg{pick: s.intn, sabai: s.game.name == "sabaisabai"}
 	for {
 		err := w.RecvMsg(&m)
 		if err != nil {
@@ -465,11 +470,11 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 				continue
 			}
 		}
-		actions, version := l.actions, l.version
-		if len(actions) == 0 || version < sw.version.Load() {
+		version := l.version
+		if l.n == 0 || version < sw.version.Load() {
 			continue
 		}
-		if optionalOnly(s.game.name, actions) && s.intn(optionalOdds) != 0 {
+		if l.optional && s.intn(optionalOdds) != 0 {
 			continue // the stream lists again at the next version
 		}
 		if err := s.r.pace(ctx); err != nil {
@@ -478,7 +483,7 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 		if version < sw.version.Load() {
 			continue // the table moved on while the seat waited for the pace: a newer list follows
 		}
-		req.action, req.idSeq, req.expectedVersion = actions[s.intn(len(actions))], p.idSeq, version
+		req.action, req.idSeq, req.expectedVersion = l.action, p.idSeq, version
 		p.idSeq++
 		t0 := time.Now()
 		err := s.cc.Invoke(pc, gatewayv1.GatewayService_Act_FullMethodName, &req, &res)
@@ -527,14 +532,17 @@ func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch, timer *ti
 		return nil, ctx.Err() == nil
 	}
 	s.r.rec.legal(time.Since(t0))
-	l = &legalList{version: r.GetVersion()}
-	for _, a := range r.GetActions() {
-		b, err := proto.Marshal(a)
-		if err != nil {
-			s.r.rec.fail(fmt.Errorf("list legal actions: %w", err))
-			return nil, true
+	l = &legalList{version: r.GetVersion(), n: len(r.GetActions())}
+	if l.n > 0 {
+		all := make([][]byte, l.n)
+		for i, a := range r.GetActions() {
+			var err error
+			if all[i], err = proto.Marshal(a); err != nil {
+				s.r.rec.fail(fmt.Errorf("list legal actions: %w", err))
+				return nil, true
+			}
 		}
-		l.actions = append(l.actions, b)
+		l.action, l.optional = all[s.intn(l.n)], optionalOnly(s.game.name, all)
 	}
 	return l, true
 }

@@ -3,7 +3,6 @@ package loadgen
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"unicode/utf8"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
@@ -50,6 +49,12 @@ const (
 // into the same watchMsg: its events slice is reused, its legal list is new for each message that
 // has one (the seat keeps it until it plays).
 type watchMsg struct {
+	// pick chooses the action to play among n listed (nil: the first); sabai: the table plays
+	// sabai-sabai, whose lists of optional moves only are told apart (legalList.optional). Set by
+	// the stream's reader, kept across messages.
+	pick  func(n int) int
+	sabai bool
+
 	// event is WatchResponse.event, the unbatched form (hasEvent: present).
 	event    eventHead
 	hasEvent bool
@@ -57,6 +62,7 @@ type watchMsg struct {
 	events []eventHead
 	// legal is WatchResponse.legal_actions (nil: none).
 	legal *legalList
+	recs  [][]byte // the legal list's records in the message being read
 }
 
 // eventHead is what the bench reads of an Event.
@@ -66,11 +72,19 @@ type eventHead struct {
 	finished bool
 }
 
-// legalList is what the bench reads of a LegalActions: its version and its actions, each the
-// encoded google.protobuf.Any as it came, sent back as is in ActRequest.action.
+// legalList is what the bench reads of a LegalActions: its version, how many actions it lists,
+// and the one the seat will play if it plays this list — chosen as the list is read, so that only
+// that one is copied out of gRPC's buffer (lists run to hundreds of actions and tens of
+// kilobytes). The action is the encoded google.protobuf.Any as it came, sent back as is in
+// ActRequest.action.
 type legalList struct {
 	version uint64
-	actions [][]byte
+	n       int
+	action  []byte // nil when n is 0
+	// optional: a sabai-sabai list of optional moves only (see optionalOnly).
+	optional bool
+	// recs are the list's records while the message is read (a field given twice is merged).
+	recs [][]byte
 }
 
 // actAnswer is what the bench reads of an ActResponse.
@@ -251,6 +265,7 @@ func validatePacked(typ protowire.Type, b []byte) error {
 // are copied out of b, which the caller may reuse.
 func decodeWatch(b []byte, m *watchMsg) error {
 	m.event, m.hasEvent, m.events, m.legal = eventHead{}, false, m.events[:0], nil
+	m.recs = m.recs[:0]
 	var f field
 	for len(b) > 0 {
 		var err error
@@ -265,10 +280,8 @@ func decodeWatch(b []byte, m *watchMsg) error {
 			m.events = append(m.events, eventHead{})
 			err = decodeEvent(f.b, &m.events[len(m.events)-1])
 		case watchLegalField:
-			if m.legal == nil {
-				m.legal = &legalList{}
-			}
-			err = decodeLegal(f.b, m.legal)
+			m.recs = append(m.recs, f.b)
+			err = checkLegal(f.b)
 		default:
 			if ms := watchSpec.fields[f.num].msg; ms != nil {
 				err = validate(ms, f.b)
@@ -277,6 +290,10 @@ func decodeWatch(b []byte, m *watchMsg) error {
 		if err != nil {
 			return err
 		}
+	}
+	if len(m.recs) > 0 {
+		m.legal = decodeLegal(m.recs, m.pick, m.sabai)
+		clear(m.recs) // no reference to the buffer left behind
 	}
 	return nil
 }
@@ -333,44 +350,66 @@ func typeIs(url []byte, name string) bool {
 	return len(url) == len(name) || url[len(url)-len(name)-1] == '/'
 }
 
-// decodeLegal reads a LegalActions into l, merging. Its actions must outlive the buffer b is in:
-// a first pass checks the record and counts its actions, then the record is copied whole (one
-// allocation and one move: lists run to hundreds of actions, and copying them one by one cost
-// more than copying their labels with them) and the actions are sliced out of the copy.
-func decodeLegal(b []byte, l *legalList) error {
+// checkLegal checks a LegalActions record (see next), each action a valid Any.
+func checkLegal(b []byte) error {
 	var f field
-	count := 0
-	for rest := b; len(rest) > 0; {
+	for len(b) > 0 {
 		var err error
-		if rest, err = next(legalSpec, rest, &f); err != nil {
+		if b, err = next(legalSpec, b, &f); err != nil {
 			return err
 		}
-		switch f.num {
-		case legalVersion:
-			l.version = f.v
-		case legalActions:
+		if f.num == legalActions {
 			if err := validate(anySpec, f.b); err != nil {
 				return err
 			}
-			count++
 		}
-	}
-	if count == 0 {
-		return nil
-	}
-	l.actions = slices.Grow(l.actions, count)
-	for rest := bytes.Clone(b); len(rest) > 0; { // checked above: the record is valid
-		num, typ, n := protowire.ConsumeTag(rest)
-		rest = rest[n:]
-		if num == legalActions {
-			v, n := protowire.ConsumeBytes(rest)
-			l.actions = append(l.actions, v[:len(v):len(v)])
-			rest = rest[n:]
-			continue
-		}
-		rest = rest[protowire.ConsumeFieldValue(num, typ, rest):]
 	}
 	return nil
+}
+
+// decodeLegal reads the records of a LegalActions (checked by checkLegal) as one merged list,
+// picks its action to play with pick (nil: the first) and copies that one out.
+func decodeLegal(recs [][]byte, pick func(int) int, sabai bool) *legalList {
+	l := &legalList{optional: sabai}
+	each := func(fn func(v []byte)) {
+		for _, rest := range recs {
+			for len(rest) > 0 {
+				num, typ, n := protowire.ConsumeTag(rest)
+				rest = rest[n:]
+				switch {
+				case num == legalVersion && typ == protowire.VarintType:
+					l.version, n = protowire.ConsumeVarint(rest)
+				case num == legalActions:
+					var v []byte
+					v, n = protowire.ConsumeBytes(rest)
+					fn(v)
+				default:
+					n = protowire.ConsumeFieldValue(num, typ, rest)
+				}
+				rest = rest[n:]
+			}
+		}
+	}
+	each(func(v []byte) {
+		l.n++
+		l.optional = l.optional && optionalMove(v)
+	})
+	l.optional = l.optional && l.n > 0
+	if l.n == 0 {
+		return l
+	}
+	k := 0
+	if pick != nil {
+		k = pick(l.n)
+	}
+	i := 0
+	each(func(v []byte) {
+		if i == k {
+			l.action = bytes.Clone(v)
+		}
+		i++
+	})
+	return l
 }
 
 // decodeActAnswer reads an ActResponse.

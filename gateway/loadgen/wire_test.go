@@ -117,8 +117,23 @@ func randomWatch(t testing.TB, rnd *rand.Rand) *gatewayv1.WatchResponse {
 	return m
 }
 
-// sameAsGenerated reports how the lean decoding got differs from the generated code's message.
-func sameAsGenerated(want *gatewayv1.WatchResponse, got *watchMsg) error {
+// picker is a watchMsg's pick that notes what it chose.
+type picker struct {
+	rnd    *rand.Rand
+	picked int
+}
+
+func (p *picker) pick(n int) int {
+	p.picked = p.rnd.IntN(n)
+	return p.picked
+}
+
+// newWatchMsg is a watchMsg as a stream's reader makes it, its picks noted by p.
+func newWatchMsg(p *picker, sabai bool) *watchMsg { return &watchMsg{pick: p.pick, sabai: sabai} }
+
+// sameAsGenerated reports how the lean decoding got differs from the generated code's message;
+// picked is the action got's picker chose.
+func sameAsGenerated(want *gatewayv1.WatchResponse, got *watchMsg, picked int) error {
 	head := func(e *eventsv1.Event) eventHead {
 		return eventHead{sequence: e.GetSequence(), version: e.GetVersion(), finished: e.GetPayload().MessageIs(&eventsv1.TableFinished{})}
 	}
@@ -140,38 +155,56 @@ func sameAsGenerated(want *gatewayv1.WatchResponse, got *watchMsg) error {
 	if wl == nil {
 		return nil
 	}
-	if got.legal.version != wl.GetVersion() || len(got.legal.actions) != len(wl.GetActions()) {
-		return fmt.Errorf("legal list at %d with %d actions, want %d with %d", got.legal.version, len(got.legal.actions), wl.GetVersion(), len(wl.GetActions()))
+	if got.legal.version != wl.GetVersion() || got.legal.n != len(wl.GetActions()) {
+		return fmt.Errorf("legal list at %d with %d actions, want %d with %d", got.legal.version, got.legal.n, wl.GetVersion(), len(wl.GetActions()))
 	}
-	for i, raw := range got.legal.actions {
-		var a anypb.Any
-		if err := proto.Unmarshal(raw, &a); err != nil || !proto.Equal(&a, wl.GetActions()[i]) {
-			return fmt.Errorf("action %d: %v (%v), want %v", i, &a, err, wl.GetActions()[i])
+	if got.legal.n == 0 {
+		if got.legal.action != nil || got.legal.optional {
+			return fmt.Errorf("empty list with an action %x, optional %v", got.legal.action, got.legal.optional)
 		}
+		return nil
+	}
+	var a anypb.Any
+	if err := proto.Unmarshal(got.legal.action, &a); err != nil || !proto.Equal(&a, wl.GetActions()[picked]) {
+		return fmt.Errorf("action %d: %v (%v), want %v", picked, &a, err, wl.GetActions()[picked])
+	}
+	var all [][]byte
+	for _, x := range wl.GetActions() {
+		b, err := proto.Marshal(x)
+		if err != nil {
+			return err
+		}
+		all = append(all, b)
+	}
+	if want := got.sabai && optionalOnly("sabaisabai", all); got.legal.optional != want {
+		return fmt.Errorf("optional %v, want %v", got.legal.optional, want)
 	}
 	return nil
 }
 
 func TestDecodeWatchMatchesGenerated(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(1, 2))
-	var m watchMsg // reused, as a stream's reader does
-	for i := range 2000 {
-		want := randomWatch(t, rnd)
-		b, err := proto.Marshal(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := decodeWatch(b, &m); err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-		if err := sameAsGenerated(want, &m); err != nil {
-			t.Fatalf("message %d: %v", i, err)
-		}
-		// The list's actions are the decoder's own: the buffer may be reused.
-		if m.legal != nil {
-			clear(b)
-			if err := sameAsGenerated(want, &m); err != nil {
-				t.Fatalf("message %d, after its buffer was cleared: %v", i, err)
+	p := &picker{rnd: rand.New(rand.NewPCG(9, 9))}
+	for _, sabai := range []bool{false, true} {
+		m := newWatchMsg(p, sabai) // reused, as a stream's reader does
+		for i := range 2000 {
+			want := randomWatch(t, rnd)
+			b, err := proto.Marshal(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := decodeWatch(b, m); err != nil {
+				t.Fatalf("message %d: %v", i, err)
+			}
+			if err := sameAsGenerated(want, m, p.picked); err != nil {
+				t.Fatalf("message %d: %v", i, err)
+			}
+			// The list's action is the decoder's own: the buffer may be reused.
+			if m.legal != nil {
+				clear(b)
+				if err := sameAsGenerated(want, m, p.picked); err != nil {
+					t.Fatalf("message %d, after its buffer was cleared: %v", i, err)
+				}
 			}
 		}
 	}
@@ -202,14 +235,15 @@ func TestDecodeWatchMerges(t *testing.T) {
 	if err := proto.Unmarshal(wire, want); err != nil {
 		t.Fatal(err)
 	}
-	var got watchMsg
-	if err := decodeWatch(wire, &got); err != nil {
+	p := &picker{rnd: rand.New(rand.NewPCG(1, 1))}
+	got := newWatchMsg(p, false)
+	if err := decodeWatch(wire, got); err != nil {
 		t.Fatal(err)
 	}
-	if err := sameAsGenerated(want, &got); err != nil {
+	if err := sameAsGenerated(want, got, p.picked); err != nil {
 		t.Fatal(err)
 	}
-	if !got.event.finished || got.event.sequence != 4 || got.event.version != 9 || len(got.legal.actions) != 2 || got.legal.version != 5 {
+	if !got.event.finished || got.event.sequence != 4 || got.event.version != 9 || got.legal.n != 2 || got.legal.version != 5 {
 		t.Fatalf("merged %+v %+v", got.event, got.legal)
 	}
 }
@@ -298,8 +332,9 @@ func FuzzDecodeWatch(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var want gatewayv1.WatchResponse
 		genErr := proto.Unmarshal(b, &want)
-		var got watchMsg
-		err := decodeWatch(b, &got)
+		p := &picker{rnd: rand.New(rand.NewPCG(uint64(len(b)), 1))}
+		got := newWatchMsg(p, len(b)%2 == 0)
+		err := decodeWatch(b, got)
 		switch {
 		case genErr != nil && err == nil:
 			t.Fatalf("accepted what the generated code refuses (%v)", genErr)
@@ -307,7 +342,7 @@ func FuzzDecodeWatch(f *testing.F) {
 		case err != nil && !hasUnknown(want.ProtoReflect()):
 			t.Fatalf("refused (%v) what the generated code reads in full", err)
 		case err == nil:
-			if err := sameAsGenerated(&want, &got); err != nil {
+			if err := sameAsGenerated(&want, got, p.picked); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -374,11 +409,12 @@ func TestCodec(t *testing.T) {
 		t.Fatal(err)
 	}
 	split := mem.BufferSlice{mem.SliceBuffer(b[:len(b)/2]), mem.SliceBuffer(b[len(b)/2:])}
-	var got watchMsg
-	if err := (codec{}).Unmarshal(split, &got); err != nil {
+	p := &picker{rnd: rand.New(rand.NewPCG(1, 1))}
+	got := newWatchMsg(p, false)
+	if err := (codec{}).Unmarshal(split, got); err != nil {
 		t.Fatal(err)
 	}
-	if err := sameAsGenerated(want, &got); err != nil {
+	if err := sameAsGenerated(want, got, p.picked); err != nil {
 		t.Fatal(err)
 	}
 	var std gatewayv1.WatchResponse
@@ -388,7 +424,7 @@ func TestCodec(t *testing.T) {
 	if err := (codec{}).Unmarshal(mem.BufferSlice{mem.SliceBuffer([]byte{0xff})}, &watchMsg{}); err == nil {
 		t.Fatal("malformed message accepted")
 	}
-	r := &actRequest{tableID: "t", action: got.legal.actions[0], idPrefix: "x-", idSeq: 9, expectedVersion: 2}
+	r := &actRequest{tableID: "t", action: got.legal.action, idPrefix: "x-", idSeq: 9, expectedVersion: 2}
 	enc, err := (codec{}).Marshal(r)
 	if err != nil {
 		t.Fatal(err)
@@ -442,9 +478,9 @@ func BenchmarkDecodeWatch(b *testing.B) {
 	})
 	b.Run("lean", func(b *testing.B) {
 		b.ReportAllocs()
-		var m watchMsg
+		m := newWatchMsg(&picker{rnd: rand.New(rand.NewPCG(1, 1))}, false)
 		for b.Loop() {
-			if err := decodeWatch(wire, &m); err != nil {
+			if err := decodeWatch(wire, m); err != nil {
 				b.Fatal(err)
 			}
 		}
