@@ -439,9 +439,9 @@ func TestCodec(t *testing.T) {
 	enc.Free()
 }
 
-// watchSample is a typical batched WatchResponse of a four-seat table: the events of one action
-// (three, one of them private) and the seat's legal list after it.
-func watchSample(t testing.TB) []byte {
+// watchSample is a batched WatchResponse of a four-seat table: the events of one action (three)
+// and the seat's legal list after it, of n actions.
+func watchSample(t testing.TB, n int) []byte {
 	ev := func(seq uint64, label string, payload proto.Message) *eventsv1.Event {
 		return &eventsv1.Event{TableId: "01JF8ZQ4M5W9X2YV3T7R6K0PNB", Game: "sapotagem", Sequence: seq, Version: 41,
 			Visibility: &eventsv1.Visibility{Audience: &eventsv1.Visibility_Public{Public: true}},
@@ -452,7 +452,7 @@ func watchSample(t testing.TB) []byte {
 		ev(121, "seat 3 (you) draws", &sapotagemv1.Card{Rank: 7}),
 		ev(122, "seat 3 (you) is to play", &sapotagemv1.Card{}),
 	}, LegalActions: &gatewayv1.LegalActions{Version: 41}}
-	for i := range 6 {
+	for i := range n {
 		m.LegalActions.Actions = append(m.LegalActions.Actions, anyOf(t, &sapotagemv1.Action{Kind: &sapotagemv1.Action_Play{Play: &sapotagemv1.PlayCard{Card: &sapotagemv1.Card{Rank: uint32(i)}}}}))
 		m.LegalActions.Labels = append(m.LegalActions.Labels, fmt.Sprintf("play yellow %d (Ducks)", i))
 	}
@@ -464,9 +464,15 @@ func watchSample(t testing.TB) []byte {
 }
 
 // BenchmarkDecodeWatch compares the generated decoder (what the load generator used) with the
-// lean one on a typical message.
+// lean one on a message with a short list (6 actions) and one with a long list (300, as Saboteur
+// and Sponsio list).
 func BenchmarkDecodeWatch(b *testing.B) {
-	wire := watchSample(b)
+	for _, n := range []int{6, 300} {
+		b.Run(fmt.Sprintf("list=%d", n), func(b *testing.B) { benchmarkDecodeWatch(b, watchSample(b, n)) })
+	}
+}
+
+func benchmarkDecodeWatch(b *testing.B, wire []byte) {
 	b.Run("generated", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -491,7 +497,7 @@ func BenchmarkDecodeWatch(b *testing.B) {
 // carrying the events of the action (those of watchSample).
 func BenchmarkDecodeActAnswer(b *testing.B) {
 	var w gatewayv1.WatchResponse
-	if err := proto.Unmarshal(watchSample(b), &w); err != nil {
+	if err := proto.Unmarshal(watchSample(b, 0), &w); err != nil {
 		b.Fatal(err)
 	}
 	wire, err := proto.Marshal(&gatewayv1.ActResponse{Version: 41, Events: w.GetEvents()})
