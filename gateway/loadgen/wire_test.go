@@ -464,8 +464,8 @@ func watchSample(t testing.TB, n int) []byte {
 }
 
 // BenchmarkDecodeWatch compares the generated decoder (what the load generator used) with the
-// lean one on a message with a short list (6 actions) and one with a long list (300, as Saboteur
-// and Sponsio list).
+// lean one on a message with a short list (6 actions) and one with a long list (300: a Sponsio
+// seat's bets run longer).
 func BenchmarkDecodeWatch(b *testing.B) {
 	for _, n := range []int{6, 300} {
 		b.Run(fmt.Sprintf("list=%d", n), func(b *testing.B) { benchmarkDecodeWatch(b, watchSample(b, n)) })
