@@ -471,6 +471,12 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 	if seat >= 0 {
 		go s.present(ctx, t.ID, seat)
 	}
+	return streamHub(ctx, h, seat, names, req, stream)
+}
+
+// streamHub sends h's events visible to seat (-1: a spectator) after req's cursor, and with
+// req.include_legal_actions the seat's legal actions, until the table's end or ctx's.
+func streamHub(ctx context.Context, h *hub, seat int, names engine.SeatName, req *gatewayv1.WatchRequest, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {
 	cursor := req.GetAfterSequence()
 	var legal *legalFeed
 	if req.GetIncludeLegalActions() && seat >= 0 {
@@ -502,6 +508,7 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 		// No list after the table's end: nobody may act, and the stream ends with TableFinished.
 		var list *gatewayv1.LegalActions
 		if legal != nil && cursor > 0 && !finished {
+			var err error
 			if list, err = legal.next(ctx); err != nil {
 				return err
 			}
