@@ -82,15 +82,17 @@ perf-pair: ## cardroom serve beside the skeleton, alternating runs; output in do
 	  else rm -f "$$out"; echo "perf-pair gave no ratios: docs/perf-pair/last.txt left as it was"; exit 1; fi
 
 .PHONY: run-distributed
-run-distributed: ## every service its own process on loopback: 2 gateways, 2 replicas per rules service, stats, Redis, NATS
+run-distributed: ## every service its own process on loopback: 2 gateways, 2 replicas per rules service, stats, Redis, NATS (ARGS=--cluster: a 6-node Redis Cluster and a 3-server JetStream cluster)
 	scripts/run-distributed $(ARGS)
 
 .PHONY: chaos chaos-long soak
-chaos: ## faults during games in the distributed mode (replicas, Redis, NATS, stats killed; network latency and cuts), every action audited
+chaos: ## faults during games in the distributed mode (replicas, Redis, NATS, stats killed; network latency and cuts), then on the clusters (the stream's NATS leader killed), every action audited
 	scripts/chaos
+	CHAOS_CLUSTER=1 scripts/chaos
 
-chaos-long: ## chaos with twice the tables, graceful Redis and NATS restarts, and two faults at once (outside CI)
+chaos-long: ## chaos with twice the tables, graceful Redis and NATS restarts, and two faults at once; on the clusters also a Redis primary killed (outside CI)
 	CHAOS_LONG=1 scripts/chaos
+	CHAOS_LONG=1 CHAOS_CLUSTER=1 scripts/chaos
 
 soak: ## 10 minutes of steady play in the distributed mode; fails when goroutines, heap, descriptors or Redis keys grow (outside CI)
 	scripts/soak

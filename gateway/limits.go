@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cardroom.dev/services/kit/app"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"google.golang.org/grpc"
@@ -145,10 +146,12 @@ func (l *localLimiter) allow(player string) bool {
 // Connections are also closed at o.MaxConnectionAge (see Options), and kept alive: a ping after
 // 30 s without traffic, the connection dropped when it goes unanswered for 10 s (a client gone
 // without closing, a NAT that forgot the flow); clients may ping as often as every 10 s, with or
-// without a stream open.
+// without a stream open. The codec is app.Codec, which Watch's pre-encoded responses need.
 func ServerOptions(o Options) []grpc.ServerOption {
 	o.defaults()
 	return []grpc.ServerOption{
+		// Watch sends responses it encoded itself (app.Encoded), which only this codec sends.
+		grpc.ForceServerCodecV2(app.Codec),
 		grpc.MaxRecvMsgSize(recvCeiling(o.MaxRequestBytes)),
 		grpc.KeepaliveParams(keepalive.ServerParameters{
 			MaxConnectionAge:      o.MaxConnectionAge,

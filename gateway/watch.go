@@ -21,7 +21,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/types/known/anypb"
 )
 
 // gapRepairAfter is how long an event may be missing, with later ones already here, before the
@@ -82,7 +81,7 @@ func (hs *hubs) deliver(m bus.Update) {
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("table", m.Table))
 	}
-	if u, err := decodeUpdate(m.Data); err == nil && u.GetTableId() == m.Table {
+	if u, err := decodeUpdate(m.Data); err == nil && u.table == m.Table {
 		h.update(u)
 	}
 }
@@ -153,8 +152,8 @@ type hub struct {
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
-	events   []*eventsv1.Event // events[i].Sequence == i+1
-	pending  map[uint64]*eventsv1.Event
+	events   []hubEvent // events[i].seq == i+1; never changed once here (streams read them unlocked)
+	pending  map[uint64]hubEvent
 	gapSince time.Time
 	finished bool
 	changed  chan struct{} // closed and replaced at every change
@@ -162,14 +161,14 @@ type hub struct {
 
 	// legal is every seat's legal actions at legalVersion, from the newest live update (nil before
 	// the first: the log does not hold them).
-	legal        []*rulesv1.SeatActions
+	legal        []seatLegal // replaced, never changed
 	legalVersion uint64
 	legalKnown   bool
 }
 
 func newHub(s *Server, table string, rules rulesv1.RulesServiceClient) *hub {
 	return &hub{s: s, table: table, rules: rules, ready: make(chan struct{}), refs: 1,
-		pending: map[uint64]*eventsv1.Event{}, changed: make(chan struct{}), gap: make(chan struct{}, 1)}
+		pending: map[uint64]hubEvent{}, changed: make(chan struct{}), gap: make(chan struct{}, 1)}
 }
 
 // acquire returns the table's hub, started; release when done with it.
@@ -257,7 +256,7 @@ func (h *hub) fill(ctx context.Context) error {
 	h.mu.Lock()
 	from := uint64(0)
 	if n := len(h.events); n > 0 {
-		from = h.events[n-1].GetVersion()
+		from = h.events[n-1].version
 	}
 	h.mu.Unlock()
 	l, err := h.rules.GetLog(ctx, &rulesv1.GetLogRequest{TableId: h.table, FromVersion: from})
@@ -265,11 +264,15 @@ func (h *hub) fill(ctx context.Context) error {
 		return err
 	}
 	for _, e := range l.GetCreatedEvents() {
-		h.add(e)
+		if err := h.addDecoded(e); err != nil {
+			return err
+		}
 	}
 	for _, le := range l.GetEntries() {
 		for _, e := range le.GetEvents() {
-			h.add(e)
+			if err := h.addDecoded(e); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -312,8 +315,18 @@ func (h *hub) repair(ctx context.Context) {
 	}
 }
 
+// addDecoded adds an event read from the log, encoded once here for every stream.
+func (h *hub) addDecoded(e *eventsv1.Event) error {
+	he, err := encodeHubEvent(e)
+	if err != nil {
+		return err
+	}
+	h.add(he)
+	return nil
+}
+
 // add puts one event in place; duplicates are dropped, early ones wait for the gap to close.
-func (h *hub) add(e *eventsv1.Event) {
+func (h *hub) add(e hubEvent) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.addLocked(e) {
@@ -323,15 +336,15 @@ func (h *hub) add(e *eventsv1.Event) {
 
 // update adds a live update's events and keeps its legal actions if it is the newest (a
 // republication carries none: streams past the newest known list ask the rules service).
-func (h *hub) update(u *rulesv1.TableUpdate) {
+func (h *hub) update(u *liveUpdate) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	changed := false
-	for _, e := range u.GetEvents() {
+	for _, e := range u.events {
 		changed = h.addLocked(e) || changed
 	}
-	if !u.GetLegalOmitted() && (!h.legalKnown || u.GetVersion() > h.legalVersion) {
-		h.legal, h.legalVersion, h.legalKnown = u.GetLegal(), u.GetVersion(), true
+	if !u.omitted && (!h.legalKnown || u.version > h.legalVersion) {
+		h.legal, h.legalVersion, h.legalKnown = u.legal, u.version, true
 		changed = true
 	}
 	if changed {
@@ -340,8 +353,8 @@ func (h *hub) update(u *rulesv1.TableUpdate) {
 }
 
 // addLocked is add with h.mu held; true when the events in order grew.
-func (h *hub) addLocked(e *eventsv1.Event) bool {
-	seq := e.GetSequence()
+func (h *hub) addLocked(e hubEvent) bool {
+	seq := e.seq
 	next := uint64(len(h.events)) + 1
 	switch {
 	case seq < next:
@@ -363,7 +376,7 @@ func (h *hub) addLocked(e *eventsv1.Event) bool {
 		if !ok {
 			break
 		}
-		delete(h.pending, p.GetSequence())
+		delete(h.pending, p.seq)
 		h.append(p)
 	}
 	for s := range h.pending {
@@ -392,38 +405,38 @@ func (h *hub) versionAt(seq uint64) uint64 {
 	if seq == 0 || seq > uint64(len(h.events)) {
 		return 0
 	}
-	return h.events[seq-1].GetVersion()
+	return h.events[seq-1].version
 }
 
-// legalOf returns seat's legal actions and their labels at the newest version a live update told,
-// and whether one did.
-func (h *hub) legalOf(seat int) (version uint64, actions []*anypb.Any, labels []string, known bool) {
+// legalOf returns seat's legal actions (nil: none) at the newest version a live update told, and
+// whether one did. The list is shared: it must not change.
+func (h *hub) legalOf(seat int) (version uint64, list *seatLegal, known bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if !h.legalKnown {
-		return 0, nil, nil, false
+		return 0, nil, false
 	}
-	for _, sa := range h.legal {
-		if int(sa.GetSeat()) == seat {
-			return h.legalVersion, sa.GetActions(), sa.GetLabels(), true
+	for i := range h.legal {
+		if h.legal[i].seat == seat {
+			return h.legalVersion, &h.legal[i], true
 		}
 	}
-	return h.legalVersion, nil, nil, true
+	return h.legalVersion, nil, true
 }
 
-func (h *hub) append(e *eventsv1.Event) {
+func (h *hub) append(e hubEvent) {
 	h.events = append(h.events, e)
-	if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
+	if e.finished {
 		h.finished = true
 	}
 }
 
 // since returns the events after seq, a channel closed at the next change, and whether the table
 // is finished.
-func (h *hub) since(seq uint64) ([]*eventsv1.Event, <-chan struct{}, bool) {
+func (h *hub) since(seq uint64) ([]hubEvent, <-chan struct{}, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var out []*eventsv1.Event
+	var out []hubEvent
 	if seq < uint64(len(h.events)) {
 		out = h.events[seq:]
 	}
@@ -431,12 +444,12 @@ func (h *hub) since(seq uint64) ([]*eventsv1.Event, <-chan struct{}, bool) {
 }
 
 // visible reports whether seat (-1: a spectator) may see e.
-func visible(e *eventsv1.Event, seat int) bool {
-	switch a := e.GetVisibility().GetAudience().(type) {
-	case *eventsv1.Visibility_Public:
+func visible(e *hubEvent, seat int) bool {
+	switch {
+	case e.audience == publicAudience:
 		return true
-	case *eventsv1.Visibility_Seat:
-		return seat >= 0 && int(a.Seat) == seat
+	case e.audience >= 0:
+		return seat >= 0 && e.audience == seat
 	}
 	return false
 }
@@ -471,50 +484,59 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 	if seat >= 0 {
 		go s.present(ctx, t.ID, seat)
 	}
+	return streamHub(ctx, h, seat, names, req, stream)
+}
+
+// streamHub sends h's events visible to seat (-1: a spectator) after req's cursor, and with
+// req.include_legal_actions the seat's legal actions, until the table's end or ctx's.
+func streamHub(ctx context.Context, h *hub, seat int, names engine.SeatName, req *gatewayv1.WatchRequest, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {
 	cursor := req.GetAfterSequence()
 	var legal *legalFeed
 	if req.GetIncludeLegalActions() && seat >= 0 {
 		// A resumed stream has seen the table up to its cursor's version.
-		legal = &legalFeed{h: h, seat: seat, names: names, seen: h.versionAt(cursor)}
+		legal = &legalFeed{h: h, seat: seat, seen: h.versionAt(cursor)}
 	}
 	batch := req.GetBatch()
-	var batched []*eventsv1.Event
+	w := &watchWriter{names: names}
 	for {
 		evs, changed, finished := h.since(cursor)
-		batched = batched[:0]
-		for _, e := range evs {
-			cursor = e.GetSequence()
+		w.events = w.events[:0]
+		for i := range evs {
+			e := &evs[i]
+			cursor = e.seq
 			if legal != nil {
-				legal.seen = e.GetVersion()
+				legal.seen = e.version
 			}
 			if !visible(e, seat) {
 				continue
 			}
-			e = labelled(e, names)
 			if batch {
-				batched = append(batched, e)
+				w.events = w.appendEvent(w.events, watchEvents, e)
 				continue
 			}
-			if err := stream.Send(&gatewayv1.WatchResponse{Event: e}); err != nil {
+			w.msg = w.appendEvent(w.msg[:0], watchEvent, e)
+			if err := w.send(stream, w.msg); err != nil {
 				return fmt.Errorf("send: %w", err)
 			}
 		}
 		// No list after the table's end: nobody may act, and the stream ends with TableFinished.
-		var list *gatewayv1.LegalActions
+		w.msg = w.msg[:0]
 		if legal != nil && cursor > 0 && !finished {
-			if list, err = legal.next(ctx); err != nil {
+			version, list, send, err := legal.next(ctx)
+			if err != nil {
 				return err
 			}
+			if send {
+				w.msg = w.appendLegal(w.msg, version, list)
+			}
 		}
-		var sent error
-		switch {
-		case batch && (len(batched) > 0 || list != nil):
-			sent = stream.Send(&gatewayv1.WatchResponse{Events: batched, LegalActions: list})
-		case list != nil:
-			sent = stream.Send(&gatewayv1.WatchResponse{LegalActions: list})
-		}
-		if sent != nil {
-			return fmt.Errorf("send: %w", sent)
+		// A batch's events follow its list, in the order of their field numbers as proto.Marshal
+		// writes them.
+		w.msg = append(w.msg, w.events...)
+		if len(w.msg) > 0 {
+			if err := w.send(stream, w.msg); err != nil {
+				return fmt.Errorf("send: %w", err)
+			}
 		}
 		if finished && len(evs) == 0 {
 			return nil
@@ -534,9 +556,8 @@ func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRe
 // the list the live update of that version carried, or, when no update told it (the events came
 // from the log), the list the rules service gives.
 type legalFeed struct {
-	h     *hub
-	seat  int
-	names engine.SeatName
+	h    *hub
+	seat int
 	// seen is the version of the last event the stream passed (sent or not).
 	seen uint64
 	// sent is the version of the last list sent (valid when any); nonEmpty: that list had actions.
@@ -545,32 +566,46 @@ type legalFeed struct {
 	nonEmpty bool
 }
 
-// next returns the list to send now, if any.
-func (f *legalFeed) next(ctx context.Context) (*gatewayv1.LegalActions, error) {
+// next returns the list to send now, if any (send), at version; list nil: no action.
+func (f *legalFeed) next(ctx context.Context) (version uint64, list *seatLegal, send bool, err error) {
 	if f.any && f.sent >= f.seen {
-		return nil, nil
+		return 0, nil, false, nil
 	}
-	version, actions, labels, known := f.h.legalOf(f.seat)
+	version, list, known := f.h.legalOf(f.seat)
 	switch {
 	case known && version > f.seen:
-		return nil, nil // its events are on the way: the list follows them
+		return 0, nil, false, nil // its events are on the way: the list follows them
 	case !known || version < f.seen:
 		r, err := f.h.rules.ListLegalActions(ctx, &rulesv1.ListLegalActionsRequest{TableId: f.h.table, Seat: uint32(f.seat)})
 		if err != nil {
-			return nil, err
+			return 0, nil, false, err
 		}
-		version, actions, labels = r.GetVersion(), r.GetActions(), r.GetLabels()
+		l, err := legalOf(f.seat, r.GetActions(), r.GetLabels())
+		if err != nil {
+			return 0, nil, false, err
+		}
+		version, list = r.GetVersion(), &l
 	}
 	if f.any && version <= f.sent {
-		return nil, nil
+		return 0, nil, false, nil
 	}
 	f.sent, f.any = max(version, f.seen), true
-	if len(actions) == 0 && !f.nonEmpty {
-		return nil, nil
+	n := 0
+	if list != nil {
+		n = list.count
 	}
-	f.nonEmpty = len(actions) > 0
-	return &gatewayv1.LegalActions{Version: version, Actions: actions, Labels: renderLabels(labels, f.names)}, nil
+	if n == 0 && !f.nonEmpty {
+		return 0, nil, false, nil
+	}
+	f.nonEmpty = n > 0
+	if list == nil {
+		list = &noLegal
+	}
+	return version, list, true, nil
 }
+
+// noLegal is the list of a seat without actions (never changed).
+var noLegal seatLegal
 
 // awaitStartPoll is how often a Watch waiting for its table's start reads the table again besides
 // each table notification (which a gateway cut from NATS does not hear): slower than StartTable's

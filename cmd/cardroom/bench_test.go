@@ -2,8 +2,13 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -46,7 +51,25 @@ func TestBench(t *testing.T) {
 	}
 
 	t.Run("unpaced", func(t *testing.T) {
-		rep := bench(t, "--tables", "8", "--duration", "3s")
+		profile := filepath.Join(t.TempDir(), "bench.pprof")
+		rep := bench(t, "--tables", "8", "--duration", "3s", "--cpuprofile", profile)
+		// --cpuprofile wrote a profile: gzipped protobuf, as runtime/pprof writes it.
+		if f, err := os.Open(profile); err != nil {
+			t.Error(err)
+		} else {
+			zr, err := gzip.NewReader(f)
+			if err == nil {
+				var n int64
+				n, err = io.Copy(io.Discard, zr)
+				if err == nil && n == 0 {
+					err = errors.New("empty")
+				}
+			}
+			if err != nil {
+				t.Errorf("cpu profile: %v", err)
+			}
+			f.Close()
+		}
 		if len(rep.Games) != len(engines()) {
 			t.Errorf("played %v, want every one of the %d games", rep.Games, len(engines()))
 		}

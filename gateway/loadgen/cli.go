@@ -25,6 +25,7 @@ Plays bot tables through running gateways and reports what they held.
   --conns N         gRPC connections per gateway shared by the seats (default 4)
   --json            print the report as JSON on stdout
   --progress        show a progress bar on stderr (default: when stderr is a terminal)
+  --cpuprofile F    write a CPU profile of the load generator's measured run to file F
 `
 
 // gcPercent is the collector's target when GOGC is not set.
@@ -47,6 +48,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Conns, "conns", 4, "")
 	asJSON := fs.Bool("json", false, "")
 	progress := fs.Bool("progress", isTerminal(stderr), "")
+	cpuprofile := fs.String("cpuprofile", "", "")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
 		return 0
@@ -69,6 +71,19 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o.Games = split(*games)
 	if *progress {
 		o.Progress = func(p Progress) { fmt.Fprint(stderr, "\r"+bar(p)) }
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			fmt.Fprintf(stderr, "cardroom bench: %v\n", err)
+			return 2
+		}
+		defer func() {
+			if err := f.Close(); err != nil {
+				fmt.Fprintf(stderr, "cardroom bench: cpu profile: %v\n", err)
+			}
+		}()
+		o.CPUProfile = f
 	}
 	rep, err := Run(ctx, o)
 	if *progress {

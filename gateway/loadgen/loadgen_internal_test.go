@@ -1,11 +1,15 @@
 package loadgen
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
 
 	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
+	sapotagemv1 "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
@@ -50,31 +54,72 @@ func TestBar(t *testing.T) {
 }
 
 func TestOptionalOnly(t *testing.T) {
-	anyOf := func(a *sabaisabaiv1.Action) *anypb.Any {
-		x, err := anypb.New(a)
+	enc := func(a proto.Message) []byte {
+		b, err := proto.Marshal(anyOf(t, a))
 		if err != nil {
 			t.Fatal(err)
 		}
-		return x
+		return b
 	}
-	throw := anyOf(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Throw{Throw: &sabaisabaiv1.Throw{}}})
-	call := anyOf(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_CallSabaiSabai{CallSabaiSabai: &sabaisabaiv1.CallSabaiSabai{}}})
-	draw := anyOf(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Draw{Draw: &sabaisabaiv1.Draw{}}})
-	nose := anyOf(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_TouchNose{TouchNose: &sabaisabaiv1.TouchNose{}}})
+	throw := enc(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Throw{Throw: &sabaisabaiv1.Throw{}}})
+	call := enc(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_CallSabaiSabai{CallSabaiSabai: &sabaisabaiv1.CallSabaiSabai{}}})
+	draw := enc(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Draw{Draw: &sabaisabaiv1.Draw{}}})
+	nose := enc(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_TouchNose{TouchNose: &sabaisabaiv1.TouchNose{}}})
+	none := enc(&sabaisabaiv1.Action{})
+	other := enc(&sapotagemv1.Action{Kind: &sapotagemv1.Action_Play{Play: &sapotagemv1.PlayCard{}}})
+	// A call given after a throw on the wire: the last member of the oneof wins.
+	throwThenCall := enc(&sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Draw{Draw: &sabaisabaiv1.Draw{}}})
+	{
+		var a anypb.Any
+		if err := proto.Unmarshal(throwThenCall, &a); err != nil {
+			t.Fatal(err)
+		}
+		a.Value = protowire.AppendBytes(protowire.AppendTag(a.Value, sabaiThrow, protowire.BytesType), nil)
+		b, err := proto.Marshal(&a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		throwThenCall = b
+	}
+	malformed := append(bytes.Clone(throw[:len(throw)-1]), 0xff)
 	for _, c := range []struct {
 		game string
-		acts []*anypb.Any
+		acts [][]byte
 		want bool
 	}{
-		{"sabaisabai", []*anypb.Any{throw, call}, true},
-		{"sabaisabai", []*anypb.Any{throw}, true},
-		{"sabaisabai", []*anypb.Any{draw, throw, call}, false},
-		{"sabaisabai", []*anypb.Any{nose, throw}, false},
+		{"sabaisabai", [][]byte{throw, call}, true},
+		{"sabaisabai", [][]byte{throw}, true},
+		{"sabaisabai", [][]byte{throwThenCall}, true},
+		{"sabaisabai", [][]byte{draw, throw, call}, false},
+		{"sabaisabai", [][]byte{nose, throw}, false},
+		{"sabaisabai", [][]byte{none}, false},
+		{"sabaisabai", [][]byte{other}, false},
+		{"sabaisabai", [][]byte{throw, malformed}, false},
 		{"sabaisabai", nil, false},
-		{"sapotagem", []*anypb.Any{throw}, false},
+		{"sapotagem", [][]byte{throw}, false},
 	} {
 		if got := optionalOnly(c.game, c.acts); got != c.want {
 			t.Errorf("optionalOnly(%s, %d actions) = %v, want %v", c.game, len(c.acts), got, c.want)
+		}
+		// As the generated code reads them.
+		if c.game == "sabaisabai" && len(c.acts) > 0 {
+			want := true
+			for _, raw := range c.acts {
+				var x anypb.Any
+				var a sabaisabaiv1.Action
+				if proto.Unmarshal(raw, &x) != nil || x.UnmarshalTo(&a) != nil {
+					want = false
+					break
+				}
+				switch a.GetKind().(type) {
+				case *sabaisabaiv1.Action_Throw, *sabaisabaiv1.Action_CallSabaiSabai:
+				default:
+					want = false
+				}
+			}
+			if want != c.want {
+				t.Errorf("case %d actions: the generated code says %v", len(c.acts), want)
+			}
 		}
 	}
 }

@@ -70,8 +70,12 @@ func (r *recorder) reset() {
 }
 
 func (r *recorder) tableFinished() { r.finished.Add(1) }
-func (r *recorder) event()         { r.events.Add(1) }
-func (r *recorder) legalPushed()   { r.legalsPushed.Add(1) }
+func (r *recorder) eventsSeen(n int) {
+	if n > 0 {
+		r.events.Add(int64(n))
+	}
+}
+func (r *recorder) legalPushed() { r.legalsPushed.Add(1) }
 
 func (r *recorder) fail(err error) {
 	r.errors.Add(1)

@@ -12,12 +12,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	sabaisabaiv1 "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/durationpb"
 )
@@ -48,28 +50,79 @@ const optionalOdds = 8
 // (about 1,700 refused calls a second at full load, each a round trip through the gateway and the
 // rules service), so a seat plays such a list once in optionalOdds. The seat to act, whose list
 // has the move the game waits for, plays as before (a throw or a call among its choices too).
-func optionalOnly(game string, actions []*anypb.Any) bool {
+//
+// The actions are encoded google.protobuf.Any messages, as a list brings them (see legalList):
+// an action that is not a sabai-sabai Action, or not a valid one, makes the list not optional.
+func optionalOnly(game string, actions [][]byte) bool {
 	if game != "sabaisabai" || len(actions) == 0 {
 		return false
 	}
-	var a sabaisabaiv1.Action
 	for _, x := range actions {
-		if x.UnmarshalTo(&a) != nil {
-			return false
-		}
-		switch a.GetKind().(type) {
-		case *sabaisabaiv1.Action_Throw, *sabaisabaiv1.Action_CallSabaiSabai:
-		default:
+		if !optionalMove(x) {
 			return false
 		}
 	}
 	return true
 }
 
+// optionalMove reports whether an encoded Any is a sabai-sabai throw or sabai sabai call.
+func optionalMove(action []byte) bool {
+	k := sabaiKind(action)
+	return k == sabaiThrow || k == sabaiCall
+}
+
+// Fields of sabai-sabai's Action, the members of its oneof kind (TestWireFieldNumbers checks
+// them).
+const (
+	sabaiThrow protowire.Number = 4 // Action.throw
+	sabaiCall  protowire.Number = 7 // Action.call_sabai_sabai
+)
+
+var (
+	sabaiAction     = string((&sabaisabaiv1.Action{}).ProtoReflect().Descriptor().FullName())
+	sabaiActionSpec = specOf((&sabaisabaiv1.Action{}).ProtoReflect().Descriptor())
+)
+
+// sabaiKind is the field number of the oneof member set in an encoded Any holding a sabai-sabai
+// Action (the last on the wire, as for the generated code); 0 when it is not a valid Action or has
+// none set.
+func sabaiKind(anyMsg []byte) protowire.Number {
+	var typeURL, value []byte
+	var f field
+	for b := anyMsg; len(b) > 0; {
+		var err error
+		if b, err = next(anySpec, b, &f); err != nil {
+			return 0
+		}
+		switch f.num {
+		case anyTypeURL:
+			typeURL = f.b
+		default:
+			value = f.b
+		}
+	}
+	if !typeIs(typeURL, sabaiAction) {
+		return 0
+	}
+	var kind protowire.Number
+	for b := value; len(b) > 0; {
+		var err error
+		if b, err = next(sabaiActionSpec, b, &f); err != nil {
+			return 0
+		}
+		if ms := sabaiActionSpec.fields[f.num].msg; ms != nil && validate(ms, f.b) != nil {
+			return 0
+		}
+		kind = f.num
+	}
+	return kind
+}
+
 // slot keeps one table in play for the whole run: when its table finishes, it opens the next.
 type slot struct {
 	r      *runner
 	game   gameSeats
+	cc     grpc.ClientConnInterface // Watch and Act, with the lean messages of wire.go
 	client gatewayv1.GatewayServiceClient
 	name   string
 
@@ -81,6 +134,9 @@ type slot struct {
 
 type player struct {
 	auth metadata.MD
+	// idPrefix (random, per player) and idSeq (counting its actions) make its action ids.
+	idPrefix string
+	idSeq    uint64
 }
 
 func (p *player) ctx(ctx context.Context) context.Context {
@@ -100,7 +156,7 @@ func (s *slot) signIn(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("sign in: %w", err)
 		}
-		s.players = append(s.players, &player{auth: metadata.Pairs("authorization", "Bearer "+in.GetSessionToken())})
+		s.players = append(s.players, &player{auth: metadata.Pairs("authorization", "Bearer "+in.GetSessionToken()), idPrefix: idPrefix()})
 	}
 	return nil
 }
@@ -214,9 +270,9 @@ func (s *slot) open(ctx context.Context) (*opened, error) {
 	// every event.
 	for i, p := range s.players {
 		o.watches[i] = &seatWatch{wake: make(chan struct{}, 1)}
-		var w gatewayv1.GatewayService_WatchClient
+		var w grpc.ClientStream
 		if err := s.patient(ctx, func() (err error) {
-			w, err = s.client.Watch(p.ctx(tctx), &gatewayv1.WatchRequest{TableId: t.id, IncludeLegalActions: true, Batch: true})
+			w, err = s.watch(p.ctx(tctx), t.id, 0)
 			return err
 		}); err != nil {
 			o.close()
@@ -274,7 +330,7 @@ type seatWatch struct {
 	wake    chan struct{}
 
 	mu    sync.Mutex
-	legal *gatewayv1.LegalActions // nil: none to play
+	legal *legalList // nil: none to play
 }
 
 // saw raises the version the seat knows the table reached (from its stream or its own move's
@@ -292,9 +348,9 @@ func (sw *seatWatch) saw(v uint64) bool {
 }
 
 // offer keeps l if it is newer than the list the seat holds.
-func (sw *seatWatch) offer(l *gatewayv1.LegalActions) {
+func (sw *seatWatch) offer(l *legalList) {
 	sw.mu.Lock()
-	if sw.legal == nil || l.GetVersion() >= sw.legal.GetVersion() {
+	if sw.legal == nil || l.version >= sw.legal.version {
 		sw.legal = l
 	}
 	sw.mu.Unlock()
@@ -302,7 +358,7 @@ func (sw *seatWatch) offer(l *gatewayv1.LegalActions) {
 }
 
 // take returns the list to play and forgets it (nil: none).
-func (sw *seatWatch) take() *gatewayv1.LegalActions {
+func (sw *seatWatch) take() *legalList {
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
 	l := sw.legal
@@ -321,10 +377,12 @@ func (sw *seatWatch) signal() {
 // due after them): each event raises the version the seat has seen, each legal-action list is
 // offered to the seat, the table's end ends the table, and a broken stream resumes after the last
 // sequence it delivered.
-func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.GatewayService_WatchClient, sw *seatWatch) {
+func (s *slot) follow(ctx context.Context, p *player, t *table, w grpc.ClientStream, sw *seatWatch) {
 	var last uint64
+	// Reused: its legal list is new whenever it has one, with the action to play chosen.
+	m := watchMsg{pick: s.intn, sabai: s.game.name == "sabaisabai"}
 	for {
-		m, err := w.Recv()
+		err := w.RecvMsg(&m)
 		if err != nil {
 			if ctx.Err() != nil {
 				return
@@ -347,7 +405,7 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 				case <-ctx.Done():
 					return
 				}
-				w, err = s.client.Watch(p.ctx(ctx), &gatewayv1.WatchRequest{TableId: t.id, AfterSequence: last, IncludeLegalActions: true, Batch: true})
+				w, err = s.watch(p.ctx(ctx), t.id, last)
 				if err == nil {
 					break
 				}
@@ -363,18 +421,18 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w gatewayv1.Gate
 			continue
 		}
 		seen := false
-		for _, e := range m.GetEvents() {
-			if e.GetSequence() <= last {
-				s.r.rec.fail(fmt.Errorf("watch: event %d after %d (repeated or out of order)", e.GetSequence(), last))
+		for _, e := range m.events {
+			if e.sequence <= last {
+				s.r.rec.fail(fmt.Errorf("watch: event %d after %d (repeated or out of order)", e.sequence, last))
 			}
-			last = e.GetSequence()
-			s.r.rec.event()
-			if e.GetPayload().MessageIs(&eventsv1.TableFinished{}) {
+			last = e.sequence
+			if e.finished {
 				t.finish()
 			}
-			seen = sw.saw(e.GetVersion()) || seen
+			seen = sw.saw(e.version) || seen
 		}
-		if l := m.GetLegalActions(); l != nil {
+		s.r.rec.eventsSeen(len(m.events))
+		if l := m.legal; l != nil {
 			s.r.rec.legalPushed()
 			sw.offer(l) // signals
 		} else if seen {
@@ -396,22 +454,27 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 	rec := s.r.rec
 	failures := 0
 	pc := p.ctx(ctx)
+	// One request and one answer, reused for every action of the seat.
+	req := actRequest{tableID: t.id, idPrefix: p.idPrefix}
+	var res actAnswer
+	timer := time.NewTimer(poll) // armed by await only
+	timer.Stop()
 	for {
 		l := sw.take()
 		if l == nil {
 			var ok bool
-			if l, ok = s.await(ctx, pc, t, sw); !ok {
+			if l, ok = s.await(ctx, pc, t, sw, timer); !ok {
 				return
 			}
 			if l == nil {
 				continue
 			}
 		}
-		actions, version := l.GetActions(), l.GetVersion()
-		if len(actions) == 0 || version < sw.version.Load() {
+		version := l.version
+		if l.n == 0 || version < sw.version.Load() {
 			continue
 		}
-		if optionalOnly(s.game.name, actions) && s.intn(optionalOdds) != 0 {
+		if l.optional && s.intn(optionalOdds) != 0 {
 			continue // the stream lists again at the next version
 		}
 		if err := s.r.pace(ctx); err != nil {
@@ -420,22 +483,17 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 		if version < sw.version.Load() {
 			continue // the table moved on while the seat waited for the pace: a newer list follows
 		}
-		v := version
-		req := &gatewayv1.ActRequest{
-			TableId:         t.id,
-			Action:          actions[s.intn(len(actions))],
-			ActionId:        actionID(),
-			ExpectedVersion: &v,
-		}
+		req.action, req.idSeq, req.expectedVersion = l.action, p.idSeq, version
+		p.idSeq++
 		t0 := time.Now()
-		res, err := s.client.Act(pc, req)
+		err := s.cc.Invoke(pc, gatewayv1.GatewayService_Act_FullMethodName, &req, &res)
 		d := time.Since(t0)
 		switch {
 		case err == nil:
 			failures = 0
 			rec.act(d)
-			sw.saw(res.GetVersion())
-			if res.GetFinished() {
+			sw.saw(res.version)
+			if res.finished {
 				t.finish()
 				return
 			}
@@ -455,8 +513,9 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 // await waits for the seat's stream to offer a list; when none comes within poll it lists the
 // seat's legal actions itself (pc: the seat's context). ok is false when the table or the run is
 // over; l is nil when there is nothing to play yet.
-func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch) (l *gatewayv1.LegalActions, ok bool) {
-	timer := time.NewTimer(poll)
+// timer is the seat's, stopped; await leaves it stopped.
+func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch, timer *time.Timer) (l *legalList, ok bool) {
+	timer.Reset(poll)
 	defer timer.Stop()
 	select {
 	case <-sw.wake:
@@ -473,8 +532,38 @@ func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch) (l *gatew
 		return nil, ctx.Err() == nil
 	}
 	s.r.rec.legal(time.Since(t0))
-	return &gatewayv1.LegalActions{Version: r.GetVersion(), Actions: r.GetActions(), Labels: r.GetLabels()}, true
+	l = &legalList{version: r.GetVersion(), n: len(r.GetActions())}
+	if l.n > 0 {
+		all := make([][]byte, l.n)
+		for i, a := range r.GetActions() {
+			var err error
+			if all[i], err = proto.Marshal(a); err != nil {
+				s.r.rec.fail(fmt.Errorf("list legal actions: %w", err))
+				return nil, true
+			}
+		}
+		l.action, l.optional = all[s.intn(l.n)], optionalOnly(s.game.name, all)
+	}
+	return l, true
 }
+
+// watch opens a seat's Watch stream on table id, after sequence after, with the seat's legal
+// actions, batched. The stream's messages are read into a watchMsg (see wire.go).
+func (s *slot) watch(ctx context.Context, id string, after uint64) (grpc.ClientStream, error) {
+	w, err := s.cc.NewStream(ctx, &watchDesc, gatewayv1.GatewayService_Watch_FullMethodName)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.SendMsg(&gatewayv1.WatchRequest{TableId: id, AfterSequence: after, IncludeLegalActions: true, Batch: true}); err != nil {
+		return nil, err
+	}
+	if err := w.CloseSend(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+var watchDesc = grpc.StreamDesc{StreamName: "Watch", ServerStreams: true}
 
 // giveUp counts a failed call and pauses; after many failures in a row the table is left. A
 // call refused by the rate limit is counted as throttled and only pauses.
@@ -502,8 +591,10 @@ func (s *slot) giveUp(ctx context.Context, t *table, err error, failures *int) b
 	return false
 }
 
-func actionID() string {
-	var b [12]byte
+// idPrefix starts a player's action ids: random, so that no two players' ids meet, followed by
+// a count of the player's actions (actRequest).
+func idPrefix() string {
+	var b [8]byte
 	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return hex.EncodeToString(b[:]) + "-"
 }

@@ -26,19 +26,18 @@ var skipped = map[string]bool{"ingest": true}
 func statsCheckMain(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("drive statscheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	url := fs.String("redis", "redis://127.0.0.1:6379/0", "the Redis holding both stores")
+	url := fs.String("redis", "redis://127.0.0.1:6379/0", "the Redis holding both stores: redis://host:port/db, or a Redis Cluster as redis+cluster://node:port[?addr=node2:port...]")
 	live := fs.String("live", "cardroom:stats:", "key prefix of the live stats store")
 	rebuilt := fs.String("rebuilt", "", "key prefix of the rebuilt stats store")
 	wait := fs.Duration("wait", 30*time.Second, "how long the live store may take to reach the rebuilt one's stream position")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	opt, err := redis.ParseURL(*url)
+	rdb, err := openRedis(*url)
 	if err != nil {
 		fmt.Fprintln(stderr, "drive statscheck:", err)
 		return 2
 	}
-	rdb := redis.NewClient(opt)
 	defer rdb.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), *wait+time.Minute)
 	defer cancel()
@@ -59,13 +58,34 @@ func statsCheckMain(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// openRedis opens a client of one Redis (redis://, rediss://) or of a Redis Cluster
+// (redis+cluster://, rediss+cluster://, the forms of services/kit/redisconn, which this module does
+// not import).
+func openRedis(rawURL string) (redis.UniversalClient, error) {
+	scheme, rest, _ := strings.Cut(rawURL, "://")
+	switch scheme {
+	case "redis+cluster", "rediss+cluster":
+		opt, err := redis.ParseClusterURL(strings.TrimSuffix(scheme, "+cluster") + "://" + rest)
+		if err != nil {
+			return nil, err
+		}
+		return redis.NewClusterClient(opt), nil
+	default:
+		opt, err := redis.ParseURL(rawURL)
+		if err != nil {
+			return nil, err
+		}
+		return redis.NewClient(opt), nil
+	}
+}
+
 // statsTag is services/stats.Tag (this module does not import the stats service).
 const statsTag = "{stats}:"
 
 // compareStores waits (up to wait) until the live store's stream position is the rebuilt one's,
 // then compares every key but the skipped ones, and returns how many keys it compared and how
 // they differ.
-func compareStores(ctx context.Context, rdb *redis.Client, live, rebuilt string, wait time.Duration) (int, []string, error) {
+func compareStores(ctx context.Context, rdb redis.UniversalClient, live, rebuilt string, wait time.Duration) (int, []string, error) {
 	want, err := rdb.HGet(ctx, rebuilt+"meta", "pos").Result()
 	if err != nil {
 		return 0, nil, fmt.Errorf("the rebuilt store's position: %w", err)
@@ -124,9 +144,19 @@ func compareStores(ctx context.Context, rdb *redis.Client, live, rebuilt string,
 
 // dumpStore reads every key under prefix (but the skipped ones) as a canonical text of its type
 // and content, by key without the prefix.
-func dumpStore(ctx context.Context, rdb *redis.Client, prefix string) (map[string]string, error) {
+func dumpStore(ctx context.Context, rdb redis.UniversalClient, prefix string) (map[string]string, error) {
 	out := map[string]string{}
-	iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	// On a cluster, SCAN goes to the primary holding the store's slot: every key under prefix
+	// carries its hash tag.
+	var scanner redis.Cmdable = rdb
+	if cc, ok := rdb.(*redis.ClusterClient); ok {
+		node, err := cc.MasterForKey(ctx, prefix)
+		if err != nil {
+			return nil, fmt.Errorf("the node holding %s*: %w", prefix, err)
+		}
+		scanner = node
+	}
+	iter := scanner.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 	for iter.Next(ctx) {
 		full := iter.Val()
 		k := strings.TrimPrefix(full, prefix)
@@ -145,7 +175,7 @@ func dumpStore(ctx context.Context, rdb *redis.Client, prefix string) (map[strin
 	return out, nil
 }
 
-func dumpKey(ctx context.Context, rdb *redis.Client, key string) (string, error) {
+func dumpKey(ctx context.Context, rdb redis.UniversalClient, key string) (string, error) {
 	typ, err := rdb.Type(ctx, key).Result()
 	if err != nil {
 		return "", err

@@ -59,11 +59,24 @@ func (p *dirtyPool) Put(b *[]byte) {
 	p.tiers[shift].Put(b)
 }
 
+// Encoded is a message its sender already holds in wire form: Codec sends Bytes as they are,
+// without proto.Marshal. The gateway's Watch writes each response from its table's events,
+// encoded once for every stream, instead of encoding the same events again for each reader. Codec
+// copies Bytes while SendMsg runs (gRPC encodes a message before SendMsg returns), so the sender
+// may reuse them afterwards. Only Codec knows the type: a server that sends one must be made with
+// grpc.ForceServerCodecV2(Codec), as NewGRPCServer's are.
+type Encoded struct {
+	Bytes []byte
+}
+
 type protoCodec struct{}
 
 func (protoCodec) Name() string { return "proto" }
 
 func (protoCodec) Marshal(v any) (mem.BufferSlice, error) {
+	if e, ok := v.(*Encoded); ok {
+		return encoded(e.Bytes), nil
+	}
 	m, ok := v.(proto.Message)
 	if !ok {
 		return nil, fmt.Errorf("proto: cannot marshal %T, not a proto.Message", v)
@@ -98,4 +111,15 @@ func (protoCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	buf := data.MaterializeToBuffer(buffers)
 	defer buf.Free()
 	return proto.Unmarshal(buf.ReadOnlyData(), m)
+}
+
+// encoded is b in a buffer of gRPC's own: allocated below gRPC's pooling threshold (as gRPC
+// itself does for small messages), else pooled.
+func encoded(b []byte) mem.BufferSlice {
+	if mem.IsBelowBufferPoolingThreshold(len(b)) {
+		return mem.BufferSlice{mem.SliceBuffer(append([]byte(nil), b...))}
+	}
+	buf := buffers.Get(len(b))
+	copy(*buf, b) // Get returned len(b) bytes: all are written
+	return mem.BufferSlice{mem.NewBuffer(buf, buffers)}
 }

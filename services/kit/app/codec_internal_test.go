@@ -94,3 +94,28 @@ func TestDirtyPoolSizes(t *testing.T) {
 		t.Fatalf("Get(3000) after a foreign Put: capacity %d, want 4096", cap(*b))
 	}
 }
+
+// TestCodecEncoded sends an Encoded message's bytes as they are, small or pooled, and keeps no
+// hold on them: the sender may write over them once Marshal returned.
+func TestCodecEncoded(t *testing.T) {
+	for _, n := range []int{0, 10, 1_023, 1_024, 40_000, 2_000_000} {
+		in, err := proto.Marshal(wrapperspb.Bytes(bytes.Repeat([]byte{'e'}, n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg := &Encoded{Bytes: bytes.Clone(in)}
+		data, err := Codec.Marshal(msg)
+		if err != nil {
+			t.Fatalf("marshal %d bytes: %v", n, err)
+		}
+		clear(msg.Bytes)
+		if got := data.Materialize(); !bytes.Equal(got, in) {
+			t.Fatalf("%d bytes: sent %d bytes that differ from those given", n, len(got))
+		}
+		out := new(wrapperspb.BytesValue)
+		if err := Codec.Unmarshal(data, out); err != nil || len(out.GetValue()) != n {
+			t.Fatalf("%d bytes: decoded %d bytes, %v", n, len(out.GetValue()), err)
+		}
+		data.Free()
+	}
+}

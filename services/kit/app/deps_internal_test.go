@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"cardroom.dev/services/kit/config"
+	"cardroom.dev/services/kit/telemetry"
 	"cardroom.dev/services/kit/testenv"
 	"github.com/redis/go-redis/v9"
 )
@@ -207,3 +210,87 @@ type timeoutErr struct{}
 func (timeoutErr) Error() string   { return "i/o timeout" }
 func (timeoutErr) Timeout() bool   { return true }
 func (timeoutErr) Temporary() bool { return true }
+
+// TestRideOutClusterFailover: on a Redis Cluster whose primary is killed (SIGKILL), a write to
+// that primary's slots goes through, once its replica has taken them over, through the client the
+// app opens from a cluster URL. Without the reload of the slot map at each failed try, the client
+// would keep dialing the dead primary until its periodic reload (a minute), and the write would
+// fail after the 4 s budget.
+func TestRideOutClusterFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Redis Cluster of its own")
+	}
+	c, err := testenv.StartRedisCluster(3, 1)
+	if err != nil {
+		t.Skipf("no Redis Cluster: %v", err)
+	}
+	defer c.Stop()
+	a := &App{Config: config.Config{RedisURL: c.URL()}, Log: slog.New(slog.DiscardHandler), tel: &telemetry.Telemetry{}}
+	ctx := context.Background()
+	rdb, err := a.Redis(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	const key = "rideout:{failover}"
+	if err := rdb.Set(ctx, key, 1, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	slot, err := rdb.ClusterKeySlot(ctx, key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The slot's primary and its replica, once the replica is listed and copying the primary
+	// (the cluster is ready before its replicas have attached).
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var primary, replica string
+	var rep *redis.Client
+	for start := time.Now(); ; <-tick.C {
+		if time.Since(start) > time.Minute {
+			t.Fatalf("no replica of slot %d's primary in sync after a minute", slot)
+		}
+		slots, err := rdb.ClusterSlots(ctx).Result()
+		if err != nil {
+			continue
+		}
+		for _, r := range slots {
+			if int64(r.Start) <= slot && slot <= int64(r.End) && len(r.Nodes) > 1 {
+				primary, replica = r.Nodes[0].Addr, r.Nodes[1].Addr
+			}
+		}
+		if replica == "" {
+			continue
+		}
+		if rep == nil {
+			rep = redis.NewClient(&redis.Options{Addr: replica})
+			defer rep.Close()
+		}
+		if role, err := rep.Do(ctx, "ROLE").Slice(); err == nil && len(role) > 3 && role[3] == "connected" {
+			break
+		}
+	}
+	if err := c.Kill(primary); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	// The replica takes over after the node timeout (2 s) and its election.
+	for {
+		role, err := rep.Do(ctx, "ROLE").Slice()
+		if err == nil && len(role) > 0 && role[0] == "master" {
+			break
+		}
+		if time.Since(killed) > time.Minute {
+			t.Fatalf("replica %s not promoted a minute after its primary was killed (%v %v)", replica, role, err)
+		}
+		<-tick.C
+	}
+	promoted := time.Now()
+	if err := rdb.Incr(ctx, key).Err(); err != nil {
+		t.Fatalf("INCR %v after the replica took over: %v", time.Since(promoted).Round(time.Millisecond), err)
+	}
+	t.Logf("the replica took over %v after the kill; INCR went through %v later", promoted.Sub(killed).Round(time.Millisecond), time.Since(promoted).Round(time.Millisecond))
+	if n, err := rdb.Get(ctx, key).Int(); err != nil || n != 2 {
+		t.Errorf("counter %d (%v) on the promoted replica, want 2", n, err)
+	}
+}

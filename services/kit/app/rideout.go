@@ -25,9 +25,15 @@ import (
 // down — the handshake failed twenty times on it, for about 4 s, while Redis was back long
 // before, and held up the command that needed the connection. Here the handshake is never
 // retried: it fails at once, its connection is dropped, and the command's next try dials again.
+//
+// On a Redis Cluster, reroute is set: a primary's death shows only as refused connections, and the
+// cluster client would go on sending that primary's slots to it until its next periodic reload of
+// the slot map (a minute); reroute asks for a reload at each failed try, so that once a replica has
+// taken the slots over the next try goes to it.
 type rideOut struct {
 	budget     time.Duration
 	maxBackoff time.Duration
+	reroute    func(context.Context)
 }
 
 func (rideOut) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -58,6 +64,9 @@ func (h rideOut) retry(ctx context.Context, send func() error) error {
 		err := send()
 		if err == nil || !transient(err) || ctx.Err() != nil {
 			return err
+		}
+		if h.reroute != nil {
+			h.reroute(ctx)
 		}
 		wait := min(10*time.Millisecond<<min(attempt, 10), h.maxBackoff)
 		wait = wait/2 + rand.N(wait/2+1)

@@ -45,43 +45,69 @@ type SeatName func(seat int) (name string, you bool)
 // RenderLabel replaces every seat reference in label with "seat N (Name)", "seat N (you)" for the
 // reader's own seat, or "seat N" when names is nil or knows no name.
 func RenderLabel(label string, names SeatName) string {
-	i := strings.Index(label, seatRefPrefix)
-	if i < 0 {
+	if !HasSeatRef(label) {
 		return label
 	}
-	var b strings.Builder
-	b.Grow(len(label) + 16)
-	for i >= 0 {
-		b.WriteString(label[:i])
-		rest := label[i+len(seatRefPrefix):]
-		end := strings.IndexByte(rest, '}')
-		seat, err := strconv.Atoi(rest[:max(end, 0)])
-		if end < 0 || err != nil || seat < 0 {
-			// Not a reference after all: keep the text as written.
-			b.WriteString(seatRefPrefix)
-			label = rest
-		} else {
-			b.WriteString(seatWords(seat, names))
-			label = rest[end+1:]
-		}
-		i = strings.Index(label, seatRefPrefix)
-	}
-	b.WriteString(label)
-	return b.String()
+	return string(AppendLabel(make([]byte, 0, len(label)+16), label, names))
 }
 
-func seatWords(seat int, names SeatName) string {
-	s := "seat " + strconv.Itoa(seat)
+// AppendLabel appends label rendered as RenderLabel renders it to b: a stream that writes labels
+// for a reader renders them into its own buffer, without allocating.
+func AppendLabel(b []byte, label string, names SeatName) []byte {
+	for {
+		i := strings.Index(label, seatRefPrefix)
+		if i < 0 {
+			return append(b, label...)
+		}
+		b = append(b, label[:i]...)
+		rest := label[i+len(seatRefPrefix):]
+		end := strings.IndexByte(rest, '}')
+		seat, ok := refSeat(rest[:max(end, 0)])
+		if end < 0 || !ok {
+			// Not a reference after all: keep the text as written.
+			b = append(b, seatRefPrefix...)
+			label = rest
+			continue
+		}
+		b = appendSeatWords(b, seat, names)
+		label = rest[end+1:]
+	}
+}
+
+// refSeat reads the seat number of a reference as strconv.Atoi does (a sign allowed, negative
+// numbers refused by the caller), without its error's allocation for text that is not a number.
+func refSeat(s string) (int, bool) {
+	digits := strings.TrimPrefix(s, "+")
+	if digits == "" || len(digits) > 9 {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= 0
+	}
+	n := 0
+	for i := range len(digits) {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
+func appendSeatWords(b []byte, seat int, names SeatName) []byte {
+	b = append(b, "seat "...)
+	b = strconv.AppendInt(b, int64(seat), 10)
 	if names == nil {
-		return s
+		return b
 	}
 	switch name, you := names(seat); {
 	case you:
-		return s + " (you)"
+		b = append(b, " (you)"...)
 	case name != "":
-		return s + " (" + name + ")"
+		b = append(b, " ("...)
+		b = append(b, name...)
+		b = append(b, ')')
 	}
-	return s
+	return b
 }
 
 // AndList joins phrases as a label says them: "a", "a and b", "a, b and c" ("" for none).

@@ -18,6 +18,8 @@ func TestRenderLabel(t *testing.T) {
 		{SeatRef(2) + " gives " + SeatRef(1) + " a card", "seat 2 (you) gives seat 1 a card"},
 		{"odd {seat:x} and {seat:3", "odd {seat:x} and {seat:3"},
 		{"{seat:-1} {seat:0}", "{seat:-1} seat 0 (Ann)"},
+		{"{seat:+1}, {seat:}, {seat:1x}, {seat:99999999999999999999}", "seat 1, {seat:}, {seat:1x}, {seat:99999999999999999999}"},
+		{"{seat:1234567890} ends", "seat 1234567890 ends"},
 	} {
 		if got := RenderLabel(c.in, names); got != c.want {
 			t.Errorf("RenderLabel(%q) = %q, want %q", c.in, got, c.want)
@@ -33,5 +35,22 @@ func TestAppendSeatRef(t *testing.T) {
 		if got, want := string(AppendSeatRef([]byte("x"), seat)), "x"+SeatRef(seat); got != want {
 			t.Errorf("AppendSeatRef(%d) = %q, want %q", seat, got, want)
 		}
+	}
+}
+
+// AppendLabel renders as RenderLabel does, into the caller's buffer without allocating.
+func TestAppendLabel(t *testing.T) {
+	names := func(seat int) (string, bool) { return "Ann", seat == 1 }
+	label := SeatRef(0) + " gives " + SeatRef(1) + " a card, {seat:x}"
+	buf := make([]byte, 0, 128)
+	allocs := testing.AllocsPerRun(100, func() { buf = AppendLabel(buf[:0], label, names) })
+	if got, want := string(buf), RenderLabel(label, names); got != want || want != "seat 0 (Ann) gives seat 1 (you) a card, {seat:x}" {
+		t.Fatalf("AppendLabel: %q, RenderLabel: %q", got, want)
+	}
+	if allocs != 0 {
+		t.Fatalf("AppendLabel allocates %v times", allocs)
+	}
+	if got := string(AppendLabel([]byte("> "), "plain", nil)); got != "> plain" {
+		t.Fatalf("appended to a prefix: %q", got)
 	}
 }

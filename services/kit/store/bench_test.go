@@ -109,6 +109,76 @@ func benchCommit(b *testing.B, rdb redis.UniversalClient, nodes, primaries func(
 	b.ReportMetric(float64(processCPU()-cliBefore)/n, "client-cpu-µs/action")
 }
 
+// BenchmarkMarkPublished is one batch of outbox marks, as the rules server writes them after the
+// stream's acknowledgements: markBatch tables of benchTables, each just committed, on a private
+// redis-server and on the package's cluster. It reports the servers' CPU per mark, read from INFO
+// around each MarkPublished call (the commits between calls are not counted).
+func BenchmarkMarkPublished(b *testing.B) {
+	b.Run("single", func(b *testing.B) {
+		one, err := testenv.StartRedis()
+		if err != nil {
+			b.Skip(err)
+		}
+		b.Cleanup(one.Stop)
+		rdb := redis.NewClient(&redis.Options{Addr: one.Addrs[0]})
+		b.Cleanup(func() { _ = rdb.Close() })
+		benchMark(b, rdb, func(ctx context.Context, f func(*redis.Client) error) error { return f(rdb) })
+	})
+	b.Run("cluster3", func(b *testing.B) {
+		rdb := testenv.RedisClusterClient(b)
+		benchMark(b, rdb, func(ctx context.Context, f func(*redis.Client) error) error {
+			return rdb.ForEachShard(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
+		})
+	})
+}
+
+// markBatch is the marks of one MarkPublished call in BenchmarkMarkPublished.
+const markBatch = 256
+
+func benchMark(b *testing.B, rdb redis.UniversalClient, nodes func(context.Context, func(*redis.Client) error) error) {
+	ctx := b.Context()
+	s, err := store.NewRedis(ctx, rdb, testenv.Prefix(b, rdb))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, benchTables)
+	versions := make([]uint64, benchTables)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("mark-%d", i)
+		if err := s.Create(ctx, store.Table{ID: ids[i], State: []byte("state"), CreatedAt: time.Now()}, store.Entry{Data: []byte("created")}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	state, entry := make([]byte, 600), make([]byte, 120)
+	marks := make([]store.Mark, markBatch)
+	var cpu int64
+	next := 0
+	b.ResetTimer()
+	for b.Loop() {
+		b.StopTimer()
+		for j := range marks {
+			i := next % benchTables
+			next++
+			err := s.Commit(ctx, store.Commit{TableID: ids[i], From: versions[i], State: state, Sequence: versions[i] + 1,
+				Entry: store.Entry{ActionID: fmt.Sprint(next), Data: entry}, Retain: time.Hour})
+			if err != nil {
+				b.Fatal(err)
+			}
+			versions[i]++
+			marks[j] = store.Mark{TableID: ids[i], From: versions[i], Sequence: versions[i]}
+		}
+		before := redisCPU(ctx, b, nodes)
+		b.StartTimer()
+		if err := s.MarkPublished(ctx, marks); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		cpu += redisCPU(ctx, b, nodes) - before
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(cpu)/float64(b.N*markBatch), "redis-cpu-µs/mark")
+}
+
 // benchParallel is the goroutines per GOMAXPROCS of the commit benchmark.
 const benchParallel = 64
 

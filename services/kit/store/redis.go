@@ -205,22 +205,28 @@ func (r *Redis) Load(ctx context.Context, id, actionID string) (Table, *Entry, e
 	return t, &Entry{Version: uint64(num(8)), ActionID: actionID, Data: []byte(str(9))}, nil
 }
 
+// commitScript reads the fields it checks in one HMGET and records the action id with HSETNX,
+// which is also the duplicate check (undone on a conflict, the rare case). The deadline index
+// holds a table exactly when its stored deadline is set and it is not finished (create and commit
+// keep it so), so a table whose stored deadline is 0 has nothing to remove there.
 var commitScript = redis.NewScript(`
-local v = redis.call('HGET', KEYS[1], 'v')
+local f = redis.call('HMGET', KEYS[1], 'v', 'w', 'p', 'd')
+local v = f[1]
 if not v then return -1 end
-if ARGV[3] ~= '' and redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 then return -2 end
-if tonumber(v) ~= tonumber(ARGV[2]) then return -3 end
-if ARGV[12] ~= '0' and redis.call('HGET', KEYS[1], 'w') ~= ARGV[12] then return -3 end
 local nv = tonumber(v) + 1
+if ARGV[3] ~= '' and redis.call('HSETNX', KEYS[3], ARGV[3], nv) == 0 then return -2 end
+if tonumber(v) ~= tonumber(ARGV[2]) or (ARGV[12] ~= '0' and f[2] ~= ARGV[12]) then
+  if ARGV[3] ~= '' then redis.call('HDEL', KEYS[3], ARGV[3]) end
+  return -3
+end
 redis.call('HSET', KEYS[1], 's', ARGV[4], 'v', nv, 'q', ARGV[6], 'd', ARGV[7], 'fin', ARGV[8], 'w', ARGV[11])
 redis.call('RPUSH', KEYS[2], ARGV[5])
-if ARGV[3] ~= '' then redis.call('HSET', KEYS[3], ARGV[3], nv) end
 if ARGV[7] == '0' or ARGV[8] == '1' then
-  redis.call('ZREM', KEYS[4], ARGV[1])
+  if f[4] ~= '0' then redis.call('ZREM', KEYS[4], ARGV[1]) end
 else
   redis.call('ZADD', KEYS[4], ARGV[7], ARGV[1])
 end
-if tonumber(ARGV[6]) > tonumber(redis.call('HGET', KEYS[1], 'p')) then
+if tonumber(ARGV[6]) > tonumber(f[3]) then
   redis.call('ZADD', KEYS[5], ARGV[10], ARGV[1])
 end
 if ARGV[8] == '1' then
@@ -423,23 +429,87 @@ func (r *Redis) Unpublished(ctx context.Context, before time.Time, limit int) ([
 	return ids, nil
 }
 
+// markScript records the marks of one shard's tables. KEYS[1] is the shard's outbox, KEYS[2..] the
+// tables' hashes, each once; ARGV holds, for each table in turn, its id, its number of marks n and
+// n pairs from, sequence, in the order the marks were made. A table's marks are applied one after
+// the other as MarkPublished says, from one read of its fields, with one write of the result; the
+// tables done (all published, or gone) leave the outbox in one ZREM.
 var markScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[1]); return 0 end
-local p = tonumber(redis.call('HGET', KEYS[1], 'p'))
-if tonumber(ARGV[2]) > p and tonumber(ARGV[3]) <= p + 1 then p = tonumber(ARGV[2]); redis.call('HSET', KEYS[1], 'p', p) end
-if p >= tonumber(redis.call('HGET', KEYS[1], 'q')) then redis.call('ZREM', KEYS[2], ARGV[1]) end
-return 1
+local done = {}
+local a = 1
+for i = 2, #KEYS do
+  local id, n = ARGV[a], tonumber(ARGV[a + 1])
+  a = a + 2
+  local f = redis.call('HMGET', KEYS[i], 'p', 'q')
+  local p, q = tonumber(f[1]), tonumber(f[2])
+  if not (p and q) then
+    done[#done + 1] = id
+    a = a + 2 * n
+  else
+    local p0 = p
+    for _ = 1, n do
+      local from, seq = tonumber(ARGV[a]), tonumber(ARGV[a + 1])
+      a = a + 2
+      if seq > p and from <= p + 1 then p = seq end
+    end
+    if p ~= p0 then redis.call('HSET', KEYS[i], 'p', p) end
+    if p >= q then done[#done + 1] = id end
+  end
+end
+if #done > 0 then redis.call('ZREM', KEYS[1], unpack(done)) end
+return #done
 `)
 
-// MarkPublished records marks in one pipelined round trip.
+// maxMarkTables bounds the tables one markScript call takes: a script holds the server while it
+// runs, and unpack's stack is limited. A full batch of 256 marks spread over 16 shards gives each
+// about 16 tables; a store of fewer shards splits a shard's part into several calls.
+const maxMarkTables = 32
+
+// MarkPublished records marks in one pipelined round trip, with one script call per shard (per
+// maxMarkTables tables of a shard) rather than one per mark: confirmations arrive in batches of
+// many tables and all of a shard's keys share one hash slot.
 func (r *Redis) MarkPublished(ctx context.Context, marks []Mark) error {
 	if len(marks) == 0 {
 		return nil
 	}
+	type tableMarks struct {
+		id    string
+		pairs []uint64 // from, sequence, ...
+	}
+	shards := make(map[int][]*tableMarks)
+	byID := make(map[string]*tableMarks, len(marks))
+	var order []int // shards in order of first appearance
+	for _, m := range marks {
+		tm := byID[m.TableID]
+		if tm == nil {
+			tm = &tableMarks{id: m.TableID}
+			byID[m.TableID] = tm
+			sh := r.shard(m.TableID)
+			if shards[sh] == nil {
+				order = append(order, sh)
+			}
+			shards[sh] = append(shards[sh], tm)
+		}
+		tm.pairs = append(tm.pairs, m.From, m.Sequence)
+	}
 	_, err := r.runPiped(ctx, func(p redis.Pipeliner) {
-		for _, m := range marks {
-			k := r.keys(m.TableID)
-			markScript.EvalSha(ctx, p, []string{k[0], k[4]}, m.TableID, m.Sequence, m.From)
+		for _, sh := range order {
+			tables := shards[sh]
+			for len(tables) > 0 {
+				part := tables[:min(len(tables), maxMarkTables)]
+				tables = tables[len(part):]
+				keys := make([]string, 1, len(part)+1)
+				keys[0] = r.tags[sh] + "outbox"
+				var args []any
+				for _, tm := range part {
+					keys = append(keys, r.tags[sh]+"t:"+tm.id)
+					args = append(args, tm.id, len(tm.pairs)/2)
+					for _, v := range tm.pairs {
+						args = append(args, v)
+					}
+				}
+				markScript.EvalSha(ctx, p, keys, args...)
+			}
 		}
 	})
 	if err != nil {

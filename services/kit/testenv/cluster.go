@@ -53,6 +53,19 @@ func (c *RedisCluster) Client() *redis.ClusterClient {
 	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs})
 }
 
+// Kill ends the node at addr at once (SIGKILL), as a crash would, and waits for it to be gone; its
+// replica then takes its slots over after the cluster node timeout (2 s).
+func (c *RedisCluster) Kill(addr string) error {
+	for i, a := range c.Addrs {
+		if a == addr {
+			_ = c.procs[i].Process.Kill()
+			_ = c.procs[i].Wait()
+			return nil
+		}
+	}
+	return fmt.Errorf("no node %s in the cluster", addr)
+}
+
 // Stop kills the nodes and removes their directory.
 func (c *RedisCluster) Stop() {
 	for _, p := range c.procs {

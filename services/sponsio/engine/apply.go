@@ -194,15 +194,23 @@ func (s *State) play(p int8, c Card, evs *[]engine.Event) {
 	s.Plays[p] = c
 	s.NPlayed++
 	if s.NPlayed < s.Players {
-		e, m := newCardPlayed(evs)
-		m.Seat, m.Card = uint32(p), c.Proto()
-		pub(evs, e)
+		if evs != nil {
+			e, m := newCardPlayed(evs)
+			m.Seat, m.Card = uint32(p), c.Proto()
+			pub(evs, e)
+		}
 		s.ToAct = s.left(p)
 		return
 	}
-	e, m, te, ev := newPlayedTrick(evs)
-	m.Seat, m.Card = uint32(p), c.Proto()
-	pub(evs, e)
+	var te *sponsiov1.Event
+	var ev *sponsiov1.TrickWon
+	if evs != nil {
+		var e *sponsiov1.Event
+		var m *sponsiov1.CardPlayed
+		e, m, te, ev = newPlayedTrick(evs)
+		m.Seat, m.Card = uint32(p), c.Proto()
+		pub(evs, e)
+	}
 	lead := s.Plays[s.Leader].Colour()
 	w := s.Leader
 	var trick Cards
@@ -216,18 +224,27 @@ func (s *State) play(p int8, c Card, evs *[]engine.Event) {
 	ws := &s.Seats[w]
 	ws.Taken |= trick
 	ws.Tricks++
-	ev.Seat, ev.Trick = uint32(w), uint32(s.Trick)+1
-	trick.each(func(c Card) { ev.Cards = append(ev.Cards, c.Proto()) })
-	if c := s.Plays[w]; c.Value() == 9 {
-		ws.Nines = ws.Nines.With(c)
-		ev.CapturedNine = c.Proto()
+	nine := s.Plays[w].Value() == 9
+	if nine {
+		ws.Nines = ws.Nines.With(s.Plays[w])
 	}
-	pub(evs, te)
+	if evs != nil {
+		ev.Seat, ev.Trick = uint32(w), uint32(s.Trick)+1
+		trick.each(func(c Card) { ev.Cards = append(ev.Cards, c.Proto()) })
+		if nine {
+			ev.CapturedNine = s.Plays[w].Proto()
+		}
+		pub(evs, te)
+	}
 	s.Trick++
 	s.NPlayed = 0
 	s.Plays = [4]Card{NoCard, NoCard, NoCard, NoCard}
 	if s.Trick == 8 {
 		s.LastTrick = w
+		if evs == nil {
+			var buf []engine.Event
+			evs = &buf
+		}
 		s.score(evs)
 		return
 	}

@@ -348,23 +348,37 @@ func (s *State) legal(buf []Action) []Action {
 			}
 		}
 	case DecPlay:
-		// The cards playCode allows, as a set.
-		ok := st.Hand | st.Open
-		switch {
-		case s.Trick == 0 && s.NPlayed == 0 && s.Combat != NoCard && s.Tokens[TokenCombat] == p:
-			ok = Cards(0).With(s.Combat)
-		case s.NPlayed > 0:
-			if own := ok.OfColour(s.Plays[s.Leader].Colour()); own != 0 {
-				ok = own
-			}
-		}
-		for h := ok; h != 0; h &= h - 1 {
+		for h := s.playable(p); h != 0; h &= h - 1 {
 			buf = append(buf, Action{Kind: ActPlay, Card: h.First()})
 		}
 	case DecRedeem:
 		buf = append(buf, Action{Kind: ActRedeem, Card: NoCard}, Action{Kind: ActKeepCounter, Card: NoCard})
 	}
 	return buf
+}
+
+// playable is the set of cards playCode allows p to play to the trick.
+func (s *State) playable(p int8) Cards {
+	st := &s.Seats[p]
+	ok := st.Hand | st.Open
+	switch {
+	case s.Trick == 0 && s.NPlayed == 0 && s.Combat != NoCard && s.Tokens[TokenCombat] == p:
+		ok = Cards(0).With(s.Combat)
+	case s.NPlayed > 0:
+		if own := ok.OfColour(s.Plays[s.Leader].Colour()); own != 0 {
+			ok = own
+		}
+	}
+	return ok
+}
+
+// Playable is the set of cards seat may play to the trick when the state waits for its card (a
+// playout's fast form of Legal); none otherwise.
+func (s *State) Playable(seat int) Cards {
+	if s.Phase != PhaseTricks || s.Decision != DecPlay || seat != int(s.ToAct) {
+		return 0
+	}
+	return s.playable(int8(seat))
 }
 
 // defaultAction is what a timeout plays for the seat to act: pass a betting turn (or, under

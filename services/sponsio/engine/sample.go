@@ -171,8 +171,43 @@ func Sample(v *sponsiov1.View, r *rand.Rand) (s *State, ok bool) {
 	return s, true
 }
 
+// Redeal deals the cards seat me cannot see (the other seats' hands) anew at random among those
+// hands, each keeping its size: another world of the same view. A bot that samples many worlds
+// of one view calls Sample once and Redeal on copies (Game.Clone), which skips reading the view
+// again. It reads nothing but the state's hands and r.
+func (s *State) Redeal(me int, r *rand.Rand) {
+	var pool [36]Card
+	np := 0
+	for p := range int(s.Players) {
+		if p == me {
+			continue
+		}
+		for h := s.Seats[p].Hand; h != 0; h &= h - 1 {
+			pool[np] = h.First()
+			np++
+		}
+	}
+	r.Shuffle(np, func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	next := 0
+	for p := range int(s.Players) {
+		if p == me {
+			continue
+		}
+		k := s.Seats[p].Hand.Len()
+		s.Seats[p].Hand = 0
+		for range k {
+			s.Seats[p].Hand = s.Seats[p].Hand.With(pool[next])
+			next++
+		}
+	}
+}
+
 // Step applies a legal action, dropping its events; bots use it in their playouts.
 func (s *State) Step(seat int, a Action) {
+	if a.Kind == ActPlay {
+		s.play(int8(seat), a.Card, nil) // the most frequent move of a playout makes no events at all
+		return
+	}
 	var evs [8]engine.Event
 	buf := evs[:0]
 	s.apply(seat, a, &buf)

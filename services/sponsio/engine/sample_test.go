@@ -111,3 +111,80 @@ func TestSampleSeesOnlyTheView(t *testing.T) {
 		t.Fatal("no state with two hidden hands")
 	}
 }
+
+// TestRedealKeepsTheView: a world redealt from a sampled one shows the seat the same view, keeps
+// every hand's size and deals the same cards (the others' hands) again, and does move some.
+func TestRedealKeepsTheView(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 2))
+	moved := 0
+	sampleStates(t, 20, func(s *State, me int) {
+		v := s.view(me)
+		w, ok := Sample(v, r)
+		if !ok {
+			t.Fatalf("no sample in phase %d", s.Phase)
+		}
+		x := Game{}.Clone(w)
+		x.Redeal(me, r)
+		if !proto.Equal(x.view(me), v) {
+			t.Fatal("a redealt world shows the seat another view")
+		}
+		var before, after Cards
+		for p := range int(w.Players) {
+			if x.Seats[p].Hand.Len() != w.Seats[p].Hand.Len() {
+				t.Fatalf("seat %d's hand has %d cards, had %d", p, x.Seats[p].Hand.Len(), w.Seats[p].Hand.Len())
+			}
+			if before&w.Seats[p].Hand != 0 || after&x.Seats[p].Hand != 0 {
+				t.Fatal("a card in two hands")
+			}
+			before |= w.Seats[p].Hand
+			after |= x.Seats[p].Hand
+			if p != me && x.Seats[p].Hand != w.Seats[p].Hand {
+				moved++
+			}
+		}
+		if before != after || x.Seats[me].Hand != w.Seats[me].Hand {
+			t.Fatal("redealing changed the cards in the hands, or the seat's own")
+		}
+	})
+	if moved == 0 {
+		t.Fatal("no hand was ever dealt anew")
+	}
+}
+
+// TestStepIsApply: Step, the playouts' quiet move (a card played makes no events), leaves the same
+// state as Apply; Playable is the cards Legal would let the seat play.
+func TestStepIsApply(t *testing.T) {
+	g := Game{}
+	r := rand.New(rand.NewPCG(3, 3))
+	var buf []Action
+	for i := range 20 {
+		s, _, err := g.Setup(engine.Config{Seats: 3 + i%2, Seed: uint64(i), Options: &sponsiov1.Options{}, Start: time.Unix(0, 0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := g.Clone(s)
+		for s.Phase != PhaseOver {
+			me := int(s.ToAct)
+			buf = g.Legal(s, me, buf[:0])
+			a := buf[r.IntN(len(buf))]
+			var cards Cards
+			for _, l := range buf {
+				if l.Kind == ActPlay {
+					cards = cards.With(l.Card)
+				}
+			}
+			if p := s.Playable(me); p != cards {
+				t.Fatalf("Playable is %b, the legal plays %b", p, cards)
+			}
+			if _, err := g.Apply(s, engine.Move[Action]{Seat: me, Action: a, At: time.Unix(0, 0)}); err != nil {
+				t.Fatal(err)
+			}
+			q.Step(me, a)
+			e1, _ := g.EncodeState(s)
+			e2, _ := g.EncodeState(q)
+			if !bytes.Equal(e1, e2) {
+				t.Fatalf("game %d: %v applied and stepped differ", i, a)
+			}
+		}
+	}
+}

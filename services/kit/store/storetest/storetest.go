@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) store.Store) {
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"DeadlineClaims", testDeadlineClaims},
 		{"Outbox", testOutbox},
+		{"OutboxBatch", testOutboxBatch},
 		{"FinishedExpire", testFinishedExpire},
 	}
 	for _, tc := range tests {
@@ -374,6 +375,66 @@ func testOutbox(t *testing.T, s store.Store) {
 	}
 	if pending, _ = s.Unpublished(ctx, later, 10); slices.Contains(pending, "o2") {
 		t.Fatalf("o2 still in the outbox: %v", pending)
+	}
+}
+
+// testOutboxBatch marks many tables (over every shard of a sharded store) in one call, several
+// marks per table, interleaved with other tables' marks: each table's marks count in the order
+// given, whatever the other tables' marks.
+func testOutboxBatch(t *testing.T, s store.Store) {
+	ctx := t.Context()
+	const tables = 48
+	id := func(i int) string { return fmt.Sprintf("ob%d", i) }
+	for i := range tables {
+		newTable(t, s, id(i))
+		for v := range uint64(2) {
+			if err := commit(ctx, s, id(i), v, fmt.Sprint("a", v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Per table, by i%4: events 1 then 2 confirmed (published 2); 2 then 1 (the mark for 2 comes
+	// first and does not count: published 1); 2 alone (published 0); everything from the start
+	// (published 2).
+	plans := [4][]store.Mark{
+		{{From: 1, Sequence: 1}, {From: 2, Sequence: 2}},
+		{{From: 2, Sequence: 2}, {From: 1, Sequence: 1}},
+		{{From: 2, Sequence: 2}},
+		{{From: 0, Sequence: 2}},
+	}
+	want := [4]uint64{2, 1, 0, 2}
+	var marks []store.Mark
+	for round := range 2 {
+		for i := range tables {
+			if plan := plans[i%4]; round < len(plan) {
+				m := plan[round]
+				m.TableID = id(i)
+				marks = append(marks, m)
+			}
+		}
+		marks = append(marks, store.Mark{TableID: "ob-gone", From: 1, Sequence: 1})
+	}
+	if err := s.MarkPublished(ctx, marks); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := s.Unpublished(ctx, time.Now().Add(time.Minute), 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range tables {
+		tb, _, err := s.Load(ctx, id(i), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tb.Published != want[i%4] {
+			t.Errorf("%s: published %d, want %d", id(i), tb.Published, want[i%4])
+		}
+		if in := slices.Contains(pending, id(i)); in != (want[i%4] < 2) {
+			t.Errorf("%s: in the outbox %v with published %d of 2", id(i), in, tb.Published)
+		}
+	}
+	if len(pending) != tables/2 {
+		t.Errorf("outbox holds %d tables, want %d: %v", len(pending), tables/2, pending)
 	}
 }
 

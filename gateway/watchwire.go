@@ -1,0 +1,96 @@
+package gateway
+
+import (
+	"cardroom.dev/services/kit/app"
+	"cardroom.dev/services/kit/engine"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// A Watch stream writes its responses itself (watchWriter), from its table's events encoded once
+// by the hub, instead of having gRPC encode a WatchResponse per reader. The field numbers it
+// writes (checked against the generated descriptors by TestWatchWireNumbers):
+const (
+	// cardroom.events.v1.Event.label, the message's last field.
+	eventLabel protowire.Number = 8
+	// cardroom.gateway.v1.WatchResponse.
+	watchEvent  protowire.Number = 1
+	watchLegal  protowire.Number = 2
+	watchEvents protowire.Number = 3
+	// cardroom.gateway.v1.LegalActions.
+	legalVersion protowire.Number = 1
+	legalActions protowire.Number = 2 // as SeatActions.actions (wire.SeatActionsActions)
+	legalLabels  protowire.Number = 3
+)
+
+// watchWriter writes one stream's WatchResponses, rendering labels for its reader; its buffers
+// serve message after message (the codec copies what it sends).
+type watchWriter struct {
+	names  engine.SeatName
+	msg    []byte // the response being written
+	events []byte // a batch's events, written before the legal actions that come first
+	label  []byte // a label being rendered
+	labels []byte // a list's labels, written before their list's size is known
+	out    app.Encoded
+}
+
+// appendEvent appends e to b as field num of a WatchResponse, its label rendered for the reader.
+// The encoding is the one proto.Marshal writes for the event with that label.
+func (w *watchWriter) appendEvent(b []byte, num protowire.Number, e *hubEvent) []byte {
+	n := len(e.label)
+	if e.refs {
+		w.label = engine.AppendLabel(w.label[:0], e.label, w.names)
+		n = len(w.label)
+	}
+	size := len(e.head)
+	if n > 0 {
+		size += protowire.SizeTag(eventLabel) + protowire.SizeBytes(n)
+	}
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(size))
+	b = append(b, e.head...)
+	if n == 0 {
+		return b
+	}
+	b = protowire.AppendTag(b, eventLabel, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(n))
+	if e.refs {
+		return append(b, w.label...)
+	}
+	return append(b, e.label...)
+}
+
+// appendLegal appends l at version to b as a WatchResponse's legal_actions, its labels rendered for
+// the reader.
+func (w *watchWriter) appendLegal(b []byte, version uint64, l *seatLegal) []byte {
+	w.labels = w.labels[:0]
+	for _, lb := range l.labels {
+		w.labels = protowire.AppendTag(w.labels, legalLabels, protowire.BytesType)
+		if engine.HasSeatRef(lb) {
+			w.label = engine.AppendLabel(w.label[:0], lb, w.names)
+			w.labels = protowire.AppendBytes(w.labels, w.label)
+		} else {
+			w.labels = protowire.AppendString(w.labels, lb)
+		}
+	}
+	size := len(l.actions) + len(w.labels)
+	if version != 0 {
+		size += protowire.SizeTag(legalVersion) + protowire.SizeVarint(version)
+	}
+	b = protowire.AppendTag(b, watchLegal, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(size))
+	if version != 0 {
+		b = protowire.AppendTag(b, legalVersion, protowire.VarintType)
+		b = protowire.AppendVarint(b, version)
+	}
+	b = append(b, l.actions...)
+	return append(b, w.labels...)
+}
+
+// send sends the response b.
+func (w *watchWriter) send(stream grpc.ServerStream, b []byte) error {
+	w.out.Bytes = b
+	err := stream.SendMsg(&w.out)
+	w.out.Bytes = nil
+	return err
+}
