@@ -180,12 +180,24 @@ func Erase[S, A any](g Game[S, A], bot Bot[A]) Engine {
 // (search.Engine binds a game's search.Levels). bots is called for each suggestion with the level
 // asked, unspecified included, and must return a bot for any value.
 func EraseLevels[S, A any](g Game[S, A], bots func(gamev1.BotLevel) Bot[A]) Engine {
-	return erased[S, A]{g: g, bots: bots}
+	e := erased[S, A]{g: g, bots: bots}
+	e.app, _ = g.(ActionAppender[S, A])
+	return e
 }
 
 type erased[S, A any] struct {
 	g    Game[S, A]
 	bots func(gamev1.BotLevel) Bot[A]
+	// app is g as an ActionAppender, nil when it is not one.
+	app ActionAppender[S, A]
+}
+
+// bind makes s a State: one that is also a LegalAppender when the game is an ActionAppender.
+func (e erased[S, A]) bind(s S) State {
+	if e.app != nil {
+		return &appendingBound[S, A]{bound[S, A]{erased: e, s: s}}
+	}
+	return &bound[S, A]{erased: e, s: s}
 }
 
 func (e erased[S, A]) Info() Info { return e.g.Info() }
@@ -207,7 +219,7 @@ func (e erased[S, A]) Setup(cfg Config) (State, []Event, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return &bound[S, A]{erased: e, s: s}, evs, nil
+	return e.bind(s), evs, nil
 }
 
 func (e erased[S, A]) DecodeState(b []byte) (State, error) {
@@ -215,7 +227,7 @@ func (e erased[S, A]) DecodeState(b []byte) (State, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode %s state: %w", e.g.Info().Name, err)
 	}
-	return &bound[S, A]{erased: e, s: s}, nil
+	return e.bind(s), nil
 }
 
 type bound[S, A any] struct {

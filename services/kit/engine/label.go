@@ -30,6 +30,11 @@ const seatRefPrefix = "{seat:"
 // the reader should see it.
 func SeatRef(seat int) string { return seatRefPrefix + strconv.Itoa(seat) + "}" }
 
+// AppendSeatRef appends SeatRef(seat) to b, for labels written without strings (ActionAppender).
+func AppendSeatRef(b []byte, seat int) []byte {
+	return append(strconv.AppendInt(append(b, seatRefPrefix...), int64(seat), 10), '}')
+}
+
 // HasSeatRef reports whether label names a seat by a SeatRef, which RenderLabel would replace.
 func HasSeatRef(label string) bool { return strings.Contains(label, seatRefPrefix) }
 

@@ -30,6 +30,14 @@ func TestRenderLabel(t *testing.T) {
 	}
 }
 
+func TestAppendSeatRef(t *testing.T) {
+	for _, seat := range []int{0, 3, 12} {
+		if got, want := string(AppendSeatRef([]byte("x"), seat)), "x"+SeatRef(seat); got != want {
+			t.Errorf("AppendSeatRef(%d) = %q, want %q", seat, got, want)
+		}
+	}
+}
+
 // AppendLabel renders as RenderLabel does, into the caller's buffer without allocating.
 func TestAppendLabel(t *testing.T) {
 	names := func(seat int) (string, bool) { return "Ann", seat == 1 }

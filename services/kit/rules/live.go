@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"unicode/utf8"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	"cardroom.dev/services/kit/engine"
@@ -40,7 +41,7 @@ func (s *Server) publishLive(ctx context.Context, table string, version uint64, 
 		return
 	}
 	buf := updateBufs.Get().(*[]byte)
-	data, err := appendTableUpdate((*buf)[:0], table, version, evs, st, seats)
+	data, err := appendTableUpdate((*buf)[:0], table, version, evs, st, seats, s.actionURL)
 	if err == nil {
 		err = s.live.PublishLive(ctx, s.subjects.Live(table), data)
 		if cap(data) <= maxPooledUpdate {
@@ -53,27 +54,67 @@ func (s *Server) publishLive(ctx context.Context, table string, version uint64, 
 	}
 }
 
-// seatLegal is one seat's legal actions as an update carries them: the actions, their labels,
-// their encoded sizes (sizes[i] for acts[i]) and type URLs, and the SeatActions message's size.
+// seatLegal is one seat's legal actions as an update carries them, in one of two forms. Appended
+// (the game is an engine.ActionAppender): the actions' bytes and labels in the update's scratch
+// buffer from rawFrom, each pair ended by ends[from:to]. Otherwise: the action messages, their
+// labels, their encoded sizes (sizes[i] for acts[i]) and type URLs. size is the SeatActions
+// message's size.
 type seatLegal struct {
-	seat   int
+	seat int
+	size int
+
+	appended          bool
+	rawFrom, from, to int
+
 	acts   []proto.Message
 	labels []string
 	sizes  []int
 	urls   []string
-	size   int
 }
 
-// appendTableUpdate appends a cardroom.rules.v1.TableUpdate to b. Every seat's list is sized
-// first, so that b grows once to the update's size.
-func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEvent, st engine.State, seats int) ([]byte, error) {
+// legalScratch holds the legal actions of an update's seats as the game appends them; pooled,
+// as the update's buffer is.
+type legalScratch struct {
+	raw  []byte
+	ends []int
+}
+
+var legalScratches = sync.Pool{New: func() any { return new(legalScratch) }}
+
+// appendTableUpdate appends a cardroom.rules.v1.TableUpdate to b; actionURL is the type URL of
+// the game's action message. Every seat's list is sized first, so that b grows once to the
+// update's size. A game that appends its actions (engine.LegalAppender) has them copied from
+// one scratch buffer; the others' are built as messages, sized and marshalled.
+func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEvent, st engine.State, seats int, actionURL string) ([]byte, error) {
 	size := sizeString(wire.UpdateTableID, table) + sizeUint(wire.UpdateVersion, version)
 	for i := range evs {
 		size += sizeMessage(wire.UpdateEvents, len(evs[i].raw))
 	}
 	var small [8]seatLegal
 	lists := small[:0]
-	if st != nil {
+	var sc *legalScratch
+	if app, ok := st.(engine.LegalAppender); ok && actionURL != "" {
+		sc = legalScratches.Get().(*legalScratch)
+		defer func() {
+			if cap(sc.raw) <= maxPooledUpdate {
+				sc.raw, sc.ends = sc.raw[:0], sc.ends[:0]
+				legalScratches.Put(sc)
+			}
+		}()
+		for seat := range seats {
+			l, ok := appendSeatLegal(sc, app, seat, actionURL)
+			if !ok {
+				// A label that is not valid UTF-8 (no game writes one): this seat's list the
+				// generic way, which repairs it.
+				l = labelledSeatLegal(st, seat)
+			}
+			if l.size == 0 {
+				continue
+			}
+			lists = append(lists, l)
+			size += sizeMessage(wire.UpdateLegal, l.size)
+		}
+	} else if st != nil {
 		// One slice for every seat's sizes and one for their URLs, cut per seat below.
 		var sizes []int
 		var urls []string
@@ -114,6 +155,10 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 	for _, l := range lists {
 		b = appendMessageHead(b, wire.UpdateLegal, l.size)
 		b = appendUint(b, wire.SeatActionsSeat, uint64(l.seat))
+		if l.appended {
+			b = appendAppendedLegal(b, sc, l, actionURL)
+			continue
+		}
 		for i, a := range l.acts {
 			b = appendMessageHead(b, wire.SeatActionsActions, anySize(l.urls[i], l.sizes[i]))
 			b = appendString(b, wire.AnyTypeURL, l.urls[i])
@@ -137,6 +182,71 @@ func appendTableUpdate(b []byte, table string, version uint64, evs []encodedEven
 		return nil, errors.New("encode table update: size mismatch")
 	}
 	return b, nil
+}
+
+// appendSeatLegal appends seat's legal actions and labels to sc and sizes its SeatActions (size
+// 0: no actions). It reports false, leaving sc as it was, when a label is not valid UTF-8.
+func appendSeatLegal(sc *legalScratch, app engine.LegalAppender, seat int, actionURL string) (seatLegal, bool) {
+	l := seatLegal{seat: seat, appended: true, rawFrom: len(sc.raw), from: len(sc.ends)}
+	sc.raw, sc.ends = app.AppendLegal(seat, sc.raw, sc.ends)
+	l.to = len(sc.ends)
+	if l.to == l.from {
+		return seatLegal{}, true
+	}
+	n := sizeUint(wire.SeatActionsSeat, uint64(seat))
+	prev := l.rawFrom
+	for i := l.from; i < l.to; i += 2 {
+		act, label := sc.ends[i]-prev, sc.raw[sc.ends[i]:sc.ends[i+1]]
+		if !utf8.Valid(label) {
+			sc.raw, sc.ends = sc.raw[:l.rawFrom], sc.ends[:l.from]
+			return seatLegal{}, false
+		}
+		n += sizeMessage(wire.SeatActionsActions, anySize(actionURL, act))
+		n += protowire.SizeTag(wire.SeatActionsLabels) + protowire.SizeBytes(len(label))
+		prev = sc.ends[i+1]
+	}
+	l.size = n
+	return l, true
+}
+
+// labelledSeatLegal is seat's list the generic way, through LegalLabelled (size 0: no actions).
+func labelledSeatLegal(st engine.State, seat int) seatLegal {
+	acts, labels := st.LegalLabelled(seat)
+	if len(acts) == 0 {
+		return seatLegal{}
+	}
+	l := seatLegal{seat: seat, acts: acts, labels: labels, sizes: make([]int, len(acts)), urls: make([]string, len(acts))}
+	n := sizeUint(wire.SeatActionsSeat, uint64(seat))
+	for i, a := range acts {
+		l.sizes[i], l.urls[i] = proto.Size(a), typeURL(a)
+		n += sizeMessage(wire.SeatActionsActions, anySize(l.urls[i], l.sizes[i]))
+		labels[i] = validLabel(labels[i])
+		n += protowire.SizeTag(wire.SeatActionsLabels) + protowire.SizeBytes(len(labels[i]))
+	}
+	l.size = n
+	return l
+}
+
+// appendAppendedLegal writes the actions and labels of an appended seatLegal (its seat written).
+func appendAppendedLegal(b []byte, sc *legalScratch, l seatLegal, actionURL string) []byte {
+	prev := l.rawFrom
+	for i := l.from; i < l.to; i += 2 {
+		act := sc.raw[prev:sc.ends[i]]
+		b = appendMessageHead(b, wire.SeatActionsActions, anySize(actionURL, len(act)))
+		b = appendString(b, wire.AnyTypeURL, actionURL)
+		if len(act) > 0 {
+			b = appendMessageHead(b, wire.AnyValue, len(act))
+			b = append(b, act...)
+		}
+		prev = sc.ends[i+1]
+	}
+	for i := l.from; i < l.to; i += 2 {
+		label := sc.raw[sc.ends[i]:sc.ends[i+1]]
+		b = appendTag(b, wire.SeatActionsLabels, protowire.BytesType)
+		b = appendVarint(b, uint64(len(label)))
+		b = append(b, label...)
+	}
+	return b
 }
 
 // republishLive sends the gateways again, as live updates without legal actions, events read back
@@ -175,7 +285,7 @@ func appendRepublishedUpdate(b []byte, table string, version uint64, evs []*even
 		}
 		encs[i].raw = raw
 	}
-	b, err := appendTableUpdate(b, table, version, encs, nil, 0)
+	b, err := appendTableUpdate(b, table, version, encs, nil, 0, "")
 	if err != nil {
 		return nil, err
 	}

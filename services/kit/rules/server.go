@@ -19,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
@@ -561,7 +562,7 @@ func (s *Server) play(ctx context.Context, l *loaded, req *rulesv1.ActRequest, a
 	var legal []*anypb.Any
 	var labels []string
 	if req.GetIncludeLegalActions() {
-		if legal, labels, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+		if legal, labels, err = legalAnys(l.state, int(req.GetSeat()), s.actionURL); err != nil {
 			return nil, err
 		}
 	}
@@ -827,14 +828,20 @@ func (s *Server) listLegal(ctx context.Context, req *rulesv1.ListLegalActionsReq
 	if l.t.Finished {
 		return resp, nil
 	}
-	if resp.Actions, resp.Labels, err = legalAnys(l.state, int(req.GetSeat())); err != nil {
+	if resp.Actions, resp.Labels, err = legalAnys(l.state, int(req.GetSeat()), s.actionURL); err != nil {
 		return nil, err
 	}
 	return resp, nil
 }
 
-// legalAnys lists seat's legal actions, each wrapped in an Any, and their labels.
-func legalAnys(st engine.State, seat int) ([]*anypb.Any, []string, error) {
+// legalAnys lists seat's legal actions, each wrapped in an Any, and their labels; actionURL is
+// the type URL of the game's action message.
+func legalAnys(st engine.State, seat int, actionURL string) ([]*anypb.Any, []string, error) {
+	if app, ok := st.(engine.LegalAppender); ok {
+		if acts, labels, ok := appendedAnys(app, seat, actionURL); ok {
+			return acts, labels, nil
+		}
+	}
 	acts, labels := st.LegalLabelled(seat)
 	out := make([]*anypb.Any, 0, len(acts))
 	for i, a := range acts {
@@ -846,6 +853,33 @@ func legalAnys(st engine.State, seat int) ([]*anypb.Any, []string, error) {
 		labels[i] = validLabel(labels[i])
 	}
 	return out, labels, nil
+}
+
+// appendedAnys is legalAnys for a game that appends its actions: the values and labels share
+// one buffer and one string, and the Anys one array. It reports false when a label is not valid
+// UTF-8 (no game writes one), for legalAnys to repair.
+func appendedAnys(app engine.LegalAppender, seat int, actionURL string) ([]*anypb.Any, []string, bool) {
+	raw, ends := app.AppendLegal(seat, nil, nil)
+	if len(ends) == 0 {
+		return []*anypb.Any{}, nil, true
+	}
+	n := len(ends) / 2
+	for i := range n {
+		if !utf8.Valid(raw[ends[2*i]:ends[2*i+1]]) {
+			return nil, nil, false
+		}
+	}
+	text := string(raw)
+	anys, out, labels := make([]anypb.Any, n), make([]*anypb.Any, n), make([]string, n)
+	prev := 0
+	for i := range n {
+		end, labelEnd := ends[2*i], ends[2*i+1]
+		anys[i].TypeUrl, anys[i].Value = actionURL, raw[prev:end:end]
+		out[i] = &anys[i]
+		labels[i] = text[end:labelEnd]
+		prev = labelEnd
+	}
+	return out, labels, true
 }
 
 func (s *Server) SuggestAction(ctx context.Context, req *rulesv1.SuggestActionRequest) (*rulesv1.SuggestActionResponse, error) {

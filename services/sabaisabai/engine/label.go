@@ -80,56 +80,108 @@ func slotsWords(slots []uint32) string {
 	return "slots " + engine.AndList(parts)
 }
 
-// DescribeAction implements engine.Describer.
-func (Game) DescribeAction(s *State, seat int, a Action) string {
+// DescribeAction implements engine.Describer: the label AppendLabel writes.
+func (g Game) DescribeAction(s *State, seat int, a Action) string {
+	var buf [128]byte // on the stack: the label is the one allocation
+	return string(g.AppendLabel(buf[:0], s, seat, a))
+}
+
+// AppendLabel implements engine.ActionAppender.
+func (Game) AppendLabel(b []byte, s *State, seat int, a Action) []byte {
 	me := uint8(seat)
 	switch a.Kind {
 	case KindDraw:
-		return "draw a card"
+		return append(b, "draw a card"...)
 	case KindPlay:
 		if d := s.drawnNumber(); d != 0 {
-			l := "play the " + cardWords(d) + " you drew"
+			b = append(appendCardWords(append(b, "play the "...), d), " you drew"...)
 			if isFunction(uint8(d)) {
-				l += " and " + functionWords[d-Peek]
+				b = append(append(b, " and "...), functionWords[d-Peek]...)
 			}
-			return l
+			return b
 		}
-		return "play the card you drew"
+		return append(b, "play the card you drew"...)
 	case KindKeep:
 		d := s.drawnNumber()
-		l := "keep the " + cardWords(d) + " in " + slotWords(uint32(a.Slot))
+		b = appendCardWords(append(b, "keep the "...), d)
+		b = appendSlot(append(b, " in "...), a.Slot)
 		switch old := s.knownNumber(me, me, a.Slot); old {
 		case AssJoker:
-			return l + ": the Ass Joker there is shown and stays, the " + cardWords(d) + " is played"
+			b = appendCardWords(append(b, ": the Ass Joker there is shown and stays, the "...), d)
+			return append(b, " is played"...)
 		default:
-			return l + ", discarding " + theCard(old) + " there"
+			return append(append(append(b, ", discarding "...), theCard(old)...), " there"...)
 		}
 	case KindThrow:
 		n := min(int(a.N), MaxThrow)
-		onto := " onto the " + cardWords(uint32(a.Top))
-		slots := make([]uint32, n)
-		for i := range n {
-			slots[i] = uint32(a.Slots[i])
-		}
+		slots := a.Slots[:n]
 		if a.Owner == me {
+			b = append(b, "throw your "...)
 			if n == 1 {
-				return "throw your " + cardWords(s.knownNumber(me, me, a.Slots[0])) + " in " + slotWords(slots[0]) + onto
+				b = appendSlot(append(appendCardWords(b, s.knownNumber(me, me, a.Slots[0])), " in "...), a.Slots[0])
+			} else {
+				b = appendSlots(append(strconv.AppendInt(b, int64(n), 10), " cards in "...), slots)
 			}
-			return "throw your " + strconv.Itoa(n) + " cards in " + slotsWords(slots) + onto
+			return appendCardWords(append(b, " onto the "...), uint32(a.Top))
 		}
-		what := "cards in " + slotsWords(slots)
+		b = append(engine.AppendSeatRef(append(b, "throw "...), int(a.Owner)), "'s "...)
 		if n == 1 {
-			what = cardWords(s.knownNumber(me, a.Owner, a.Slots[0])) + " in " + slotWords(slots[0])
+			b = appendSlot(append(appendCardWords(b, s.knownNumber(me, a.Owner, a.Slots[0])), " in "...), a.Slots[0])
+		} else {
+			b = appendSlots(append(b, "cards in "...), slots)
 		}
-		return "throw " + engine.SeatRef(int(a.Owner)) + "'s " + what + onto + " (then give them a card of yours)"
+		b = appendCardWords(append(b, " onto the "...), uint32(a.Top))
+		return append(b, " (then give them a card of yours)"...)
 	case KindResolve:
-		return s.resolveWords(me, a)
+		return append(b, s.resolveWords(me, a)...)
 	case KindTouchNose:
-		return "touch your nose"
+		return append(b, "touch your nose"...)
 	case KindCall:
-		return "call sabai sabai"
+		return append(b, "call sabai sabai"...)
 	}
-	return "nothing"
+	return append(b, "nothing"...)
+}
+
+// appendCardWords appends cardWords(n).
+func appendCardWords(b []byte, n uint32) []byte {
+	switch {
+	case n == 0:
+		return append(b, "unknown card"...)
+	case n == Joker:
+		return append(b, "joker"...)
+	case n == AssJoker:
+		return append(b, "Ass Joker"...)
+	case n >= Peek && n <= Switch:
+		b = strconv.AppendUint(b, uint64(n), 10)
+		return append(append(append(b, " ("...), functionWords[n-Peek]...), ')')
+	case n > AssJoker:
+		return strconv.AppendUint(append(b, "card "...), uint64(n), 10)
+	}
+	return strconv.AppendUint(b, uint64(n), 10)
+}
+
+// appendSlot appends slotWords(i).
+func appendSlot(b []byte, i uint8) []byte {
+	return strconv.AppendInt(append(b, "slot "...), int64(i)+1, 10)
+}
+
+// appendSlots appends slotsWords of slots: "slot 2", "slots 1, 3 and 4".
+func appendSlots(b []byte, slots []uint8) []byte {
+	if len(slots) == 1 {
+		return appendSlot(b, slots[0])
+	}
+	b = append(b, "slots "...)
+	for i, sl := range slots {
+		switch {
+		case i == 0:
+		case i == len(slots)-1:
+			b = append(b, " and "...)
+		default:
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(sl)+1, 10)
+	}
+	return b
 }
 
 // drawnNumber is the number of the card the turn player holds (0 when none).

@@ -88,38 +88,48 @@ func CardName(card uint8) string {
 // cardPlaced names a card as it lies: turned 180 degrees, with the edges it then opens
 // ("curve N-E turned to S-W").
 func cardPlaced(card uint8, rotated bool) string {
-	name := CardName(card)
-	if !rotated || card >= numCards || symmetric[card] {
-		return name
-	}
-	return name + " turned to " + edgesWords(card, true)
+	return string(appendCardPlaced(nil, card, rotated))
 }
 
-// edgesWords writes card's tunnels in one orientation as its name does: "S-W", "N-S-W", "S+W".
-func edgesWords(card uint8, rotated bool) string {
+// appendCardPlaced appends cardPlaced(card, rotated).
+func appendCardPlaced(b []byte, card uint8, rotated bool) []byte {
+	b = append(b, CardName(card)...)
+	if !rotated || card >= numCards || symmetric[card] {
+		return b
+	}
+	return appendEdges(append(b, " turned to "...), card, true)
+}
+
+// appendEdges appends card's tunnels in one orientation as its name writes them: "S-W", "N-S-W",
+// "S+W".
+func appendEdges(b []byte, card uint8, rotated bool) []byte {
 	o := &shapes[card][b2i(rotated)]
-	var b strings.Builder
 	for i := range o.nseg {
 		if i > 0 {
-			b.WriteByte('+')
+			b = append(b, '+')
 		}
 		first := true
-		for e, letter := range "NESW" {
+		for e, letter := range [4]byte{'N', 'E', 'S', 'W'} {
 			if o.segs[i]&(1<<e) != 0 {
 				if !first {
-					b.WriteByte('-')
+					b = append(b, '-')
 				}
-				b.WriteRune(letter)
+				b = append(b, letter)
 				first = false
 			}
 		}
 	}
-	return b.String()
+	return b
 }
 
 // cellWords is a board cell as the view gives it: x grows to the east, y to the south.
-func cellWords(x, y int) string {
-	return "(" + strconv.Itoa(x) + ", " + strconv.Itoa(y) + ")"
+func cellWords(x, y int) string { return string(appendCell(nil, x, y)) }
+
+// appendCell appends cellWords(x, y).
+func appendCell(b []byte, x, y int) []byte {
+	b = strconv.AppendInt(append(b, '('), int64(x), 10)
+	b = strconv.AppendInt(append(b, ", "...), int64(y), 10)
+	return append(b, ')')
 }
 
 var toolWords = [4]string{"tool", "pick", "lantern", "cart"}
@@ -148,56 +158,75 @@ func roleName(r pb.Role) string {
 	return "unknown"
 }
 
-// DescribeAction implements engine.Describer: a placement names the card, how it is turned and
+// DescribeAction implements engine.Describer: the label AppendLabel writes.
+func (g Game) DescribeAction(s *State, seat int, a Action) string {
+	var buf [128]byte // on the stack: the label is the one allocation
+	return string(g.AppendLabel(buf[:0], s, seat, a))
+}
+
+// AppendLabel implements engine.ActionAppender: a placement names the card, how it is turned and
 // its cell ("place curve N-E turned to S-W at (3, -1)"); an action card names its target.
-func (Game) DescribeAction(s *State, seat int, a Action) string {
+func (Game) AppendLabel(b []byte, s *State, seat int, a Action) []byte {
 	switch a.Kind {
 	case KindPlace:
-		return "place " + cardPlaced(a.Card, a.Rot) + " at " + cellWords(int(a.X), int(a.Y))
+		b = appendCardPlaced(append(b, "place "...), a.Card, a.Rot)
+		return appendCell(append(b, " at "...), int(a.X), int(a.Y))
 	case KindPlay:
-		return "play " + playWords(s, a)
+		return appendPlay(append(b, "play "...), s, a)
 	case KindRemove:
-		return "remove the " + CardName(a.InFront) + " in front of you; discard " + cardList(a.Cards[:2])
+		b = append(append(append(b, "remove the "...), CardName(a.InFront)...), " in front of you; discard "...)
+		return appendCardList(b, a.Cards[:2])
 	case KindDiscard:
 		n := min(int(a.N), len(a.Cards))
 		if n == 1 {
-			return "discard " + CardName(a.Cards[0])
+			return append(append(b, "discard "...), CardName(a.Cards[0])...)
 		}
-		return "discard " + plural(n, "card") + ": " + cardList(a.Cards[:n])
+		b = appendPlural(append(b, "discard "...), n, "card")
+		return appendCardList(append(b, ": "...), a.Cards[:n])
 	case KindPick:
-		return "take a gold card worth " + nuggets(int(a.Target))
+		return appendPlural(append(b, "take a gold card worth "...), int(a.Target), "nugget")
 	case KindSteal:
-		return "steal a nugget from " + engine.SeatRef(int(a.Target))
+		return engine.AppendSeatRef(append(b, "steal a nugget from "...), int(a.Target))
 	}
-	return "nothing"
+	return append(b, "nothing"...)
 }
 
-// playWords is what playing action card a.Card does, after "play".
-func playWords(s *State, a Action) string {
-	name, target := CardName(a.Card), engine.SeatRef(int(a.Target))
+// appendPlay appends what playing action card a.Card does, after "play".
+func appendPlay(b []byte, s *State, a Action) []byte {
+	b = append(b, CardName(a.Card)...)
 	switch a.Card {
 	case cRepairPL, cRepairPC, cRepairLC:
-		return name + " on " + target + "'s " + toolName(a.Tool)
+		b = engine.AppendSeatRef(append(b, " on "...), int(a.Target))
+		return append(append(b, "'s "...), toolName(a.Tool)...)
 	case cRockfall:
-		at := cellWords(int(a.X), int(a.Y))
 		if s != nil {
 			if i := s.b.at(int(a.X), int(a.Y)); i >= 0 {
-				return name + " on the " + cardPlaced(s.b.slots[i].card, s.b.slots[i].rot) + " at " + at
+				b = appendCardPlaced(append(b, " on the "...), s.b.slots[i].card, s.b.slots[i].rot)
+				return appendCell(append(b, " at "...), int(a.X), int(a.Y))
 			}
 		}
-		return name + " on the card at " + at
+		return appendCell(append(b, " on the card at "...), int(a.X), int(a.Y))
 	case cMap:
-		return name + ": look at the goal at " + cellWords(int(a.X), int(a.Y))
+		return appendCell(append(b, ": look at the goal at "...), int(a.X), int(a.Y))
 	case cInspection:
-		return name + ": look at " + target + "'s role"
+		return append(engine.AppendSeatRef(append(b, ": look at "...), int(a.Target)), "'s role"...)
 	case cTheft:
-		return name + " in front of yourself"
+		return append(b, " in front of yourself"...)
 	case cHandsOff:
-		return name + " on " + target + "'s theft"
+		return append(engine.AppendSeatRef(append(b, " on "...), int(a.Target)), "'s theft"...)
 	case cSwapHand:
-		return name + " with " + target
+		return engine.AppendSeatRef(append(b, " with "...), int(a.Target))
 	}
-	return name + " on " + target
+	return engine.AppendSeatRef(append(b, " on "...), int(a.Target))
+}
+
+// appendPlural appends plural(n, noun).
+func appendPlural(b []byte, n int, noun string) []byte {
+	if n == 1 {
+		return append(append(b, "1 "...), noun...)
+	}
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(append(append(b, ' '), noun...), 's')
 }
 
 // DescribeEvent implements engine.Describer. It takes a cardroom.saboteur.v1.Event or one of its
@@ -402,14 +431,16 @@ func eventKind(e *pb.Event) proto.Message {
 
 func protoCell(c *pb.Cell) string { return cellWords(int(c.GetX()), int(c.GetY())) }
 
-// cardList joins card names with commas only ("map, repair pick or cart"): a name may hold "and"
-// or "or".
-func cardList(cs []uint8) string {
-	names := make([]string, len(cs))
+// appendCardList appends card names joined with commas only ("map, repair pick or cart"): a
+// name may hold "and" or "or".
+func appendCardList(b []byte, cs []uint8) []byte {
 	for i, c := range cs {
-		names[i] = CardName(c)
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, CardName(c)...)
 	}
-	return strings.Join(names, ", ")
+	return b
 }
 
 func protoCardList(cs []pb.Card) string {

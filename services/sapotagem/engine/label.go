@@ -57,7 +57,7 @@ func appendCards(b []byte, cs []*pb.Card) []byte {
 }
 
 func appendSeat(b []byte, seat uint32) []byte {
-	return append(b, engine.SeatRef(int(seat))...)
+	return engine.AppendSeatRef(b, int(seat))
 }
 
 func colourWord(c pb.Colour) string {
@@ -80,9 +80,14 @@ func appendCount(b []byte, n uint32, noun string) []byte {
 
 // DescribeAction implements engine.Describer: what seat does with a, in the imperative ("play
 // yellow 1 (Ducks)", "jump", "take blue 4 (Frogs) from the discard pile").
-func (Game) DescribeAction(s *State, seat int, a Action) string {
+func (g Game) DescribeAction(s *State, seat int, a Action) string {
 	var buf [128]byte // on the stack: the label is the one allocation
-	b := buf[:0]
+	return string(g.AppendLabel(buf[:0], s, seat, a))
+}
+
+// AppendLabel implements engine.ActionAppender: DescribeAction's label, appended to b.
+func (Game) AppendLabel(b []byte, s *State, seat int, a Action) []byte {
+	start := len(b)
 	switch a.Kind {
 	case KindJump:
 		b = append(b, "jump"...)
@@ -122,7 +127,7 @@ func (Game) DescribeAction(s *State, seat int, a Action) string {
 		b = append(b, "take "...)
 		switch phase {
 		case PhaseSleeve:
-			b = b[:0]
+			b = b[:start]
 			b = append(b, "give "...)
 			b = appendCard(b, a.Card)
 			b = append(b, " to the trump deck"...)
@@ -158,7 +163,7 @@ func (Game) DescribeAction(s *State, seat int, a Action) string {
 	default:
 		b = append(b, "unknown action"...)
 	}
-	return string(b)
+	return b
 }
 
 // DescribeEvent implements engine.Describer: what happened, in the third person ("{seat:2} plays

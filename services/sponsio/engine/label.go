@@ -11,59 +11,89 @@ import (
 
 var _ engine.Describer[*State, Action] = Game{}
 
-// DescribeAction implements engine.Describer. A betting turn's action names the card opened first,
-// then what the turn does with it ("open green 2, bet on coupon III (blue cards), doubled"), so a
-// list of some 250 choices reads card by card. An option is named by what it bets on and its odds,
-// from the table's coupons.
-func (Game) DescribeAction(s *State, seat int, a Action) string {
+// DescribeAction implements engine.Describer: the label AppendLabel writes.
+func (g Game) DescribeAction(s *State, seat int, a Action) string {
+	var buf [128]byte // on the stack: the label is the one allocation
+	return string(g.AppendLabel(buf[:0], s, seat, a))
+}
+
+// AppendLabel implements engine.ActionAppender. A betting turn's action names the card opened
+// first, then what the turn does with it ("open green 2, bet on coupon III (blue cards), doubled"),
+// so a list of some 250 choices reads card by card. An option is named by what it bets on and its
+// odds, from the table's coupons.
+func (Game) AppendLabel(b []byte, s *State, seat int, a Action) []byte {
 	switch a.Kind {
 	case ActPass:
-		return "pass"
+		return append(b, "pass"...)
 	case ActOpenBet:
-		l := "open " + a.Card.String() + ", bet on " + couponWords(s.rules, int(a.A))
+		b = appendCardWords(append(b, "open "...), a.Card)
+		b = appendCoupon(append(b, ", bet on "...), s.rules, int(a.A))
 		if a.B == 1 {
-			l += ", doubled"
+			b = append(b, ", doubled"...)
 		}
-		return l
+		return b
 	case ActOpenToken:
 		t := Token(a.A)
-		return "open " + a.Card.String() + ", take the " + tokenName(t) + " token (" + priceWords(s.rules, t) + ")"
+		b = appendCardWords(append(b, "open "...), a.Card)
+		b = append(append(append(b, ", take the "...), tokenName(t)...), " token ("...)
+		return append(appendPrice(b, s.rules, t), ')')
 	case ActOpenChange:
-		return "open " + a.Card.String() + ", change " + Card(a.B).String() + " for " + Card(a.A).String() + " from the talon"
+		b = appendCardWords(append(b, "open "...), a.Card)
+		b = appendCardWords(append(b, ", change "...), Card(a.B))
+		b = appendCardWords(append(b, " for "...), Card(a.A))
+		return append(b, " from the talon"...)
 	case ActOption:
 		if s.Pending < 0 {
-			return "mark option " + strconv.Itoa(int(a.A)+1)
+			return strconv.AppendInt(append(b, "mark option "...), int64(a.A)+1, 10)
 		}
-		return "bet on " + optionWords(s.rules, int(s.Pending), int(a.A))
+		return append(append(b, "bet on "...), optionWords(s.rules, int(s.Pending), int(a.A))...)
 	case ActTarget:
-		return "place the counter-bet in front of " + engine.SeatRef(int(a.A))
+		return engine.AppendSeatRef(append(b, "place the counter-bet in front of "...), int(a.A))
 	case ActLay:
+		b = appendCardWords(append(b, "lay "...), a.Card)
 		if s.Decision == DecCombatCard {
-			return "lay " + a.Card.String() + " under the Combat token"
+			return append(b, " under the Combat token"...)
 		}
 		if s.PendingToken >= 0 {
-			return "lay " + a.Card.String() + " face up for the " + tokenName(Token(s.PendingToken)) + " token"
+			return append(append(append(b, " face up for the "...), tokenName(Token(s.PendingToken))...), " token"...)
 		}
-		return "lay " + a.Card.String() + " face up"
+		return append(b, " face up"...)
 	case ActChangeBet:
-		return "change coupon " + Numeral(int(a.A)+1) + " to " + optionWords(s.rules, int(a.A), int(a.B))
+		b = append(append(b, "change coupon "...), Numeral(int(a.A)+1)...)
+		return append(append(b, " to "...), optionWords(s.rules, int(a.A), int(a.B))...)
 	case ActKeepBet:
-		return "keep every bet"
+		return append(b, "keep every bet"...)
 	case ActPlay:
-		return "play " + a.Card.String()
+		return appendCardWords(append(b, "play "...), a.Card)
 	case ActRedeem:
 		if seat >= 0 && seat < int(s.Players) {
 			v := s.rules.CounterValues[s.Seats[seat].Marker]
-			return "redeem the counter for " + coins(int(v))
+			return appendCoins(append(b, "redeem the counter for "...), int(v))
 		}
-		return "redeem the counter"
+		return append(b, "redeem the counter"...)
 	case ActKeepCounter:
 		if seat >= 0 && seat < int(s.Players) {
-			return "keep the counter at position " + strconv.Itoa(int(s.Seats[seat].Marker))
+			return strconv.AppendInt(append(b, "keep the counter at position "...), int64(s.Seats[seat].Marker), 10)
 		}
-		return "keep the counter"
+		return append(b, "keep the counter"...)
 	}
-	return a.String()
+	return append(b, a.String()...)
+}
+
+// appendCardWords appends c as Card.String names it ("green 2").
+func appendCardWords(b []byte, c Card) []byte {
+	if c < 0 || c > 35 {
+		return append(b, '-')
+	}
+	return append(append(append(b, c.Colour().String()...), ' '), byte('0'+c.Value()))
+}
+
+// appendCoins appends coins(n).
+func appendCoins(b []byte, n int) []byte {
+	if n == 1 {
+		return append(b, "1 coin"...)
+	}
+	return append(strconv.AppendInt(b, int64(n), 10), " coins"...)
 }
 
 // DescribeEvent implements engine.Describer. It takes a cardroom.sponsio.v1.Event or one of its
@@ -266,41 +296,46 @@ func tokenName(t Token) string {
 	return tokenNames[t]
 }
 
-// priceWords is token t's price: "1 coin" or "1 more open card".
-func priceWords(r *Rules, t Token) string {
+// appendPrice appends token t's price: "1 coin", "1 more open card", both joined by "and", or
+// "free".
+func appendPrice(b []byte, r *Rules, t Token) []byte {
 	p := r.TokenPrices[t]
-	var parts []string
+	if p.Coins == 0 && p.OpenCards == 0 {
+		return append(b, "free"...)
+	}
 	if p.Coins > 0 {
-		parts = append(parts, coins(int(p.Coins)))
+		b = appendCoins(b, int(p.Coins))
+		if p.OpenCards > 0 {
+			b = append(b, " and "...)
+		}
 	}
-	if p.OpenCards > 0 {
-		parts = append(parts, plural(int(p.OpenCards), "more open card"))
+	if p.OpenCards == 1 {
+		b = append(b, "1 more open card"...)
+	} else if p.OpenCards > 0 {
+		b = append(strconv.AppendInt(b, int64(p.OpenCards), 10), " more open cards"...)
 	}
-	if len(parts) == 0 {
-		return "free"
-	}
-	return strings.Join(parts, " and ")
+	return b
 }
 
-// couponWords names coupon index i and what it bets on: "coupon III (blue cards)".
-func couponWords(r *Rules, i int) string {
+// appendCoupon appends the name of coupon index i and what it bets on: "coupon III (blue cards)".
+func appendCoupon(b []byte, r *Rules, i int) []byte {
 	c := &r.Coupons[i]
-	w := ""
+	b = append(append(append(b, "coupon "...), Numeral(int(c.Number))...), " ("...)
 	switch c.Kind {
 	case KindColourCount:
-		w = c.Colour.String() + " cards"
+		b = append(append(b, c.Colour.String()...), " cards"...)
 	case KindTricks:
-		w = "tricks"
+		b = append(b, "tricks"...)
 	case KindMostTricks:
-		w = "most tricks"
+		b = append(b, "most tricks"...)
 	case KindLastTrick:
-		w = "last trick"
+		b = append(b, "last trick"...)
 	case KindNines:
-		w = "nines"
+		b = append(b, "nines"...)
 	case KindCounterBet:
-		w = "counter-bet"
+		b = append(b, "counter-bet"...)
 	}
-	return "coupon " + Numeral(int(c.Number)) + " (" + w + ")"
+	return append(b, ')')
 }
 
 // optionWords names option o of coupon index i by what it bets on, with its odds:
