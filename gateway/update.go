@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -203,7 +204,9 @@ func decodeUpdateFast(b []byte, u *liveUpdate) bool {
 				if proto.Unmarshal(v, e) != nil {
 					return false
 				}
-				he, err := hubEventOf(v[:len(v):len(v)], e)
+				// A copy: the hub keeps its events for the table's life, and a slice of data would
+				// keep the whole update (every seat's legal actions) with it.
+				he, err := hubEventOf(bytes.Clone(v), e)
 				if err != nil {
 					return false
 				}

@@ -498,7 +498,9 @@ func streamHub(ctx context.Context, h *hub, seat int, names engine.SeatName, req
 	}
 	batch := req.GetBatch()
 	w := &watchWriter{names: names}
+	defer w.release()
 	for {
+		w.acquire()
 		evs, changed, finished := h.since(cursor)
 		w.events = w.events[:0]
 		for i := range evs {
@@ -544,6 +546,7 @@ func streamHub(ctx context.Context, h *hub, seat int, names engine.SeatName, req
 		if len(evs) > 0 {
 			continue
 		}
+		w.release()
 		select {
 		case <-changed:
 		case <-ctx.Done():

@@ -5,6 +5,7 @@ import (
 	"cardroom.dev/services/kit/engine"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protowire"
+	"sync"
 )
 
 // A Watch stream writes its responses itself (watchWriter), from its table's events encoded once
@@ -32,6 +33,33 @@ type watchWriter struct {
 	label  []byte // a label being rendered
 	labels []byte // a list's labels, written before their list's size is known
 	out    app.Encoded
+}
+
+// writeBufs holds the buffers of streams that are waiting: a table's thousands of streams wait
+// most of the time, and a buffer kept by each would hold the largest list it ever wrote (a Sponsio
+// betting turn's is tens of KB). Buffers past maxPooledWrite are left to the collector.
+var writeBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooledWrite = 256 << 10
+
+// acquire gives w buffers for the messages it is about to write.
+func (w *watchWriter) acquire() {
+	if w.msg == nil {
+		w.msg = (*writeBufs.Get().(*[]byte))[:0]
+		w.events = (*writeBufs.Get().(*[]byte))[:0]
+		w.labels = (*writeBufs.Get().(*[]byte))[:0]
+	}
+}
+
+// release gives w's buffers back while its stream waits.
+func (w *watchWriter) release() {
+	for _, b := range []*[]byte{&w.msg, &w.events, &w.labels} {
+		if c := cap(*b); c > 0 && c <= maxPooledWrite {
+			buf := *b
+			writeBufs.Put(&buf)
+		}
+		*b = nil
+	}
 }
 
 // appendEvent appends e to b as field num of a WatchResponse, its label rendered for the reader.
