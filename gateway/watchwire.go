@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"sync"
+
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/engine"
+	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protowire"
-	"sync"
 )
 
 // A Watch stream writes its responses itself (watchWriter), from its table's events encoded once
@@ -13,7 +15,7 @@ import (
 // writes (checked against the generated descriptors by TestWatchWireNumbers):
 const (
 	// cardroom.events.v1.Event.label, the message's last field.
-	eventLabel protowire.Number = 8
+	eventLabel = wire.EventLabel
 	// cardroom.gateway.v1.WatchResponse.
 	watchEvent  protowire.Number = 1
 	watchLegal  protowire.Number = 2

@@ -7,6 +7,7 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
@@ -31,10 +32,10 @@ const (
 	watchEventField   protowire.Number = 1 // WatchResponse.event
 	watchLegalField   protowire.Number = 2 // WatchResponse.legal_actions
 	watchEventsField  protowire.Number = 3 // WatchResponse.events
-	eventSequence     protowire.Number = 3 // Event.sequence
-	eventVersion      protowire.Number = 4 // Event.version
-	eventPayload      protowire.Number = 7 // Event.payload
-	anyTypeURL        protowire.Number = 1 // google.protobuf.Any.type_url
+	eventSequence                      = wire.EventSequence
+	eventVersion                       = wire.EventVersion
+	eventPayload                       = wire.EventPayload
+	anyTypeURL                         = wire.AnyTypeURL
 	legalVersion      protowire.Number = 1 // LegalActions.version
 	legalActions      protowire.Number = 2 // LegalActions.actions
 	actRespVersion    protowire.Number = 1 // ActResponse.version

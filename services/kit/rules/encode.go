@@ -38,14 +38,14 @@ const (
 
 // Field numbers of cardroom.events.v1.Event, its Visibility, google.protobuf.Any and Timestamp.
 const (
-	eventTableID    protowire.Number = 1
-	eventGame       protowire.Number = 2
-	eventSequence   protowire.Number = 3
-	eventVersion    protowire.Number = 4
-	eventVisibility protowire.Number = 5
-	eventTime       protowire.Number = 6
-	eventPayload    protowire.Number = 7
-	eventLabel      protowire.Number = 8
+	eventTableID    = wire.EventTableID
+	eventGame       = wire.EventGame
+	eventSequence   = wire.EventSequence
+	eventVersion    = wire.EventVersion
+	eventVisibility = wire.EventVisibility
+	eventTime       = wire.EventTime
+	eventPayload    = wire.EventPayload
+	eventLabel      = wire.EventLabel
 
 	visibilityPublic protowire.Number = 1
 	visibilitySeat   protowire.Number = 2

@@ -1,7 +1,8 @@
 // Package wire defines, once, the field numbers of the messages that the rules service encodes
-// and the gateway decodes by hand on the live-update path (cardroom.rules.v1.TableUpdate and
-// SeatActions, google.protobuf.Any), instead of through proto.Marshal and proto.Unmarshal. Its test
-// checks them against the generated descriptors.
+// and the gateway (and its load generator) read or write by hand on the action path
+// (cardroom.rules.v1.TableUpdate and SeatActions, cardroom.events.v1.Event, google.protobuf.Any),
+// instead of through proto.Marshal and proto.Unmarshal. Its test checks them against the generated
+// descriptors.
 package wire
 
 import "google.golang.org/protobuf/encoding/protowire"
@@ -20,6 +21,19 @@ const (
 	SeatActionsSeat    protowire.Number = 1
 	SeatActionsActions protowire.Number = 2
 	SeatActionsLabels  protowire.Number = 3
+)
+
+// Field numbers of cardroom.events.v1.Event. Label is its last field: an event's other fields,
+// then its label, are the order proto.Marshal writes.
+const (
+	EventTableID    protowire.Number = 1
+	EventGame       protowire.Number = 2
+	EventSequence   protowire.Number = 3
+	EventVersion    protowire.Number = 4
+	EventVisibility protowire.Number = 5
+	EventTime       protowire.Number = 6
+	EventPayload    protowire.Number = 7
+	EventLabel      protowire.Number = 8
 )
 
 // Field numbers of google.protobuf.Any.

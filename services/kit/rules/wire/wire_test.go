@@ -3,6 +3,7 @@ package wire_test
 import (
 	"testing"
 
+	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
@@ -23,6 +24,9 @@ func TestNumbersMatchTheDescriptors(t *testing.T) {
 			"events": wire.UpdateEvents, "legal": wire.UpdateLegal, "legal_omitted": wire.UpdateOmitted}},
 		{&rulesv1.SeatActions{}, map[protoreflect.Name]protowire.Number{"seat": wire.SeatActionsSeat, "actions": wire.SeatActionsActions,
 			"labels": wire.SeatActionsLabels}},
+		{&eventsv1.Event{}, map[protoreflect.Name]protowire.Number{"table_id": wire.EventTableID, "game": wire.EventGame,
+			"sequence": wire.EventSequence, "version": wire.EventVersion, "visibility": wire.EventVisibility, "time": wire.EventTime,
+			"payload": wire.EventPayload, "label": wire.EventLabel}},
 		{&anypb.Any{}, map[protoreflect.Name]protowire.Number{"type_url": wire.AnyTypeURL, "value": wire.AnyValue}},
 	} {
 		d := c.msg.ProtoReflect().Descriptor()
