@@ -36,6 +36,19 @@ func TestRedisCluster(t *testing.T) {
 	})
 }
 
+// TestRedisClusterWait runs the suite on the Redis Cluster with writes that wait for a replica:
+// each goes, with its WAIT, to the primary serving its table's slot.
+func TestRedisClusterWait(t *testing.T) {
+	rdb := testenv.RedisClusterClient(t)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := store.NewRedisWith(t.Context(), rdb, testenv.Prefix(t, rdb), store.RedisOptions{WaitReplicas: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
 // TestRedisShards checks that a prefix keeps its number of shards, and that a one-shard store
 // passes the suite too.
 func TestRedisShards(t *testing.T) {
