@@ -59,7 +59,7 @@ func BenchmarkCommit(b *testing.B) {
 				}
 				return f(replica)
 			}
-			benchCommit(b, rdb, both, primary, store.RedisOptions{WaitReplicas: wait})
+			benchCommit(b, rdb, both, primary, store.RedisOptions{WaitReplicas: wait, WaitTimeout: 2 * time.Second})
 		})
 	}
 	for _, wait := range []int{0, 1} {
@@ -73,7 +73,7 @@ func BenchmarkCommit(b *testing.B) {
 				return rdb.ForEachShard(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
 			}, func(ctx context.Context, f func(*redis.Client) error) error {
 				return rdb.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
-			}, store.RedisOptions{WaitReplicas: wait})
+			}, store.RedisOptions{WaitReplicas: wait, WaitTimeout: 2 * time.Second})
 		})
 	}
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/store/storetest"
@@ -41,7 +42,7 @@ func TestRedisCluster(t *testing.T) {
 func TestRedisClusterWait(t *testing.T) {
 	rdb := testenv.RedisClusterClient(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := store.NewRedisWith(t.Context(), rdb, testenv.Prefix(t, rdb), store.RedisOptions{WaitReplicas: 1})
+		s, err := store.NewRedisWith(t.Context(), rdb, testenv.Prefix(t, rdb), store.RedisOptions{WaitReplicas: 1, WaitTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,9 +21,11 @@ func TestRedisWait(t *testing.T) {
 	primary := redis.NewClient(&redis.Options{Addr: pair.Addrs[0]})
 	replica := redis.NewClient(&redis.Options{Addr: pair.Addrs[1]})
 	t.Cleanup(func() { _ = primary.Close(); _ = replica.Close() })
-	opt := store.RedisOptions{WaitReplicas: 1, WaitTimeout: 200 * time.Millisecond}
-	newStore := func(t *testing.T) *store.Redis {
-		s, err := store.NewRedisWith(t.Context(), primary, testenv.Prefix(t, primary), opt)
+	// Writes the replica should confirm get 2 s (a loaded machine can take hundreds of ms to
+	// schedule both servers); those that cannot be confirmed, 200 ms.
+	const patient, quick = 2 * time.Second, 200 * time.Millisecond
+	open := func(t *testing.T, prefix string, timeout time.Duration) *store.Redis {
+		s, err := store.NewRedisWith(t.Context(), primary, prefix, store.RedisOptions{WaitReplicas: 1, WaitTimeout: timeout})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -31,21 +33,23 @@ func TestRedisWait(t *testing.T) {
 	}
 
 	t.Run("Suite", func(t *testing.T) {
-		storetest.Run(t, func(t *testing.T) store.Store { return newStore(t) })
+		storetest.Run(t, func(t *testing.T) store.Store { return open(t, testenv.Prefix(t, primary), patient) })
 	})
 
 	t.Run("Unconfirmed", func(t *testing.T) {
 		ctx := t.Context()
-		s := newStore(t)
+		prefix := testenv.Prefix(t, primary)
+		s := open(t, prefix, patient)
+		q := open(t, prefix, quick) // the same tables, waiting less
 		created := store.Table{ID: "w1", Config: []byte("cfg"), State: []byte("s0"), CreatedAt: time.UnixMilli(1_700_000_000_000)}
 		if err := s.Create(ctx, created, store.Entry{Data: []byte("created")}); err != nil {
 			t.Fatal(err)
 		}
-		act := func(from uint64, id string) error {
+		actOn := func(s *store.Redis, from uint64, id string) error {
 			return s.Commit(ctx, store.Commit{TableID: "w1", From: from, State: []byte("s-" + id),
 				Entry: store.Entry{ActionID: id, Data: []byte("entry-" + id)}, Sequence: from + 1, Retain: time.Hour})
 		}
-		if err := act(0, "a1"); err != nil {
+		if err := actOn(s, 0, "a1"); err != nil {
 			t.Fatalf("commit with the replica attached: %v", err)
 		}
 		if v := version(t, replica, s, "w1"); v != 1 {
@@ -56,31 +60,31 @@ func TestRedisWait(t *testing.T) {
 		if err := replica.ReplicaOf(ctx, "no", "one").Err(); err != nil {
 			t.Fatal(err)
 		}
-		err := act(1, "a2")
+		err := actOn(q, 1, "a2")
 		if !errors.Is(err, store.ErrUnconfirmed) || !store.Unavailable(err) {
 			t.Fatalf("commit with no replica: %v, want ErrUnconfirmed (unavailable)", err)
 		}
 		// It went through on the primary only; its retry is refused the same way, as is a create
 		// retried there.
-		if err := act(1, "a2"); !errors.Is(err, store.ErrDuplicate) {
+		if err := actOn(q, 1, "a2"); !errors.Is(err, store.ErrDuplicate) {
 			t.Fatalf("commit retried: %v, want ErrDuplicate (the load that follows answers it)", err)
 		}
-		if _, _, err := s.Load(ctx, "w1", "a2"); !errors.Is(err, store.ErrUnconfirmed) {
+		if _, _, err := q.Load(ctx, "w1", "a2"); !errors.Is(err, store.ErrUnconfirmed) {
 			t.Fatalf("retry's load with no replica: %v, want ErrUnconfirmed", err)
 		}
-		if err := s.Create(ctx, created, store.Entry{Data: []byte("created")}); !errors.Is(err, store.ErrUnconfirmed) {
+		if err := q.Create(ctx, created, store.Entry{Data: []byte("created")}); !errors.Is(err, store.ErrUnconfirmed) {
 			t.Fatalf("create retried with no replica: %v, want ErrUnconfirmed", err)
 		}
 		// Nor is the table confirmed for the outbox sweeper, which would publish a2's events.
-		tb, _, err := s.Load(ctx, "w1", "")
+		tb, _, err := q.Load(ctx, "w1", "")
 		if err != nil || tb.Version != 2 {
 			t.Fatalf("load with no replica: version %d, %v; want 2 (on the primary)", tb.Version, err)
 		}
-		if err := s.Confirm(ctx, "w1", tb.Token); !errors.Is(err, store.ErrUnconfirmed) {
+		if err := q.Confirm(ctx, "w1", tb.Token); !errors.Is(err, store.ErrUnconfirmed) {
 			t.Fatalf("confirm with no replica: %v, want ErrUnconfirmed", err)
 		}
 		// A refused commit or read writes nothing more than the action: a conflict stands as it is.
-		if err := act(0, "a3"); !errors.Is(err, store.ErrConflict) {
+		if err := actOn(q, 0, "a3"); !errors.Is(err, store.ErrConflict) {
 			t.Fatalf("stale commit with no replica: %v, want ErrConflict", err)
 		}
 
