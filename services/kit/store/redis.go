@@ -37,8 +37,9 @@ const DefaultShards = 16
 type Redis struct {
 	rdb    redis.UniversalClient
 	prefix string
-	// tags are the shards' key prefixes, "<prefix>{<h>-<n>}:".
-	tags []string
+	// tags are the shards' key prefixes, "<prefix>{<h>-<n>}:"; deadlines and outboxes the shards'
+	// indexes, made once rather than at every command.
+	tags, deadlines, outboxes []string
 	// turn rotates the shard a sweep starts from, so that no shard is always served first.
 	turn atomic.Uint32
 }
@@ -69,7 +70,7 @@ func NewRedisWith(ctx context.Context, rdb redis.UniversalClient, prefix string,
 	if strings.ContainsAny(prefix, "{}") {
 		return nil, fmt.Errorf("redis store: prefix %q holds a brace, which would change the keys' hash slots", prefix)
 	}
-	for _, s := range []*redis.Script{createScript, loadScript, commitScript, claimScript, markScript} {
+	for _, s := range []*redis.Script{createScript, loadScript.Script, commitScript.Script, claimScript, markScript} {
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			return nil, fmt.Errorf("load redis script: %w", err)
 		}
@@ -88,9 +89,10 @@ func NewRedisWith(ctx context.Context, rdb redis.UniversalClient, prefix string,
 	h := fnv.New32a()
 	h.Write([]byte(prefix))
 	salt := strconv.FormatUint(uint64(h.Sum32()&0xffff), 16)
-	r := &Redis{rdb: rdb, prefix: prefix, tags: make([]string, n)}
+	r := &Redis{rdb: rdb, prefix: prefix, tags: make([]string, n), deadlines: make([]string, n), outboxes: make([]string, n)}
 	for i := range n {
 		r.tags[i] = prefix + "{" + salt + "-" + strconv.Itoa(i) + "}:"
+		r.deadlines[i], r.outboxes[i] = r.tags[i]+"deadlines", r.tags[i]+"outbox"
 	}
 	r.turn.Store(rand.Uint32())
 	return r, nil
@@ -99,22 +101,58 @@ func NewRedisWith(ctx context.Context, rdb redis.UniversalClient, prefix string,
 // Shards returns the number of shards.
 func (r *Redis) Shards() int { return len(r.tags) }
 
-// shard returns the shard of table id.
+// shard returns the shard of table id: fnv32a(id) mod shards (hash/fnv's, without its hasher
+// and the copy of id it takes).
 func (r *Redis) shard(id string) int {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return int(h.Sum32() % uint32(len(r.tags)))
+	const offset32, prime32 = 2166136261, 16777619
+	h := uint32(offset32)
+	for i := 0; i < len(id); i++ {
+		h ^= uint32(id[i])
+		h *= prime32
+	}
+	return int(h % uint32(len(r.tags)))
+}
+
+// tableKeys are table id's own keys in its shard: table, log, ids. The three share one string.
+func (r *Redis) tableKeys(id string) (sh int, table, log, ids string) {
+	sh = r.shard(id)
+	tag := r.tags[sh]
+	both := tag + "t:" + id + ":log" + tag + "t:" + id + ":ids"
+	n := len(tag) + len("t:") + len(id)
+	return sh, both[:n], both[:n+len(":log")], both[n+len(":log"):]
 }
 
 // keys are table id's keys and its shard's indexes: table, log, ids, deadlines, outbox.
 func (r *Redis) keys(id string) []string {
-	tag := r.tags[r.shard(id)]
-	t := tag + "t:" + id
-	return []string{t, t + ":log", t + ":ids", tag + "deadlines", tag + "outbox"}
+	sh, t, log, ids := r.tableKeys(id)
+	return []string{t, log, ids, r.deadlines[sh], r.outboxes[sh]}
 }
 
-// tableKeys is keys(id)[:3]: the table's own keys.
-func (r *Redis) tableKeys(id string) []string { return r.keys(id)[:3] }
+// luaScript is a script with its source, for scriptCmd.
+type luaScript struct {
+	*redis.Script
+	src string
+}
+
+func newScript(src string) luaScript { return luaScript{redis.NewScript(src), src} }
+
+// scriptCmd runs s as Script.Run does (EVALSHA, then EVAL if the server lost the script) from
+// one argument slice made by the caller: args[0:3] are left free for the command, the script and
+// the number of keys, nkeys keys follow, then the script's arguments. Script.Run would copy keys
+// and arguments into a slice of its own, after the caller made the keys' and the arguments'.
+func (r *Redis) scriptCmd(ctx context.Context, s luaScript, nkeys int, args []any) *redis.Cmd {
+	args[0], args[1], args[2] = "evalsha", s.Hash(), nkeys
+	cmd := redis.NewCmd(ctx, args...)
+	cmd.SetFirstKeyPos(3)
+	_ = r.rdb.Process(ctx, cmd)
+	if err := cmd.Err(); err != nil && (errors.Is(err, redis.ErrNoScript) || redis.HasErrorPrefix(err, "NOSCRIPT")) {
+		args[0], args[1] = "eval", s.src
+		cmd = redis.NewCmd(ctx, args...)
+		cmd.SetFirstKeyPos(3)
+		_ = r.rdb.Process(ctx, cmd)
+	}
+	return cmd
+}
 
 // order returns the shards in the order a sweep visits them: from a rotating start.
 func (r *Redis) order() []int {
@@ -162,7 +200,7 @@ func (r *Redis) Create(ctx context.Context, t Table, created Entry) error {
 	return nil
 }
 
-var loadScript = redis.NewScript(`
+var loadScript = newScript(`
 local f = redis.call('HMGET', KEYS[1], 'cfg', 's', 'v', 'q', 'p', 'd', 'fin', 'ct', 'w')
 if not f[3] then return false end
 local pv, pd = '', ''
@@ -174,7 +212,8 @@ return {f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], pv, pd, f[9] or '0'}
 `)
 
 func (r *Redis) Load(ctx context.Context, id, actionID string) (Table, *Entry, error) {
-	res, err := loadScript.Run(ctx, r.rdb, r.tableKeys(id), actionID).Slice()
+	_, tk, lk, ik := r.tableKeys(id)
+	res, err := r.scriptCmd(ctx, loadScript, 3, []any{3: tk, lk, ik, actionID}).Slice()
 	if errors.Is(err, redis.Nil) {
 		return Table{}, nil, ErrNotFound
 	}
@@ -209,7 +248,7 @@ func (r *Redis) Load(ctx context.Context, id, actionID string) (Table, *Entry, e
 // which is also the duplicate check (undone on a conflict, the rare case). The deadline index
 // holds a table exactly when its stored deadline is set and it is not finished (create and commit
 // keep it so), so a table whose stored deadline is 0 has nothing to remove there.
-var commitScript = redis.NewScript(`
+var commitScript = newScript(`
 local f = redis.call('HMGET', KEYS[1], 'v', 'w', 'p', 'd')
 local v = f[1]
 if not v then return -1 end
@@ -244,8 +283,10 @@ func (r *Redis) Commit(ctx context.Context, c Commit) error {
 	if retain < 1 {
 		retain = 1
 	}
-	n, err := commitScript.Run(ctx, r.rdb, r.keys(c.TableID), c.TableID, c.From, c.Entry.ActionID,
-		c.State, c.Entry.Data, c.Sequence, ms(c.Deadline), fin, retain, time.Now().UnixMilli(), c.Token, c.Expect).Int64()
+	sh, t, log, ids := r.tableKeys(c.TableID)
+	n, err := r.scriptCmd(ctx, commitScript, 5, []any{3: t, log, ids, r.deadlines[sh], r.outboxes[sh],
+		c.TableID, c.From, c.Entry.ActionID, c.State, c.Entry.Data, c.Sequence, ms(c.Deadline), fin, retain,
+		time.Now().UnixMilli(), c.Token, c.Expect}).Int64()
 	if err != nil {
 		return fmt.Errorf("commit table: %w", err)
 	}
@@ -328,7 +369,7 @@ func (r *Redis) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 	}
 	cmds, err := r.runPiped(ctx, func(p redis.Pipeliner) {
 		for i, sh := range order {
-			claimScript.EvalSha(ctx, p, []string{r.tags[sh] + "deadlines"}, nowMS, until, share(i))
+			claimScript.EvalSha(ctx, p, []string{r.deadlines[sh]}, nowMS, until, share(i))
 		}
 	})
 	if err != nil {
@@ -351,7 +392,7 @@ func (r *Redis) ClaimDue(ctx context.Context, now time.Time, lease time.Duration
 		if firsts[i] < 0 || firsts[i] > nowMS {
 			continue
 		}
-		c := claimScript.Run(ctx, r.rdb, []string{r.tags[sh] + "deadlines"}, nowMS, until, limit-len(ids))
+		c := claimScript.Run(ctx, r.rdb, []string{r.deadlines[sh]}, nowMS, until, limit-len(ids))
 		got, first, err := claimReply(c)
 		if err != nil {
 			return nil, time.Time{}, err
@@ -403,7 +444,7 @@ func (r *Redis) Unpublished(ctx context.Context, before time.Time, limit int) ([
 	stop := "(" + strconv.FormatInt(before.UnixMilli(), 10)
 	cmds, err := r.runPiped(ctx, func(p redis.Pipeliner) {
 		for _, sh := range order {
-			p.ZRangeArgs(ctx, redis.ZRangeArgs{Key: r.tags[sh] + "outbox", ByScore: true, Start: "-inf", Stop: stop, Count: int64(limit)})
+			p.ZRangeArgs(ctx, redis.ZRangeArgs{Key: r.outboxes[sh], ByScore: true, Start: "-inf", Stop: stop, Count: int64(limit)})
 		}
 	})
 	if err != nil {
@@ -499,7 +540,7 @@ func (r *Redis) MarkPublished(ctx context.Context, marks []Mark) error {
 				part := tables[:min(len(tables), maxMarkTables)]
 				tables = tables[len(part):]
 				keys := make([]string, 1, len(part)+1)
-				keys[0] = r.tags[sh] + "outbox"
+				keys[0] = r.outboxes[sh]
 				var args []any
 				for _, tm := range part {
 					keys = append(keys, r.tags[sh]+"t:"+tm.id)
