@@ -126,7 +126,7 @@ func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, 
 	// server has its live update.
 	msgs := committedMessages(s.subjects, table, evs, subj)
 	from, seq := evs[0].seq, evs[len(evs)-1].seq
-	ctx, span := s.tracer.Start(ctx, "bus.publish")
+	ctx, span := s.startSpan(ctx, "bus.publish")
 	defer span.End()
 	var err error
 	if s.async != nil && s.running.Load() {

@@ -379,7 +379,7 @@ func (s *Server) load(ctx context.Context, id, actionID string, write bool) (l l
 	if err := checkTableID(id); err != nil {
 		return l, err
 	}
-	ctx, span := s.tracer.Start(ctx, "store.load")
+	ctx, span := s.startSpan(ctx, "store.load")
 	t, prior, err := s.store.Load(ctx, id, actionID)
 	span.End()
 	if err != nil {
@@ -723,7 +723,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 		dl, _ = l.state.Deadline()
 	}
 	token := newToken()
-	ctx2, span := s.tracer.Start(ctx, "store.commit")
+	ctx2, span := s.startSpan(ctx, "store.commit")
 	if span.IsRecording() {
 		// Set after the start rather than as a start option, which costs allocations even for a span
 		// that records nothing; the samplers of package telemetry do not look at attributes.
