@@ -78,7 +78,7 @@ func committedMessages(sj bus.Subjects, table string, evs []encodedEvent, subj *
 // subjects are a table's stream subjects, made when first needed and kept with the table's state
 // in the state cache.
 type subjects struct {
-	public string
+	public, live string
 }
 
 func uitoaLen(v uint64) int {

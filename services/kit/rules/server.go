@@ -309,7 +309,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	}
 	s.noteDeadline(dl)
 	subj := &subjects{}
-	s.publishLive(ctx, id, 0, encs, st, n)
+	s.publishLive(ctx, id, 0, encs, st, n, subj)
 	s.publish(ctx, id, encs, subj)
 	s.states.put(t, cfg, st, subj) // neither is used again
 	s.metrics.tablesCreated.Add(ctx, 1)
@@ -746,7 +746,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 		st = nil
 	}
 	s.noteDeadline(dl)
-	s.publishLive(ctx, l.t.ID, head.version, encs, st, len(l.cfg.GetSeats()))
+	s.publishLive(ctx, l.t.ID, head.version, encs, st, len(l.cfg.GetSeats()), l.subj)
 	s.publish(ctx, l.t.ID, encs, l.subj)
 	if finished {
 		s.metrics.tablesFinished.Add(ctx, 1)
