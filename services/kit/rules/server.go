@@ -309,7 +309,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	}
 	s.noteDeadline(dl)
 	subj := &subjects{}
-	s.publishLive(ctx, id, 0, encs, st, n)
+	s.publishLive(ctx, id, 0, encs, st, n, subj)
 	s.publish(ctx, id, encs, subj)
 	s.states.put(t, cfg, st, subj) // neither is used again
 	s.metrics.tablesCreated.Add(ctx, 1)
@@ -379,7 +379,7 @@ func (s *Server) load(ctx context.Context, id, actionID string, write bool) (l l
 	if err := checkTableID(id); err != nil {
 		return l, err
 	}
-	ctx, span := s.tracer.Start(ctx, "store.load")
+	ctx, span := s.startSpan(ctx, "store.load")
 	t, prior, err := s.store.Load(ctx, id, actionID)
 	span.End()
 	if err != nil {
@@ -729,7 +729,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 		dl, _ = l.state.Deadline()
 	}
 	token := newToken()
-	ctx2, span := s.tracer.Start(ctx, "store.commit")
+	ctx2, span := s.startSpan(ctx, "store.commit")
 	if span.IsRecording() {
 		// Set after the start rather than as a start option, which costs allocations even for a span
 		// that records nothing; the samplers of package telemetry do not look at attributes.
@@ -752,7 +752,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 		st = nil
 	}
 	s.noteDeadline(dl)
-	s.publishLive(ctx, l.t.ID, head.version, encs, st, len(l.cfg.GetSeats()))
+	s.publishLive(ctx, l.t.ID, head.version, encs, st, len(l.cfg.GetSeats()), l.subj)
 	s.publish(ctx, l.t.ID, encs, l.subj)
 	if finished {
 		s.metrics.tablesFinished.Add(ctx, 1)
