@@ -454,6 +454,11 @@ func (s *Server) Republish(ctx context.Context, before time.Time) int {
 				}
 			}
 		}
+		// A commit answered ErrUnconfirmed may be on the primary only: its events go out once the
+		// replicas have the table as read (or on a later sweep).
+		if c, ok := s.store.(store.Confirmer); ok && c.Confirm(ctx, id, t.Token) != nil {
+			continue
+		}
 		if s.publishAgain(ctx, id, evs) != nil {
 			continue
 		}
