@@ -200,15 +200,22 @@ func decodeUpdateFast(b []byte, u *liveUpdate) bool {
 				}
 				u.table = string(v)
 			case wire.UpdateEvents:
-				e := &eventsv1.Event{}
-				if proto.Unmarshal(v, e) != nil {
-					return false
-				}
 				// A copy: the hub keeps its events for the table's life, and a slice of data would
 				// keep the whole update (every seat's legal actions) with it.
-				he, err := hubEventOf(bytes.Clone(v), e)
-				if err != nil {
-					return false
+				raw := bytes.Clone(v)
+				he, ok := decodeEvent(raw)
+				if !ok {
+					e := &eventsv1.Event{}
+					if proto.Unmarshal(raw, e) != nil {
+						return false
+					}
+					var err error
+					if he, err = hubEventOf(raw, e); err != nil {
+						return false
+					}
+				}
+				if u.events == nil {
+					u.events = make([]hubEvent, 0, 4) // an action's events: one to three mostly
 				}
 				u.events = append(u.events, he)
 			case wire.UpdateLegal:
@@ -338,4 +345,138 @@ func validAny(x []byte) bool {
 		x = x[n+m:]
 	}
 	return true
+}
+
+// decodeEvent reads an encoded cardroom.events.v1.Event, which it keeps, as a hub keeps it: what
+// hubEventOf takes from the decoded message, without decoding it. It reads the event as the rules
+// service writes it; false: anything else (an unknown field or wire type, a field twice, the label
+// not last, invalid UTF-8, a malformed message), for proto.Unmarshal to decide. FuzzDecodeEvent
+// checks it against proto.Unmarshal and hubEventOf.
+func decodeEvent(raw []byte) (hubEvent, bool) {
+	he := hubEvent{audience: noAudience, head: raw}
+	var seen uint32 // the fields read, by number
+	for b := raw; len(b) > 0; {
+		at := len(raw) - len(b)
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 || num > wire.EventLabel || seen&(1<<num) != 0 {
+			return hubEvent{}, false
+		}
+		seen |= 1 << num
+		b = b[n:]
+		if num == wire.EventSequence || num == wire.EventVersion {
+			v, m := protowire.ConsumeVarint(b)
+			if typ != protowire.VarintType || m < 0 {
+				return hubEvent{}, false
+			}
+			b = b[m:]
+			if num == wire.EventSequence {
+				he.seq = v
+			} else {
+				he.version = v
+			}
+			continue
+		}
+		if typ != protowire.BytesType {
+			return hubEvent{}, false
+		}
+		x, m := protowire.ConsumeBytes(b)
+		if m < 0 {
+			return hubEvent{}, false
+		}
+		b = b[m:]
+		ok := true
+		switch num {
+		case wire.EventTableID, wire.EventGame:
+			ok = utf8.Valid(x)
+		case wire.EventVisibility:
+			he.audience, ok = decodeVisibility(x)
+		case wire.EventTime:
+			ok = validTimestamp(x)
+		case wire.EventPayload:
+			he.finished, ok = decodePayload(x)
+		case wire.EventLabel:
+			// Last, as every encoder writes it: the head is what comes before.
+			if !utf8.Valid(x) || len(b) > 0 {
+				return hubEvent{}, false
+			}
+			he.label = string(x)
+			he.head = raw[:at:at]
+			he.refs = engine.HasSeatRef(he.label)
+		}
+		if !ok {
+			return hubEvent{}, false
+		}
+	}
+	return he, true
+}
+
+// The fields of google.protobuf.Timestamp and cardroom.events.v1.Visibility decodeEvent reads.
+const (
+	timestampSeconds protowire.Number = 1
+	timestampNanos   protowire.Number = 2
+	visibilityPublic protowire.Number = 1
+	visibilitySeat   protowire.Number = 2
+)
+
+// decodeVisibility is the audience of an encoded Visibility: its oneof's last field, as
+// proto.Unmarshal sets it (public even when false).
+func decodeVisibility(x []byte) (audience int, ok bool) {
+	audience = noAudience
+	for len(x) > 0 {
+		num, typ, n := protowire.ConsumeTag(x)
+		if n < 0 || typ != protowire.VarintType || (num != visibilityPublic && num != visibilitySeat) {
+			return 0, false
+		}
+		v, m := protowire.ConsumeVarint(x[n:])
+		if m < 0 {
+			return 0, false
+		}
+		x = x[n+m:]
+		if num == visibilityPublic {
+			audience = publicAudience
+		} else {
+			audience = int(uint32(v))
+		}
+	}
+	return audience, true
+}
+
+// validTimestamp reports whether x is an encoded Timestamp of its two fields only.
+func validTimestamp(x []byte) bool {
+	for len(x) > 0 {
+		num, typ, n := protowire.ConsumeTag(x)
+		if n < 0 || typ != protowire.VarintType || (num != timestampSeconds && num != timestampNanos) {
+			return false
+		}
+		_, m := protowire.ConsumeVarint(x[n:])
+		if m < 0 {
+			return false
+		}
+		x = x[n+m:]
+	}
+	return true
+}
+
+// finishedName is the full name of TableFinished, which ends a table's events.
+var finishedName = string((&eventsv1.TableFinished{}).ProtoReflect().Descriptor().FullName())
+
+// decodePayload reads an event's payload (an Any as validAny takes it): whether it is a
+// TableFinished, as anypb's MessageIs tells.
+func decodePayload(x []byte) (finished, ok bool) {
+	if !validAny(x) {
+		return false, false
+	}
+	var url []byte
+	for len(x) > 0 {
+		num, _, n := protowire.ConsumeTag(x)
+		v, m := protowire.ConsumeBytes(x[n:])
+		x = x[n+m:]
+		if num == wire.AnyTypeURL {
+			url = v // the last, as proto.Unmarshal keeps it
+		}
+	}
+	if !bytes.HasSuffix(url, []byte(finishedName)) {
+		return false, true
+	}
+	return len(url) == len(finishedName) || url[len(url)-len(finishedName)-1] == '/', true
 }

@@ -171,3 +171,93 @@ func BenchmarkDecodeUpdate(b *testing.B) {
 		}
 	})
 }
+
+// sampleEvents are events as the rules service writes them: every audience, with and without a
+// label, a time or a payload.
+func sampleEvents(t testing.TB) [][]byte {
+	finished, _ := anypb.New(&eventsv1.TableFinished{Actions: 9})
+	other, _ := anypb.New(&eventsv1.TableCreated{})
+	var out [][]byte
+	for _, e := range []*eventsv1.Event{
+		sampleUpdate(0, 0).GetEvents()[0],
+		{TableId: "t", Game: "g", Sequence: 7, Version: 3, Visibility: &eventsv1.Visibility{Audience: &eventsv1.Visibility_Public{Public: true}},
+			Time: timestamppb.Now(), Payload: other, Label: "{seat:1} bids"},
+		{Sequence: 1, Visibility: &eventsv1.Visibility{Audience: &eventsv1.Visibility_Public{}}, Payload: finished},
+		{Sequence: 2, Version: 1 << 40, Visibility: &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: 3}}, Label: "plain ✓"},
+		{Sequence: 3, Visibility: &eventsv1.Visibility{}, Payload: &anypb.Any{TypeUrl: "cardroom.events.v1.TableFinished"}},
+		{Payload: &anypb.Any{TypeUrl: "x/y.cardroom.events.v1.TableFinished"}},
+		{},
+	} {
+		b, err := proto.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// checkEvent: when decodeEvent reads raw, it reads what proto.Unmarshal and hubEventOf do.
+func checkEvent(t *testing.T, raw []byte) bool {
+	t.Helper()
+	got, ok := decodeEvent(raw)
+	if !ok {
+		return false
+	}
+	e := &eventsv1.Event{}
+	if err := proto.Unmarshal(raw, e); err != nil {
+		t.Fatalf("%x: read what proto.Unmarshal refuses (%v)", raw, err)
+	}
+	want, err := hubEventOf(raw, e)
+	if err != nil {
+		t.Fatalf("%x: %v", raw, err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%x: read as %+v, proto.Unmarshal and hubEventOf say %+v", raw, got, want)
+	}
+	return true
+}
+
+func TestDecodeEvent(t *testing.T) {
+	for _, raw := range sampleEvents(t) {
+		if !checkEvent(t, raw) {
+			t.Fatalf("%x: an event as the rules service writes it was left to proto.Unmarshal", raw)
+		}
+		for n := range len(raw) {
+			checkEvent(t, raw[:n])
+		}
+	}
+	// The oneof's last field is the audience, as proto.Unmarshal sets it.
+	vis := protowire.AppendTag(nil, visibilitySeat, protowire.VarintType)
+	vis = protowire.AppendVarint(vis, 2)
+	vis = protowire.AppendTag(vis, visibilityPublic, protowire.VarintType)
+	vis = protowire.AppendVarint(vis, 0)
+	raw := protowire.AppendTag(nil, wire.EventVisibility, protowire.BytesType)
+	raw = protowire.AppendBytes(raw, vis)
+	if !checkEvent(t, raw) {
+		t.Fatal("a visibility of both fields was left to proto.Unmarshal")
+	}
+	// What the rules service does not write goes to proto.Unmarshal: a label not last, a field
+	// twice, an unknown field at any level.
+	base := sampleEvents(t)[1]
+	for name, raw := range map[string][]byte{
+		"label not last": protowire.AppendString(protowire.AppendTag(append([]byte(nil), sampleEvents(t)[3]...), wire.EventGame, protowire.BytesType), "g"),
+		"a field twice":  protowire.AppendVarint(protowire.AppendTag(append([]byte(nil), base...), wire.EventSequence, protowire.VarintType), 1),
+		"unknown field":  protowire.AppendVarint(protowire.AppendTag(append([]byte(nil), base...), 20, protowire.VarintType), 1),
+		"unknown in time": protowire.AppendBytes(protowire.AppendTag(nil, wire.EventTime, protowire.BytesType),
+			protowire.AppendVarint(protowire.AppendTag(nil, 3, protowire.VarintType), 1)),
+		"invalid label": protowire.AppendBytes(protowire.AppendTag(nil, wire.EventLabel, protowire.BytesType), []byte{0xff}),
+	} {
+		if _, ok := decodeEvent(raw); ok {
+			t.Errorf("%s: read by decodeEvent", name)
+		}
+	}
+}
+
+// FuzzDecodeEvent: whatever decodeEvent reads, it reads as proto.Unmarshal and hubEventOf do.
+func FuzzDecodeEvent(f *testing.F) {
+	for _, raw := range sampleEvents(f) {
+		f.Add(raw)
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) { checkEvent(t, raw) })
+}

@@ -30,38 +30,48 @@ const (
 // serve message after message (the codec copies what it sends).
 type watchWriter struct {
 	names  engine.SeatName
-	msg    []byte // the response being written
-	events []byte // a batch's events, written before the legal actions that come first
-	label  []byte // a label being rendered
-	labels []byte // a list's labels, written before their list's size is known
+	bufs   *writeBuffers // held between acquire and release
+	msg    []byte        // the response being written
+	events []byte        // a batch's events, written before the legal actions that come first
+	label  []byte        // a label being rendered
+	labels []byte        // a list's labels, written before their list's size is known
 	out    app.Encoded
 }
+
+// writeBuffers are the buffers a stream writes with, pooled together.
+type writeBuffers struct{ msg, events, labels []byte }
 
 // writeBufs holds the buffers of streams that are waiting: a table's thousands of streams wait
 // most of the time, and a buffer kept by each would hold the largest list it ever wrote (a Sponsio
 // betting turn's is tens of KB). Buffers past maxPooledWrite are left to the collector.
-var writeBufs = sync.Pool{New: func() any { return new([]byte) }}
+var writeBufs = sync.Pool{New: func() any { return new(writeBuffers) }}
 
 const maxPooledWrite = 256 << 10
 
 // acquire gives w buffers for the messages it is about to write.
 func (w *watchWriter) acquire() {
-	if w.msg == nil {
-		w.msg = (*writeBufs.Get().(*[]byte))[:0]
-		w.events = (*writeBufs.Get().(*[]byte))[:0]
-		w.labels = (*writeBufs.Get().(*[]byte))[:0]
+	if w.bufs == nil {
+		w.bufs = writeBufs.Get().(*writeBuffers)
+		w.msg, w.events, w.labels = w.bufs.msg[:0], w.bufs.events[:0], w.bufs.labels[:0]
 	}
 }
 
 // release gives w's buffers back while its stream waits.
 func (w *watchWriter) release() {
-	for _, b := range []*[]byte{&w.msg, &w.events, &w.labels} {
-		if c := cap(*b); c > 0 && c <= maxPooledWrite {
-			buf := *b
-			writeBufs.Put(&buf)
-		}
-		*b = nil
+	if w.bufs == nil {
+		return
 	}
+	w.bufs.msg, w.bufs.events, w.bufs.labels = pooled(w.msg), pooled(w.events), pooled(w.labels)
+	writeBufs.Put(w.bufs)
+	w.bufs, w.msg, w.events, w.labels = nil, nil, nil, nil
+}
+
+// pooled is b as the pool keeps it: emptied, or nil past maxPooledWrite.
+func pooled(b []byte) []byte {
+	if cap(b) > maxPooledWrite {
+		return nil
+	}
+	return b[:0]
 }
 
 // appendEvent appends e to b as field num of a WatchResponse, its label rendered for the reader.

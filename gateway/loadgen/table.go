@@ -110,7 +110,7 @@ func sabaiKind(anyMsg []byte) protowire.Number {
 		if b, err = next(sabaiActionSpec, b, &f); err != nil {
 			return 0
 		}
-		if ms := sabaiActionSpec.fields[f.num].msg; ms != nil && validate(ms, f.b) != nil {
+		if fs, _ := sabaiActionSpec.field(f.num); fs.msg != nil && validate(fs.msg, f.b) != nil {
 			return 0
 		}
 		kind = f.num
