@@ -118,8 +118,8 @@ func rollout(s *engine.State, seat int, legal []engine.Action, r *rand.Rand) eng
 	return in.choose(legal, r)
 }
 
-// prune keeps the heuristic's width best actions; for a seat other than a saboteur only those
-// within StrongMargin of its best.
+// prune keeps the heuristic's width best actions, those within its role's margin of its best
+// (StrongMargin, StrongSaboteurMargin).
 func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine.Action {
 	if len(legal) <= width {
 		return legal
@@ -135,9 +135,13 @@ func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine
 		sc = append(sc, scored{a, in.score(a, nil)})
 	}
 	slices.SortStableFunc(sc, func(x, y scored) int { return cmp.Compare(y.v, x.v) })
+	margin := StrongMargin
+	if in.role == pb.Role_ROLE_SABOTEUR {
+		margin = StrongSaboteurMargin
+	}
 	out := legal[:0]
 	for i, x := range sc[:width] {
-		if i > 0 && in.role != pb.Role_ROLE_SABOTEUR && x.v < sc[0].v-StrongMargin {
+		if i > 0 && x.v < sc[0].v-margin {
 			break
 		}
 		out = append(out, x.a)
@@ -148,11 +152,15 @@ func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine
 // StrongMargin bounds the actions the search weighs, for a seat other than a saboteur, to those
 // the heuristic scores within this much of its best: on a clear choice (mend one's own tool,
 // extend the tunnel rather than discard) the search does not spend its iterations, nor risk its
-// noise, on the alternatives. A saboteur weighs its Width best whatever their scores: its
-// heuristic's scores of unlike moves (a dead end at the front, a broken tool, a rockfall) are
-// not comparable enough to leave any out, and with the margin strong saboteurs lowered the gold
-// rate by 2.6 points instead of 6.6 (docs/performance.md, "Saboteur").
+// noise, on the alternatives.
 var StrongMargin = 50
+
+// StrongSaboteurMargin is StrongMargin for a saboteur, wide enough to keep the moves its heuristic
+// considers (a dead end at the front, a broken tool, a rockfall, a discard) and to leave out those
+// it does not: its scores of such unlike moves are not comparable enough to narrow by, and with
+// the margin of 50 strong saboteurs lowered the gold rate by 2.6 points instead of 6.6
+// (docs/performance.md, "Saboteur").
+var StrongSaboteurMargin = 1000
 
 // value scores a playout for seat. At the round's end: its side's result (a saboteur wins when the
 // gold is not reached, a digger when its colour reaches it), with a little for its share of
