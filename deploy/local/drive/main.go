@@ -50,6 +50,9 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "recovery" {
 		os.Exit(recoveryMain(os.Args[2:], os.Stdout, os.Stderr))
 	}
+	if len(os.Args) > 1 && os.Args[1] == "outboxwait" {
+		os.Exit(outboxWaitMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	if len(os.Args) > 1 && os.Args[1] == "statscheck" {
 		os.Exit(statsCheckMain(os.Args[2:], os.Stdout, os.Stderr))
 	}

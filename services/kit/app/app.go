@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"cardroom.dev/services/kit/config"
+	"cardroom.dev/services/kit/redisconn"
 	"cardroom.dev/services/kit/telemetry"
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
@@ -38,8 +39,10 @@ type App struct {
 	Log    *slog.Logger
 	tel    *telemetry.Telemetry
 
-	mu      sync.Mutex
-	rdb     redis.UniversalClient
+	mu  sync.Mutex
+	rdb redis.UniversalClient
+	// rdbWait is what the Redis URL asks writes to wait for (wait_replicas, wait_timeout).
+	rdbWait redisconn.Wait
 	closers []func(context.Context) error
 	loops   []func(context.Context) error
 	servers []*server

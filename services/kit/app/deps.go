@@ -55,7 +55,12 @@ func (a *App) Redis(ctx context.Context) (redis.UniversalClient, error) {
 	a.closers = append(a.closers, func(context.Context) error { return rdb.Close() })
 	a.deps = append(a.deps, dependency{name: "redis", check: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
 	a.rdb = rdb
-	a.Log.Info("redis connected", slog.String("kind", string(opt.Kind)), slog.String("addr", addrs))
+	a.rdbWait = opt.Wait
+	attrs := []any{slog.String("kind", string(opt.Kind)), slog.String("addr", addrs)}
+	if opt.Wait.Replicas > 0 {
+		attrs = append(attrs, slog.Int("wait_replicas", opt.Wait.Replicas), slog.Duration("wait_timeout", opt.Wait.Timeout))
+	}
+	a.Log.Info("redis connected", attrs...)
 	return rdb, nil
 }
 
@@ -72,7 +77,10 @@ func (a *App) Store(ctx context.Context, game string) (store.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return store.NewRedis(ctx, rdb, a.Config.RedisPrefix+game+":")
+	a.mu.Lock()
+	wait := a.rdbWait
+	a.mu.Unlock()
+	return store.NewRedisWith(ctx, rdb, a.Config.RedisPrefix+game+":", store.RedisOptions{WaitReplicas: wait.Replicas, WaitTimeout: wait.Timeout})
 }
 
 // Bus connects to the configured NATS, or starts an embedded one with JetStream.

@@ -9,6 +9,9 @@ import (
 
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/natsembed"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // cpuTime is the process's user and system CPU time so far.
@@ -31,6 +34,8 @@ func BenchmarkPublication(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer ns.Shutdown()
+	// The propagators of package telemetry: a traced caller's context goes in every header.
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	bs, err := bus.Connect(context.Background(), ns.URL(), "bench", bus.Options{Memory: true})
 	if err != nil {
 		b.Fatal(err)
@@ -67,29 +72,47 @@ func BenchmarkPublication(b *testing.B) {
 			}
 		})
 	})
-	b.Run("stream", func(b *testing.B) {
-		ctx := context.Background()
-		measure(b, func() {
-			waits := make([]func(context.Context) error, 0, 4096)
-			for i := range b.N {
-				wait, err := bs.PublishAsync(ctx, []bus.Message{{Subject: sj.Public("bench"), ID: "bench:" + strconv.Itoa(i), Data: data}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				if waits = append(waits, wait); len(waits) == cap(waits) {
-					for _, w := range waits {
-						if err := w(ctx); err != nil {
-							b.Fatal(err)
-						}
-					}
-					waits = waits[:0]
-				}
-			}
-			for _, w := range waits {
-				if err := w(ctx); err != nil {
-					b.Fatal(err)
-				}
-			}
+	for _, traced := range []bool{false, true} {
+		name := "stream"
+		if traced {
+			name = "stream/traced"
+		}
+		b.Run(name, func(b *testing.B) {
+			benchStream(b, bs, data, traced, measure)
 		})
+	}
+}
+
+// benchStream publishes b.N stream messages as a rules service's commits do: each with its message
+// id and, when traced, the trace context of the caller's span in its header.
+func benchStream(b *testing.B, bs *bus.Bus, data []byte, traced bool, measure func(*testing.B, func())) {
+	b.ReportAllocs()
+	sj := bs.Subjects()
+	ctx := context.Background()
+	if traced {
+		ctx = trace.ContextWithSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled}))
+	}
+	measure(b, func() {
+		waits := make([]func(context.Context) error, 0, 4096)
+		for i := range b.N {
+			wait, err := bs.PublishAsync(ctx, []bus.Message{{Subject: sj.Public("bench"), ID: "bench:" + strconv.Itoa(i), Data: data}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if waits = append(waits, wait); len(waits) == cap(waits) {
+				for _, w := range waits {
+					if err := w(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+				waits = waits[:0]
+			}
+		}
+		for _, w := range waits {
+			if err := w(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }

@@ -296,8 +296,7 @@ func (b *Bus) DeleteStream(ctx context.Context) error {
 func (b *Bus) PublishLive(ctx context.Context, subject string, data []byte) error {
 	m := &nats.Msg{Subject: subject, Data: data}
 	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-		m.Header = nats.Header{}
-		b.prop.Inject(ctx, propagation.HeaderCarrier(m.Header))
+		b.prop.Inject(ctx, &headerCarrier{h: &m.Header})
 	}
 	if err := b.nc.PublishMsg(m); err != nil {
 		return fmt.Errorf("publish %s: %w", subject, err)
@@ -323,19 +322,21 @@ func (b *Bus) PublishAsync(ctx context.Context, msgs []Message) (wait func(conte
 	if len(msgs) == 0 {
 		return b.flush, nil
 	}
-	hdr := nats.Header{}
-	b.prop.Inject(ctx, propagation.HeaderCarrier(hdr))
+	// The trace context is injected once and shared by every message's header (the values are
+	// never changed); the message id goes straight into the header, as jetstream.WithMsgID would put
+	// it, without an option to apply per message.
+	var hdr nats.Header
+	b.prop.Inject(ctx, &headerCarrier{h: &hdr})
 	acks := make([]jetstream.PubAckFuture, 0, len(msgs))
 	for _, m := range msgs {
-		nm := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: make(nats.Header, len(hdr))}
+		nm := &nats.Msg{Subject: m.Subject, Data: m.Data, Header: make(nats.Header, len(hdr)+1)}
 		for k, v := range hdr {
 			nm.Header[k] = v
 		}
-		var opts []jetstream.PublishOpt
 		if m.ID != "" {
-			opts = append(opts, jetstream.WithMsgID(m.ID))
+			nm.Header[jetstream.MsgIDHeader] = []string{m.ID}
 		}
-		f, err := b.js.PublishMsgAsync(nm, opts...)
+		f, err := b.js.PublishMsgAsync(nm)
 		if err != nil {
 			return nil, fmt.Errorf("publish %s: %w", m.Subject, err)
 		}

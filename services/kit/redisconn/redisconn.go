@@ -8,18 +8,36 @@
 //	                                                             a Redis Cluster, from one or more seed nodes
 //
 // and rediss+sentinel:// and rediss+cluster:// over TLS. The options are go-redis's, in snake
-// case (dial_timeout=3s, pool_size=50, max_retries=5...). In a Sentinel URL the user and password
-// are the Sentinel's; the data nodes' go in the username and password options. Every form yields a
-// redis.UniversalClient.
+// case (dial_timeout=3s, pool_size=50, max_retries=5...), and cardroom's own:
+//
+//	wait_replicas=N   a write that answers a client is confirmed by N replicas (WAIT) before its
+//	                  answer; default 0, no wait
+//	wait_timeout=D    how long it waits for them (a Go duration; default 1s), less than read_timeout
+//
+// In a Sentinel URL the user and password are the Sentinel's; the data nodes' go in the username
+// and password options. Every form yields a redis.UniversalClient.
 package redisconn
 
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
+
+// DefaultWaitTimeout is how long a write waits for its replicas when the URL sets wait_replicas
+// but not wait_timeout.
+const DefaultWaitTimeout = time.Second
+
+// Wait is what a write waits for before it is answered: Replicas replicas to have it, for up to
+// Timeout (Replicas 0: none).
+type Wait struct {
+	Replicas int
+	Timeout  time.Duration
+}
 
 // Kind is the deployment a URL selects.
 type Kind string
@@ -39,6 +57,8 @@ type Options struct {
 	Single   *redis.Options
 	Sentinel *redis.FailoverOptions
 	Cluster  *redis.ClusterOptions
+	// Wait is the URL's wait_replicas and wait_timeout.
+	Wait Wait
 }
 
 // Parse reads a URL of one of the package's forms. Retries are go-redis's unless the URL sets
@@ -51,6 +71,10 @@ func Parse(rawURL string) (Options, error) {
 	base, kind, _ := strings.Cut(u.Scheme, "+")
 	if base != "redis" && base != "rediss" {
 		return Options{}, fmt.Errorf("redis url: scheme %q, want redis, rediss, redis+sentinel or redis+cluster", u.Scheme)
+	}
+	wait, err := takeWait(u)
+	if err != nil {
+		return Options{}, err
 	}
 	plain := *u
 	plain.Scheme = base
@@ -84,7 +108,49 @@ func Parse(rawURL string) (Options, error) {
 	default:
 		return Options{}, fmt.Errorf("redis url: scheme %q, want redis, rediss, redis+sentinel or redis+cluster", u.Scheme)
 	}
+	if wait.Replicas > 0 {
+		read := 3 * time.Second // go-redis's default read timeout
+		switch {
+		case o.Single != nil && o.Single.ReadTimeout != 0:
+			read = o.Single.ReadTimeout
+		case o.Sentinel != nil && o.Sentinel.ReadTimeout != 0:
+			read = o.Sentinel.ReadTimeout
+		case o.Cluster != nil && o.Cluster.ReadTimeout != 0:
+			read = o.Cluster.ReadTimeout
+		}
+		if read > 0 && wait.Timeout >= read {
+			return Options{}, fmt.Errorf("redis url: wait_timeout %s must be shorter than the read timeout %s", wait.Timeout, read)
+		}
+	}
+	o.Wait = wait
 	return o, nil
+}
+
+// takeWait reads wait_replicas and wait_timeout from u's query and removes them from it (go-redis
+// refuses options it does not know).
+func takeWait(u *url.URL) (Wait, error) {
+	q := u.Query()
+	w := Wait{Timeout: DefaultWaitTimeout}
+	if v := q.Get("wait_replicas"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return Wait{}, fmt.Errorf("redis url: wait_replicas %q, want a number of replicas (0 or more)", v)
+		}
+		w.Replicas = n
+	}
+	if v := q.Get("wait_timeout"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Millisecond {
+			return Wait{}, fmt.Errorf("redis url: wait_timeout %q, want a duration of 1ms or more", v)
+		}
+		w.Timeout = d
+	}
+	if q.Has("wait_replicas") || q.Has("wait_timeout") {
+		q.Del("wait_replicas")
+		q.Del("wait_timeout")
+		u.RawQuery = q.Encode()
+	}
+	return w, nil
 }
 
 // Client returns a new client for o.

@@ -15,6 +15,8 @@ import (
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/testenv"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/protobuf/types/known/anypb"
 )
 
@@ -26,10 +28,15 @@ type player struct {
 	table string
 	seat  uint32
 	act   int
+	// ctx is the callers' context (nil: context.Background()).
+	ctx context.Context
 }
 
 func (p *player) next(b *testing.B) {
-	ctx := context.Background()
+	ctx := p.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	if p.table == "" {
 		p.n++
 		p.table = fmt.Sprintf("%s-%d", p.id, p.n)
@@ -68,6 +75,11 @@ func (r *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.P
 }
 
 func benchActions(b *testing.B, srv *rules.Server, tables int) {
+	benchActionsIn(b, nil, srv, tables)
+}
+
+// benchActionsIn is benchActions with the callers' context ctx (nil: context.Background()).
+func benchActionsIn(b *testing.B, ctx context.Context, srv *rules.Server, tables int) {
 	b.ReportAllocs()
 	cpu0 := enginetest.CPUTime()
 	defer func() {
@@ -75,7 +87,7 @@ func benchActions(b *testing.B, srv *rules.Server, tables int) {
 	}()
 	var ids atomic.Int64
 	if tables == 1 {
-		p := &player{srv: srv, id: "bench"}
+		p := &player{srv: srv, id: "bench", ctx: ctx}
 		b.ResetTimer()
 		for b.Loop() {
 			p.next(b)
@@ -84,7 +96,7 @@ func benchActions(b *testing.B, srv *rules.Server, tables int) {
 		b.SetParallelism((tables + 1) / 2) // GOMAXPROCS × parallelism goroutines, one table each
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
-			p := &player{srv: srv, id: fmt.Sprint("bench", ids.Add(1))}
+			p := &player{srv: srv, id: fmt.Sprint("bench", ids.Add(1)), ctx: ctx}
 			for pb.Next() {
 				p.next(b)
 			}
@@ -108,6 +120,16 @@ func BenchmarkAct(b *testing.B) {
 	})
 	b.Run("store=memory/bus=in-process+live", func(b *testing.B) {
 		benchActions(b, newServer(store.NewMemory(), &liveSink{}), 1)
+	})
+	b.Run("store=memory/bus=in-process+live/caller=unsampled", func(b *testing.B) {
+		// As in cardroom serve without a trace exporter: the SDK's tracer, sampling nothing, and
+		// each action under the unsampled span of its gRPC call.
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()))
+		b.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+		otel.SetTracerProvider(tp)
+		ctx, span := tp.Tracer("bench").Start(context.Background(), "Act")
+		defer span.End()
+		benchActionsIn(b, ctx, newServer(store.NewMemory(), &liveSink{}), 1)
 	})
 	b.Run("store=memory/bus=embedded-nats", func(b *testing.B) {
 		benchActions(b, newServer(store.NewMemory(), embeddedBus(b)), 1)

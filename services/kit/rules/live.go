@@ -35,15 +35,18 @@ const maxPooledUpdate = 256 << 10
 
 // publishLive sends the table's update at version: the committed events (already encoded) and the
 // legal actions of every seat at st (nil: none, the table is over). It is best effort: a gateway
-// that misses it reads the log and asks for legal actions.
-func (s *Server) publishLive(ctx context.Context, table string, version uint64, evs []encodedEvent, st engine.State, seats int) {
+// that misses it reads the log and asks for legal actions. subj keeps the table's live subject.
+func (s *Server) publishLive(ctx context.Context, table string, version uint64, evs []encodedEvent, st engine.State, seats int, subj *subjects) {
 	if s.live == nil {
 		return
+	}
+	if subj.live == "" {
+		subj.live = s.subjects.Live(table)
 	}
 	buf := updateBufs.Get().(*[]byte)
 	data, err := appendTableUpdate((*buf)[:0], table, version, evs, st, seats, s.actionURL)
 	if err == nil {
-		err = s.live.PublishLive(ctx, s.subjects.Live(table), data)
+		err = s.live.PublishLive(ctx, subj.live, data)
 		if cap(data) <= maxPooledUpdate {
 			*buf = data[:0]
 			updateBufs.Put(buf)

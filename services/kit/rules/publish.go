@@ -78,7 +78,7 @@ func committedMessages(sj bus.Subjects, table string, evs []encodedEvent, subj *
 // subjects are a table's stream subjects, made when first needed and kept with the table's state
 // in the state cache.
 type subjects struct {
-	public string
+	public, live string
 }
 
 func uitoaLen(v uint64) int {
@@ -126,7 +126,7 @@ func (s *Server) publish(ctx context.Context, table string, evs []encodedEvent, 
 	// server has its live update.
 	msgs := committedMessages(s.subjects, table, evs, subj)
 	from, seq := evs[0].seq, evs[len(evs)-1].seq
-	ctx, span := s.tracer.Start(ctx, "bus.publish")
+	ctx, span := s.startSpan(ctx, "bus.publish")
 	defer span.End()
 	var err error
 	if s.async != nil && s.running.Load() {
@@ -453,6 +453,11 @@ func (s *Server) Republish(ctx context.Context, before time.Time) int {
 					evs = append(evs, ev)
 				}
 			}
+		}
+		// A commit answered ErrUnconfirmed may be on the primary only: its events go out once the
+		// replicas have the table as read (or on a later sweep).
+		if c, ok := s.store.(store.Confirmer); ok && c.Confirm(ctx, id, t.Token) != nil {
+			continue
 		}
 		if s.publishAgain(ctx, id, evs) != nil {
 			continue

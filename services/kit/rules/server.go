@@ -309,7 +309,7 @@ func (s *Server) createTable(ctx context.Context, req *rulesv1.CreateTableReques
 	}
 	s.noteDeadline(dl)
 	subj := &subjects{}
-	s.publishLive(ctx, id, 0, encs, st, n)
+	s.publishLive(ctx, id, 0, encs, st, n, subj)
 	s.publish(ctx, id, encs, subj)
 	s.states.put(t, cfg, st, subj) // neither is used again
 	s.metrics.tablesCreated.Add(ctx, 1)
@@ -379,7 +379,7 @@ func (s *Server) load(ctx context.Context, id, actionID string, write bool) (l l
 	if err := checkTableID(id); err != nil {
 		return l, err
 	}
-	ctx, span := s.tracer.Start(ctx, "store.load")
+	ctx, span := s.startSpan(ctx, "store.load")
 	t, prior, err := s.store.Load(ctx, id, actionID)
 	span.End()
 	if err != nil {
@@ -457,8 +457,8 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 	if err != nil {
 		return nil, err
 	}
-	if resp, ok := s.actOnKept(ctx, req, action); ok {
-		return resp, nil
+	if resp, ok, err := s.actOnKept(ctx, req, action); ok {
+		return resp, err
 	}
 	for attempt := 0; ; attempt++ {
 		if attempt > s.opt.MaxRetries {
@@ -513,28 +513,34 @@ func (s *Server) act(ctx context.Context, req *rulesv1.ActRequest) (*rulesv1.Act
 // seat, the expected version or a passed deadline need the table as stored; the engine refused the
 // action (the kept state may be stale, so a refusal is never answered from it); or the commit failed
 // (another replica moved the table on, the action id was already applied, or anything else). The
-// kept state then goes back untouched if the game never changed it, and is dropped otherwise.
-func (s *Server) actOnKept(ctx context.Context, req *rulesv1.ActRequest, action proto.Message) (resp *rulesv1.ActResponse, ok bool) {
+// kept state then goes back untouched if the game never changed it, and is dropped otherwise. A
+// commit that went through but that the store's replicas did not confirm (store.ErrUnconfirmed) is
+// the answer (ok, with that error): the load path would find the action applied and wait for them
+// again.
+func (s *Server) actOnKept(ctx context.Context, req *rulesv1.ActRequest, action proto.Message) (resp *rulesv1.ActResponse, ok bool, err error) {
 	e, ok := s.states.takeForCommit(req.GetTableId())
 	if !ok {
 		s.metrics.keptState(ctx, keptMiss)
-		return nil, false
+		return nil, false, nil
 	}
 	l := loaded{t: e.t, cfg: e.cfg, state: e.state, subj: e.subj, cached: true}
 	now := s.now()
 	if !keptAnswers(&l, req, now) {
 		s.keep(&l)
 		s.metrics.keptState(ctx, keptFallback)
-		return nil, false
+		return nil, false, nil
 	}
-	resp, err := s.play(ctx, &l, req, action, now)
+	resp, err = s.play(ctx, &l, req, action, now)
 	if err != nil {
 		// The game may have changed the state: it is dropped (a successful commit puts it back).
 		s.metrics.keptState(ctx, keptFallback)
-		return nil, false
+		if errors.Is(err, store.ErrUnconfirmed) {
+			return nil, true, err
+		}
+		return nil, false, nil
 	}
 	s.metrics.keptState(ctx, keptHit)
-	return resp, true
+	return resp, true, nil
 }
 
 // keptAnswers reports whether a kept table can take the action as it is: the seat exists, the
@@ -723,7 +729,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 		dl, _ = l.state.Deadline()
 	}
 	token := newToken()
-	ctx2, span := s.tracer.Start(ctx, "store.commit")
+	ctx2, span := s.startSpan(ctx, "store.commit")
 	if span.IsRecording() {
 		// Set after the start rather than as a start option, which costs allocations even for a span
 		// that records nothing; the samplers of package telemetry do not look at attributes.
@@ -746,7 +752,7 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 		st = nil
 	}
 	s.noteDeadline(dl)
-	s.publishLive(ctx, l.t.ID, head.version, encs, st, len(l.cfg.GetSeats()))
+	s.publishLive(ctx, l.t.ID, head.version, encs, st, len(l.cfg.GetSeats()), l.subj)
 	s.publish(ctx, l.t.ID, encs, l.subj)
 	if finished {
 		s.metrics.tablesFinished.Add(ctx, 1)

@@ -22,7 +22,8 @@ import (
 const benchTables = 500
 
 // BenchmarkCommit plays benchTables tables at once, each action a Load and a Commit (two round
-// trips), on a private redis-server and on the package's three-primary cluster. Besides ns/op it
+// trips), on a private redis-server, on a primary with a replica (commits answered at once, and
+// after WAIT 1) and on the package's three-primary cluster (the same two ways). Besides ns/op it
 // reports actions/s, the Redis servers' CPU per action (used_cpu_user+sys of every node, from
 // INFO; of the primaries alone besides) and this process's.
 //
@@ -37,22 +38,50 @@ func BenchmarkCommit(b *testing.B) {
 		rdb := redis.NewClient(&redis.Options{Addr: one.Addrs[0], PoolSize: 128})
 		b.Cleanup(func() { _ = rdb.Close() })
 		node := func(ctx context.Context, f func(*redis.Client) error) error { return f(rdb) }
-		benchCommit(b, rdb, node, node)
+		benchCommit(b, rdb, node, node, store.RedisOptions{})
 	})
-	b.Run("cluster3", func(b *testing.B) {
-		rdb := testenv.RedisClusterClient(b)
-		benchCommit(b, rdb, func(ctx context.Context, f func(*redis.Client) error) error {
-			return rdb.ForEachShard(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
-		}, func(ctx context.Context, f func(*redis.Client) error) error {
-			return rdb.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
+	// A primary with a replica, commits answered at once (replication asynchronous) and after
+	// WAIT 1: what waiting for the replica costs.
+	for _, wait := range []int{0, 1} {
+		b.Run("replicated-wait"+strconv.Itoa(wait), func(b *testing.B) {
+			pair, err := testenv.StartRedisPair()
+			if err != nil {
+				b.Skip(err)
+			}
+			b.Cleanup(pair.Stop)
+			rdb := redis.NewClient(&redis.Options{Addr: pair.Addrs[0], PoolSize: 128})
+			replica := redis.NewClient(&redis.Options{Addr: pair.Addrs[1]})
+			b.Cleanup(func() { _ = rdb.Close(); _ = replica.Close() })
+			primary := func(ctx context.Context, f func(*redis.Client) error) error { return f(rdb) }
+			both := func(ctx context.Context, f func(*redis.Client) error) error {
+				if err := f(rdb); err != nil {
+					return err
+				}
+				return f(replica)
+			}
+			benchCommit(b, rdb, both, primary, store.RedisOptions{WaitReplicas: wait, WaitTimeout: 2 * time.Second})
 		})
-	})
+	}
+	for _, wait := range []int{0, 1} {
+		name := "cluster3"
+		if wait > 0 {
+			name += "-wait1"
+		}
+		b.Run(name, func(b *testing.B) {
+			rdb := testenv.RedisClusterClient(b)
+			benchCommit(b, rdb, func(ctx context.Context, f func(*redis.Client) error) error {
+				return rdb.ForEachShard(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
+			}, func(ctx context.Context, f func(*redis.Client) error) error {
+				return rdb.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error { return f(n) })
+			}, store.RedisOptions{WaitReplicas: wait, WaitTimeout: 2 * time.Second})
+		})
+	}
 }
 
 // nodes visits every Redis node, primaries the primaries only.
-func benchCommit(b *testing.B, rdb redis.UniversalClient, nodes, primaries func(context.Context, func(*redis.Client) error) error) {
+func benchCommit(b *testing.B, rdb redis.UniversalClient, nodes, primaries func(context.Context, func(*redis.Client) error) error, opt store.RedisOptions) {
 	ctx := b.Context()
-	s, err := store.NewRedis(ctx, rdb, testenv.Prefix(b, rdb))
+	s, err := store.NewRedisWith(ctx, rdb, testenv.Prefix(b, rdb), opt)
 	if err != nil {
 		b.Fatal(err)
 	}

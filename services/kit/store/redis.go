@@ -37,6 +37,12 @@ const DefaultShards = 16
 type Redis struct {
 	rdb    redis.UniversalClient
 	prefix string
+	// cluster is rdb when it is a cluster client: a confirmed write goes to the node serving its
+	// slot, found there.
+	cluster *redis.ClusterClient
+	// wait is what a write that answers a client waits for (RedisOptions.WaitReplicas).
+	waitReplicas int
+	waitTimeout  time.Duration
 	// tags are the shards' key prefixes, "<prefix>{<h>-<n>}:".
 	tags []string
 	// turn rotates the shard a sweep starts from, so that no shard is always served first.
@@ -49,7 +55,20 @@ type RedisOptions struct {
 	// first store opened there; a store opened later with another number is refused, since every
 	// table's keys depend on it.
 	Shards int
+	// WaitReplicas, when not 0, makes every write that answers a client — a table created, an
+	// action committed, and a retried action found applied — wait until that many replicas have it
+	// (WAIT, on the connection that wrote it), for up to WaitTimeout (0: one second). When fewer
+	// confirm it the write is answered ErrUnconfirmed (Unavailable): it may be on the primary only,
+	// and a failover would lose it. The retry, with the same action id, finds it applied and waits
+	// again, or — if a failover did lose it — applies it anew; either way it is answered only once
+	// a replica has it. 0 (the default): answers do not wait; replication is asynchronous.
+	WaitReplicas int
+	WaitTimeout  time.Duration
 }
+
+// ErrUnconfirmed: a write went through on the primary but fewer replicas than RedisOptions asks
+// confirmed it in time. It is Unavailable: a retry of the same write is safe and waits again.
+var ErrUnconfirmed = errors.New("store: write not confirmed by the replicas in time")
 
 // NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:") and DefaultShards
 // shards, loading its scripts.
@@ -66,10 +85,16 @@ func NewRedisWith(ctx context.Context, rdb redis.UniversalClient, prefix string,
 	if n < 1 || n > 4096 {
 		return nil, fmt.Errorf("redis store: %d shards, want 1 to 4096", n)
 	}
+	if opt.WaitReplicas < 0 || opt.WaitTimeout < 0 {
+		return nil, fmt.Errorf("redis store: wait for %d replicas for %s: want neither negative", opt.WaitReplicas, opt.WaitTimeout)
+	}
+	if opt.WaitTimeout == 0 {
+		opt.WaitTimeout = time.Second
+	}
 	if strings.ContainsAny(prefix, "{}") {
 		return nil, fmt.Errorf("redis store: prefix %q holds a brace, which would change the keys' hash slots", prefix)
 	}
-	for _, s := range []*redis.Script{createScript, loadScript, commitScript, claimScript, markScript} {
+	for _, s := range []*redis.Script{createScript, loadScript, commitScript, claimScript, markScript, confirmScript} {
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			return nil, fmt.Errorf("load redis script: %w", err)
 		}
@@ -88,7 +113,8 @@ func NewRedisWith(ctx context.Context, rdb redis.UniversalClient, prefix string,
 	h := fnv.New32a()
 	h.Write([]byte(prefix))
 	salt := strconv.FormatUint(uint64(h.Sum32()&0xffff), 16)
-	r := &Redis{rdb: rdb, prefix: prefix, tags: make([]string, n)}
+	r := &Redis{rdb: rdb, prefix: prefix, tags: make([]string, n), waitReplicas: opt.WaitReplicas, waitTimeout: opt.WaitTimeout}
+	r.cluster, _ = rdb.(*redis.ClusterClient)
 	for i := range n {
 		r.tags[i] = prefix + "{" + salt + "-" + strconv.Itoa(i) + "}:"
 	}
@@ -141,8 +167,13 @@ func fromMS(v int64) time.Time {
 	return time.UnixMilli(v)
 }
 
+// createScript creates a table. When it exists already and ARGV[9] is '1' (a confirmed write), it
+// writes its version again, unchanged, so that the WAIT that follows covers the table as it is.
 var createScript = redis.NewScript(`
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  if ARGV[9] == '1' then redis.call('HSET', KEYS[1], 'v', redis.call('HGET', KEYS[1], 'v')) end
+  return 0
+end
 redis.call('HSET', KEYS[1], 'cfg', ARGV[2], 's', ARGV[3], 'v', 0, 'q', ARGV[4], 'p', 0, 'd', ARGV[5], 'fin', 0, 'ct', ARGV[6], 'w', ARGV[8])
 redis.call('RPUSH', KEYS[2], ARGV[7])
 if ARGV[5] ~= '0' then redis.call('ZADD', KEYS[4], ARGV[5], ARGV[1]) end
@@ -151,8 +182,19 @@ return 1
 `)
 
 func (r *Redis) Create(ctx context.Context, t Table, created Entry) error {
-	n, err := createScript.Run(ctx, r.rdb, r.keys(t.ID), t.ID, t.Config, t.State, t.Sequence,
-		ms(t.Deadline), ms(t.CreatedAt), created.Data, t.Token).Int()
+	keys := r.keys(t.ID)
+	args := []any{t.ID, t.Config, t.State, t.Sequence, ms(t.Deadline), ms(t.CreatedAt), created.Data, t.Token, r.confirming()}
+	var n int
+	var err error
+	if r.waitReplicas > 0 {
+		var c *redis.Cmd
+		c, err = r.confirmed(ctx, createScript, keys, args)
+		if err == nil {
+			n, err = c.Int()
+		}
+	} else {
+		n, err = createScript.Run(ctx, r.rdb, keys, args...).Int()
+	}
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
@@ -162,19 +204,47 @@ func (r *Redis) Create(ctx context.Context, t Table, created Entry) error {
 	return nil
 }
 
+// loadScript reads a table and, when ARGV[1] names an action applied there, its log entry. With
+// ARGV[2] '1' (a retry's confirmed read) it then writes the table's version again, unchanged, so
+// that the WAIT that follows covers the entry read: the write is replicated after it.
 var loadScript = redis.NewScript(`
 local f = redis.call('HMGET', KEYS[1], 'cfg', 's', 'v', 'q', 'p', 'd', 'fin', 'ct', 'w')
 if not f[3] then return false end
 local pv, pd = '', ''
 if ARGV[1] ~= '' then
   local v = redis.call('HGET', KEYS[3], ARGV[1])
-  if v then pv = v; pd = redis.call('LINDEX', KEYS[2], tonumber(v)) end
+  if v then
+    pv = v; pd = redis.call('LINDEX', KEYS[2], tonumber(v))
+    if ARGV[2] == '1' then redis.call('HSET', KEYS[1], 'v', f[3]) end
+  end
 end
 return {f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], pv, pd, f[9] or '0'}
 `)
 
 func (r *Redis) Load(ctx context.Context, id, actionID string) (Table, *Entry, error) {
-	res, err := loadScript.Run(ctx, r.rdb, r.tableKeys(id), actionID).Slice()
+	t, prior, err := r.load(ctx, id, actionID, false)
+	if err == nil && prior != nil && r.waitReplicas > 0 {
+		// The action was applied, but its first answer may have been ErrUnconfirmed: it is answered
+		// now only once the replicas have it. The entry is read again with the write the WAIT
+		// covers, on one connection, so that what is answered is what they confirmed.
+		return r.load(ctx, id, actionID, true)
+	}
+	return t, prior, err
+}
+
+// load is Load; confirm reads a retried action's entry as a confirmed write (see loadScript).
+func (r *Redis) load(ctx context.Context, id, actionID string, confirm bool) (Table, *Entry, error) {
+	var res []any
+	var err error
+	if confirm {
+		var c *redis.Cmd
+		c, err = r.confirmed(ctx, loadScript, r.tableKeys(id), []any{actionID, "1"})
+		if err == nil {
+			res, err = c.Slice()
+		}
+	} else {
+		res, err = loadScript.Run(ctx, r.rdb, r.tableKeys(id), actionID, "0").Slice()
+	}
 	if errors.Is(err, redis.Nil) {
 		return Table{}, nil, ErrNotFound
 	}
@@ -244,8 +314,27 @@ func (r *Redis) Commit(ctx context.Context, c Commit) error {
 	if retain < 1 {
 		retain = 1
 	}
-	n, err := commitScript.Run(ctx, r.rdb, r.keys(c.TableID), c.TableID, c.From, c.Entry.ActionID,
-		c.State, c.Entry.Data, c.Sequence, ms(c.Deadline), fin, retain, time.Now().UnixMilli(), c.Token, c.Expect).Int64()
+	keys := r.keys(c.TableID)
+	args := []any{c.TableID, c.From, c.Entry.ActionID, c.State, c.Entry.Data, c.Sequence, ms(c.Deadline),
+		fin, retain, time.Now().UnixMilli(), c.Token, c.Expect}
+	var n int64
+	var err error
+	if r.waitReplicas > 0 {
+		var cmd *redis.Cmd
+		cmd, err = r.confirmed(ctx, commitScript, keys, args)
+		if cmd != nil && cmd.Err() == nil {
+			var cerr error
+			if n, cerr = cmd.Int64(); cerr != nil {
+				err = cerr
+			} else if n <= 0 {
+				// Nothing was written (a conflict, a duplicate, no table): that answer stands,
+				// confirmed or not.
+				err = nil
+			}
+		}
+	} else {
+		n, err = commitScript.Run(ctx, r.rdb, keys, args...).Int64()
+	}
 	if err != nil {
 		return fmt.Errorf("commit table: %w", err)
 	}
@@ -277,6 +366,106 @@ func (r *Redis) Log(ctx context.Context, id string, from uint64) ([]Entry, error
 		out[i] = Entry{Version: from + uint64(i), Data: []byte(v)}
 	}
 	return out, nil
+}
+
+// confirmScript writes table KEYS[1]'s version again, unchanged, when its last write is token
+// ARGV[1], so that the WAIT that follows covers the table as a read found it: 1; 0 when it was
+// written since; -1 when it does not exist.
+var confirmScript = redis.NewScript(`
+local f = redis.call('HMGET', KEYS[1], 'v', 'w')
+if not f[1] then return -1 end
+if (f[2] or '0') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'v', f[1])
+return 1
+`)
+
+// Confirm implements Confirmer.
+func (r *Redis) Confirm(ctx context.Context, id string, token uint64) error {
+	if r.waitReplicas == 0 {
+		return nil
+	}
+	c, err := r.confirmed(ctx, confirmScript, r.tableKeys(id)[:1], []any{strconv.FormatUint(token, 10)})
+	if c != nil && c.Err() == nil {
+		switch n, _ := c.Int64(); n {
+		case -1:
+			return ErrNotFound
+		case 0:
+			return ErrConflict
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("confirm table: %w", err)
+	}
+	return nil
+}
+
+// confirming is the scripts' flag for a confirmed write: "1" when writes wait for replicas.
+func (r *Redis) confirming() string {
+	if r.waitReplicas > 0 {
+		return "1"
+	}
+	return "0"
+}
+
+// confirmed runs script on keys and args, then WAIT for the store's replicas, pipelined on one
+// connection to the primary serving keys[0] — WAIT counts the replicas that have every write made
+// on its connection — and returns the script's command. When fewer replicas than asked confirmed
+// the script's writes in time, the error is ErrUnconfirmed (the command holds the script's
+// answer). A script the server does not know (a restart, a replica promoted) is loaded and sent
+// again; on a cluster, a slot that moved (MOVED, ASK: the script did not run) makes the client
+// reload its slot map and try again, and any other failure asks for that reload too, so that the
+// next call goes where the slot is now.
+func (r *Redis) confirmed(ctx context.Context, script *redis.Script, keys []string, args []any) (*redis.Cmd, error) {
+	backoff := 10 * time.Millisecond
+	loaded := false
+	for attempt := 0; ; attempt++ {
+		var node redis.Cmdable = r.rdb
+		if r.cluster != nil {
+			c, err := r.cluster.MasterForKey(ctx, keys[0])
+			if err != nil {
+				return nil, err
+			}
+			node = c
+		}
+		pipe := node.Pipeline()
+		cmd := script.EvalSha(ctx, pipe, keys, args...)
+		wait := pipe.Do(ctx, "wait", r.waitReplicas, r.waitTimeout.Milliseconds())
+		_, _ = pipe.Exec(ctx)
+		err := cmd.Err()
+		switch {
+		case err == nil:
+		case redis.HasErrorPrefix(err, "NOSCRIPT") && !loaded:
+			loaded = true
+			if lerr := script.Load(ctx, node).Err(); lerr != nil {
+				return cmd, err
+			}
+			continue
+		case r.cluster != nil && (redis.HasErrorPrefix(err, "MOVED") || redis.HasErrorPrefix(err, "ASK")) && attempt < 5:
+			r.cluster.ReloadState(ctx)
+			t := time.NewTimer(backoff)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return cmd, err
+			case <-t.C:
+			}
+			backoff *= 2
+			continue
+		default:
+			if r.cluster != nil && !errors.Is(err, redis.Nil) {
+				r.cluster.ReloadState(ctx)
+			}
+			return cmd, err
+		}
+		got, werr := wait.Int64()
+		if werr != nil {
+			return cmd, fmt.Errorf("%w: %w", ErrUnconfirmed, werr)
+		}
+		if got < int64(r.waitReplicas) {
+			return cmd, fmt.Errorf("%w: %d of %d replicas in %s", ErrUnconfirmed, got, r.waitReplicas, r.waitTimeout)
+		}
+		return cmd, nil
+	}
 }
 
 // claimScript claims up to ARGV[3] due deadlines of one shard and returns them with the shard's

@@ -105,6 +105,18 @@ type Store interface {
 	MarkPublished(ctx context.Context, marks []Mark) error
 }
 
+// Confirmer is a store whose writes may be answered before a replica has them (a Redis store that
+// waits for replicas: RedisOptions.WaitReplicas). What is read from it and then published — by the
+// outbox sweeper, which republishes the events of commits whose answer may have been ErrUnconfirmed
+// — is confirmed first, so that no event goes out that a failover could take back.
+type Confirmer interface {
+	// Confirm returns nil once the store's replicas have table id as a read found it, its last
+	// write being token (Table.Token); ErrConflict when the table was written since (read it
+	// again); ErrNotFound; ErrUnconfirmed when they do not have it in time. A store that does not
+	// wait for replicas returns nil at once.
+	Confirm(ctx context.Context, id string, token uint64) error
+}
+
 // Mark says a table's events From..Sequence are published. From 0 stands for "every event up to
 // Sequence", as after a republication from the start.
 type Mark struct {

@@ -3,6 +3,7 @@ package store_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/store/storetest"
@@ -29,6 +30,19 @@ func TestRedisCluster(t *testing.T) {
 	rdb := testenv.RedisClusterClient(t)
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestRedisClusterWait runs the suite on the Redis Cluster with writes that wait for a replica:
+// each goes, with its WAIT, to the primary serving its table's slot.
+func TestRedisClusterWait(t *testing.T) {
+	rdb := testenv.RedisClusterClient(t)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := store.NewRedisWith(t.Context(), rdb, testenv.Prefix(t, rdb), store.RedisOptions{WaitReplicas: 1, WaitTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

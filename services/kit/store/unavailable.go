@@ -18,6 +18,9 @@ func Unavailable(err error) bool {
 	if err == nil {
 		return false
 	}
+	if errors.Is(err, ErrUnconfirmed) {
+		return true
+	}
 	var op *net.OpError
 	var ne net.Error
 	switch {

@@ -31,6 +31,7 @@ func TestUnavailable(t *testing.T) {
 		fmt.Errorf("load: %w", redisErr("LOADING Redis is loading the dataset")): true,
 		redisErr("ERR unknown command"):                                          false,
 		redisErr("NOSCRIPT No matching script"):                                  false,
+		fmt.Errorf("commit table: %w: 0 of 1 replicas in 1s", ErrUnconfirmed):    true,
 	} {
 		if got := Unavailable(err); got != want {
 			t.Errorf("Unavailable(%v) = %v, want %v", err, got, want)

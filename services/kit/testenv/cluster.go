@@ -137,7 +137,7 @@ func StartRedisCluster(primaries, replicas int) (*RedisCluster, error) {
 		cmd := exec.Command(server, "--port", ps, "--bind", "127.0.0.1", "--cluster-enabled", "yes",
 			"--cluster-config-file", "nodes-"+ps+".conf", "--cluster-node-timeout", "2000",
 			"--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no",
-			"--logfile", filepath.Join(dir, "redis-"+ps+".log"))
+			"--logfile", filepath.Join(dir, "redis-"+ps+".log"), "--repl-diskless-sync-delay", "0")
 		killWithParent(cmd)
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("start redis-server on %d: %w", p, err)
@@ -171,6 +171,15 @@ func StartRedisCluster(primaries, replicas int) (*RedisCluster, error) {
 			}
 			if !strings.Contains(info, "cluster_known_nodes:"+strconv.Itoa(n)+"\r") {
 				return errors.New("not every node known")
+			}
+			// A replica is ready once it has copied its primary (writes that wait for a replica
+			// count only those).
+			repl, err := rdb.Info(ctx, "replication").Result()
+			if err != nil {
+				return err
+			}
+			if strings.Contains(repl, "role:slave") && !strings.Contains(repl, "master_link_status:up") {
+				return errors.New("replica not linked to its primary")
 			}
 			return nil
 		})
@@ -268,4 +277,93 @@ func StartRedis() (*RedisCluster, error) {
 		return nil, fmt.Errorf("redis-server %s did not answer: %w", c.Addrs[0], err)
 	}
 	return c, nil
+}
+
+// StartRedisPair starts a primary and one replica of it (redis-server processes on free loopback
+// ports, Addrs[0] the primary, Addrs[1] the replica) and waits until the replica has synchronised;
+// the caller stops them. It is what writes that wait for a replica (WAIT) are tested on.
+func StartRedisPair() (*RedisCluster, error) {
+	server, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, fmt.Errorf("redis-server is not installed: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "cardroom-redis-pair-")
+	if err != nil {
+		return nil, err
+	}
+	c := &RedisCluster{dir: dir}
+	ok := false
+	defer func() {
+		if !ok {
+			c.Stop()
+		}
+	}()
+	ports, err := clusterPorts(2)
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range ports {
+		ps := strconv.Itoa(p)
+		args := []string{"--port", ps, "--bind", "127.0.0.1", "--dir", dir, "--dbfilename", "dump-" + ps + ".rdb",
+			"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", filepath.Join(dir, "redis-"+ps+".log"),
+			// A replica's full copy starts at once, not after the default 5 s wait for others.
+			"--repl-diskless-sync-delay", "0"}
+		if i == 1 {
+			args = append(args, "--replicaof", "127.0.0.1", strconv.Itoa(ports[0]))
+		}
+		cmd := exec.Command(server, args...)
+		killWithParent(cmd)
+		if err := cmd.Start(); err != nil {
+			return nil, fmt.Errorf("start redis-server on %d: %w", p, err)
+		}
+		c.procs = append(c.procs, cmd)
+		c.Addrs = append(c.Addrs, "127.0.0.1:"+ps)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := c.UntilReplicated(ctx); err != nil {
+		return nil, fmt.Errorf("%w (logs in %s)", err, dir)
+	}
+	ok = true
+	return c, nil
+}
+
+// UntilReplicated waits until the pair's replica (Addrs[1]) is linked to its primary and the
+// primary counts it online.
+func (c *RedisCluster) UntilReplicated(ctx context.Context) error {
+	if err := untilNode(ctx, c.Addrs[1], func(ctx context.Context, rdb *redis.Client) error {
+		info, err := rdb.Info(ctx, "replication").Result()
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(info, "master_link_status:up") {
+			return errors.New("replica not linked to its primary")
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("redis replica %s: %w", c.Addrs[1], err)
+	}
+	return untilNode(ctx, c.Addrs[0], func(ctx context.Context, rdb *redis.Client) error {
+		info, err := rdb.Info(ctx, "replication").Result()
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(info, "connected_slaves:1") || !strings.Contains(info, "state=online") {
+			return errors.New("primary has no online replica")
+		}
+		return nil
+	})
+}
+
+// RedisPair starts a primary with a replica for this test (StartRedisPair), stopped when the test
+// ends, or skips (fails under CARDROOM_REQUIRE_SERVICES=1) when redis-server is not installed or
+// the pair does not start.
+func RedisPair(t testing.TB) *RedisCluster {
+	t.Helper()
+	c, err := StartRedisPair()
+	if err != nil {
+		unavailable(t, "a Redis primary with a replica", "127.0.0.1", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
 }
