@@ -7,6 +7,7 @@ import (
 	"time"
 
 	pb "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+	kit "cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/search"
 	"cardroom.dev/services/saboteur/engine"
 	"google.golang.org/protobuf/proto"
@@ -14,55 +15,92 @@ import (
 
 // StrongOptions tune the search bot. Zero values take the defaults.
 type StrongOptions struct {
-	// Iterations per decision (default StrongIterations).
+	// Iterations per decision of a seat other than a saboteur (default StrongIterations).
 	Iterations int
+	// SaboteurIterations per decision of a saboteur (default StrongSaboteurIterations).
+	SaboteurIterations int
 	// Budget per decision in time (default none: iterations only, deterministic given the rand
 	// source).
 	Budget time.Duration
 	// Width is how many of the heuristic's best actions the search weighs at each of the seat's
 	// decisions (default StrongWidth).
 	Width int
-	// Horizon is how many moves a playout runs before it is scored (default StrongHorizon).
+	// Horizon is how many moves a playout runs before it is scored, for a seat other than a
+	// saboteur (default StrongHorizon).
 	Horizon int
+	// SaboteurHorizon is Horizon for a saboteur (default StrongSaboteurHorizon).
+	SaboteurHorizon int
 	// Exploration is UCB1's constant (see search.Options).
 	Exploration float64
 }
 
-// StrongIterations is the search's default number of iterations per decision, sized to decide in
-// well under 50 ms on one core (see docs/performance.md, "Bots").
+// StrongIterations is the search's default number of iterations per decision of a seat other
+// than a saboteur, sized to decide in well under 50 ms on one core (see docs/performance.md,
+// "Bots").
 var StrongIterations = 200
+
+// StrongSaboteurIterations is a saboteur's: its playouts are shorter (StrongSaboteurHorizon), so
+// twice the iterations cost about what a digger's decision does, and they lowered the gold rate by
+// more (docs/performance.md, "Saboteur").
+var StrongSaboteurIterations = 400
 
 // StrongWidth is how many actions the search weighs by default: the heuristic's best few.
 var StrongWidth = 8
 
-// NewStrong is the strong bot: information-set Monte Carlo tree search (package search) over
-// worlds engine.Sample deals from the seat's view, played out to the end of the round with every
-// seat playing the role-aware heuristic as that seat could (its own role, hand and knowledge), and
-// scored by the seat's own result in the round: whether its side won, and its share. The other
+// Strong is the strong bot: information-set Monte Carlo tree search (package search) over worlds
+// engine.Sample deals from the seat's view, played out with every seat playing the role-aware
+// heuristic as that seat could (its own role, hand and knowledge) to the end of the round or a
+// horizon, and scored by the seat's own result: whether its side won, and its share. The other
 // seats move by the heuristic inside the tree too (an opponent model): the tree holds the seat's
-// own decisions, each narrowed to the heuristic's best Width actions. Gold picking and thefts,
-// which come after the round's result, are left to the heuristic.
-func NewStrong(o StrongOptions) *search.Bot[*engine.State, engine.Action] {
-	it := cmp.Or(o.Iterations, StrongIterations)
+// own decisions, each narrowed to the heuristic's best actions (prune). A saboteur and the other
+// roles search with their own bounds (StrongOptions), chosen by the role the view shows. Gold
+// picking and thefts, which come after the round's result, are left to the heuristic.
+type Strong struct {
+	other, saboteur *search.Bot[*engine.State, engine.Action]
+}
+
+var _ kit.Bot[engine.Action] = (*Strong)(nil)
+
+// NewStrong makes the strong bot.
+func NewStrong(o StrongOptions) *Strong {
 	width := cmp.Or(o.Width, StrongWidth)
-	horizon := cmp.Or(o.Horizon, StrongHorizon)
-	return search.New(search.Options[*engine.State, engine.Action]{
-		Game:    engine.Game{},
-		Sample:  sample,
-		ToAct:   func(s *engine.State) int { return s.ToAct() },
-		Apply:   func(s *engine.State, seat int, a engine.Action) { s.Play(seat, a) },
-		Value:   value,
-		Rollout: rollout,
-		Stop:    func(_, _ *engine.State, depth int) bool { return depth >= horizon },
-		Prune: func(s *engine.State, seat int, legal []engine.Action) []engine.Action {
-			return prune(s, seat, legal, width)
-		},
-		ModelOthers: true,
-		Iterations:  it,
-		Budget:      o.Budget,
-		Exploration: o.Exploration,
-		Fallback:    RoleAware{},
-	})
+	bot := func(iterations, horizon int) *search.Bot[*engine.State, engine.Action] {
+		return search.New(search.Options[*engine.State, engine.Action]{
+			Game:    engine.Game{},
+			Sample:  sample,
+			ToAct:   func(s *engine.State) int { return s.ToAct() },
+			Apply:   func(s *engine.State, seat int, a engine.Action) { s.Play(seat, a) },
+			Value:   value,
+			Rollout: rollout,
+			Stop:    func(_, _ *engine.State, depth int) bool { return depth >= horizon },
+			Prune: func(s *engine.State, seat int, legal []engine.Action) []engine.Action {
+				return prune(s, seat, legal, width)
+			},
+			ModelOthers: true,
+			Iterations:  iterations,
+			Budget:      o.Budget,
+			Exploration: o.Exploration,
+			Fallback:    RoleAware{},
+		})
+	}
+	return &Strong{
+		other:    bot(cmp.Or(o.Iterations, StrongIterations), cmp.Or(o.Horizon, StrongHorizon)),
+		saboteur: bot(cmp.Or(o.SaboteurIterations, StrongSaboteurIterations), cmp.Or(o.SaboteurHorizon, StrongSaboteurHorizon)),
+	}
+}
+
+// Choose implements kit.Bot.
+func (b *Strong) Choose(view proto.Message, legal []engine.Action, r *rand.Rand) engine.Action {
+	a, _ := b.Decide(view, legal, r)
+	return a
+}
+
+// Decide is Choose that also reports what the search did.
+func (b *Strong) Decide(view proto.Message, legal []engine.Action, r *rand.Rand) (engine.Action, search.Stats) {
+	if v, _ := view.(*pb.View); v.GetRole() == pb.Role_ROLE_SABOTEUR {
+		return b.saboteur.Decide(view, legal, r)
+	}
+	return b.other.Decide(view, legal, r)
 }
 
 // sample is engine.Sample behind the search's signature: it sees the view and nothing else.
@@ -80,7 +118,8 @@ func rollout(s *engine.State, seat int, legal []engine.Action, r *rand.Rand) eng
 	return in.choose(legal, r)
 }
 
-// prune keeps the heuristic's width best actions, those within StrongMargin of its best.
+// prune keeps the heuristic's width best actions, those within its role's margin of its best
+// (StrongMargin, StrongSaboteurMargin).
 func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine.Action {
 	if len(legal) <= width {
 		return legal
@@ -96,9 +135,13 @@ func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine
 		sc = append(sc, scored{a, in.score(a, nil)})
 	}
 	slices.SortStableFunc(sc, func(x, y scored) int { return cmp.Compare(y.v, x.v) })
+	margin := StrongMargin
+	if in.role == pb.Role_ROLE_SABOTEUR {
+		margin = StrongSaboteurMargin
+	}
 	out := legal[:0]
 	for i, x := range sc[:width] {
-		if i > 0 && x.v < sc[0].v-StrongMargin {
+		if i > 0 && x.v < sc[0].v-margin {
 			break
 		}
 		out = append(out, x.a)
@@ -106,10 +149,18 @@ func prune(s *engine.State, seat int, legal []engine.Action, width int) []engine
 	return out
 }
 
-// StrongMargin bounds the actions the search weighs to those the heuristic scores within this
-// much of its best: on a clear choice (mend one's own tool, extend the tunnel rather than discard)
-// the search does not spend its iterations, nor risk its noise, on the alternatives.
+// StrongMargin bounds the actions the search weighs, for a seat other than a saboteur, to those
+// the heuristic scores within this much of its best: on a clear choice (mend one's own tool,
+// extend the tunnel rather than discard) the search does not spend its iterations, nor risk its
+// noise, on the alternatives.
 var StrongMargin = 50
+
+// StrongSaboteurMargin is StrongMargin for a saboteur, wide enough to keep the moves its heuristic
+// considers (a dead end at the front, a broken tool, a rockfall, a discard) and to leave out those
+// it does not: its scores of such unlike moves are not comparable enough to narrow by, and with
+// the margin of 50 strong saboteurs lowered the gold rate by 2.6 points instead of 6.6
+// (docs/performance.md, "Saboteur").
+var StrongSaboteurMargin = 1000
 
 // value scores a playout for seat. At the round's end: its side's result (a saboteur wins when the
 // gold is not reached, a digger when its colour reaches it), with a little for its share of
@@ -142,3 +193,9 @@ func value(root, s *engine.State, seat int) float64 {
 // StrongHorizon is how many moves past the decision a playout runs before it is scored, unless
 // the round ends first: two turns of every seat at a 6-seat table.
 var StrongHorizon = 12
+
+// StrongSaboteurHorizon is a saboteur's: the tunnel's progress over the next moves, which its
+// blocks and broken tools change, is what its value reads; further on the playouts' noise (the
+// diggers' heuristic moves in worlds whose hands and gold are guesses) drowns it (12 moves lowered
+// the gold rate by 6.6 points, 24 by 5.0, 8 by 8.2: docs/performance.md, "Saboteur").
+var StrongSaboteurHorizon = 8
