@@ -230,12 +230,15 @@ var MarginWeight = 0.3
 // play to the end, and picks the action that wins most often (score margin breaks close calls).
 // It works for the tables engine.Sample supports.
 func monteCarlo(v *pb.View, legal []engine.Action, r *rand.Rand) (engine.Action, bool) {
-	if _, ok := engine.Sample(v, r); !ok {
+	sp, ok := engine.NewSampler(v)
+	if !ok {
 		return engine.Action{}, false
 	}
+	var s engine.State
+	sp.Deal(r, &s) // draws as the sampling that used to check the table did
 	me := int(v.GetViewer())
 	if Rollouts == 0 {
-		s, _ := engine.Sample(v, r)
+		sp.Deal(r, &s)
 		return s.Greedy(int8(me), legal), true
 	}
 	per := max(Rollouts/len(legal), 4)
@@ -252,9 +255,9 @@ func monteCarlo(v *pb.View, legal []engine.Action, r *rand.Rand) (engine.Action,
 		val := 0.0
 		for _, seed := range seeds {
 			pcg.Seed(seed, 0x5a907)
-			s, _ := engine.Sample(v, rr)
+			sp.Deal(rr, &s)
 			s.Apply(me, a)
-			engine.Playout(s, rr, me)
+			engine.Playout(&s, rr, me)
 			win, margin := s.Result(me)
 			if win {
 				val++

@@ -46,6 +46,7 @@ func NewStrong(o StrongOptions) *search.Bot[*engine.State, engine.Action] {
 	return search.New(search.Options[*engine.State, engine.Action]{
 		Game:        engine.Game{},
 		Sample:      sample,
+		Sampler:     sampler,
 		ToAct:       toAct,
 		Apply:       func(s *engine.State, seat int, a engine.Action) { s.Apply(seat, a) },
 		Value:       value,
@@ -67,6 +68,32 @@ func sample(view proto.Message, r *rand.Rand) (*engine.State, bool) {
 	return engine.Sample(v, r)
 }
 
+// sampler reads the view once per decision; every world after the root's is dealt into one
+// reused state (the search's contract).
+func sampler(view proto.Message) func(r *rand.Rand) (*engine.State, bool) {
+	v, ok := view.(*pb.View)
+	if !ok {
+		return func(*rand.Rand) (*engine.State, bool) { return nil, false }
+	}
+	sp, ok := engine.NewSampler(v)
+	if !ok {
+		return func(*rand.Rand) (*engine.State, bool) { return nil, false }
+	}
+	var root, scratch *engine.State
+	return func(r *rand.Rand) (*engine.State, bool) {
+		if root == nil {
+			root = &engine.State{}
+			sp.Deal(r, root)
+			return root, true
+		}
+		if scratch == nil {
+			scratch = &engine.State{}
+		}
+		sp.Deal(r, scratch)
+		return scratch, true
+	}
+}
+
 func toAct(s *engine.State) int {
 	switch s.Phase {
 	case engine.PhaseOver:
@@ -83,6 +110,9 @@ func toAct(s *engine.State) int {
 }
 
 func rollout(s *engine.State, seat int, legal []engine.Action, r *rand.Rand) engine.Action {
+	if len(legal) == 1 {
+		return legal[0] // what Greedy and the draw would give, without their cost
+	}
 	if s.Phase == engine.PhasePlay {
 		return s.Greedy(int8(seat), legal)
 	}

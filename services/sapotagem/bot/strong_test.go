@@ -84,8 +84,9 @@ func report(t testing.TB, what string, k, alone, n int) float64 {
 // the figure, which it does not reach yet (323 of 1,000 measured, 32.3 %), and more than the normal bot
 // does on the same games.
 //
-// The default run (make test) must cost about a minute of CPU (a game costs about half a second:
-// the three normal bots' searches and the strong bot's), so it plays the first 120 of those games
+// The default run (make test) must cost at most about a minute of CPU (a game costs about a
+// quarter of a second: the three normal bots' searches and the strong bot's), so it plays the
+// first 120 of those games
 // and requires 38 wins (31.7 %); it measured 45 (37.5 %, 43 of them alone). Were strong no better
 // than normal (p = 0.25: mean 30, standard deviation sqrt(120·0.25·0.75) = 4.7) 38 or more would
 // happen by luck about 6 % of the time, so passing says the search beats the heuristic it starts

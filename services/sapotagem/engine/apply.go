@@ -90,9 +90,14 @@ func (s *State) resolve(evs *[]engine.Event) {
 		s.Chooser = s.weakest()
 	}
 	quiet := evs == nil
-	rex := &roundEndedEvent{}
-	re := &rex.re
-	re.Round = uint32(s.Round)
+	var rex *roundEndedEvent
+	var re *pb.RoundEnded
+	if !quiet {
+		// Quiet applies (the bots' playouts) allocate nothing.
+		rex = &roundEndedEvent{}
+		re = &rex.re
+		re.Round = uint32(s.Round)
+	}
 	lastOfPile := s.on(vFourPiles) && (s.Round-1)%Data.PileSize == Data.PileSize-1
 	var discard uint64
 	best := s.winningPlay()

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -14,9 +13,39 @@ import (
 // and variants that do not change where cards lie) or is fixed for the game (Under Arrest, Frogs on
 // Duty, Costly Absence); ok is false for the others.
 func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
-	vars := variantsOf(v.GetOptions())
+	sp, ok := NewSampler(v)
+	if !ok {
+		return nil, false
+	}
 	s = &State{}
-	s.Variants = vars
+	sp.Deal(r, s)
+	return s, true
+}
+
+// Sampler is Sample with the view read once: a bot that deals many worlds from one view decodes
+// it once and deals each world with no allocation. Deal draws from r exactly as Sample does, so
+// both give the same world for the same source.
+type Sampler struct {
+	base State // what the view shows: everything but the other hands, the pile's unseen cards and the removed ones
+	pool [numCards]int8
+	k    int // unseen cards in pool
+	// The other seats in dealing order (most shown voids first): seat, colours it lacks, hand size.
+	order [5]struct {
+		seat int8
+		void uint64
+		need int
+	}
+	nOrder int
+	pile   [16]int8 // the pile cards the view shows, in order
+	nPile  int
+	want   int // the pile's size to deal to
+}
+
+// NewSampler reads v for Deal; ok is false for the tables Sample does not support.
+func NewSampler(v *pb.View) (*Sampler, bool) {
+	sp := &Sampler{}
+	s := &sp.base
+	s.Variants = variantsOf(v.GetOptions())
 	fixed := s.on(vUnderArrest) || s.on(vFrogsOnDuty) || s.on(vCostlyAbsence)
 	if !(s.pileScheme() || fixed) || s.on(vFugitiveFrogs) || v.GetViewer() < 0 || v.GetPhase() != pb.Phase_PHASE_PLAY {
 		return nil, false
@@ -74,25 +103,24 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 		s.Table[s.NPlayed] = play{Seat: int8(p.GetSeat()), Card: c, Owner: owner, Source: src}
 		s.NPlayed++
 	}
-	var pile []int8
+	pile := sp.pile[:0]
 	if s.on(vUnderArrest) {
 		s.OpenPile = add(v.GetOpenPile())
 	} else if s.on(vOpenInformation) {
 		for _, c := range v.GetOpenPile() {
-			pile = append(pile, CardID(c))
+			if len(pile) < len(sp.pile) {
+				pile = append(pile, CardID(c))
+			}
 			seen |= bit(CardID(c))
 		}
 	} else if nt := CardID(v.GetNextTrump()); nt >= 0 {
 		pile = append(pile, nt)
 		seen |= bit(nt)
 	}
-	var pool [numCards]int8
-	k := 0
-	eachCard(allCards&^seen, func(c int8) { pool[k] = c; k++ })
-	r.Shuffle(k, func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
-	// Deal the unseen cards to the other hands, never a colour a seat has shown it lacks; the
-	// most constrained seats first. What is left fills the pile.
-	used := uint64(0)
+	sp.nPile = len(pile)
+	sp.want = len(pile) + int(v.GetPileSize())
+	eachCard(allCards&^seen, func(c int8) { sp.pool[sp.k] = c; sp.k++ })
+	// The most constrained seats are dealt first.
 	order := make([]*pb.SeatView, 0, n)
 	for _, sv := range v.GetSeats() {
 		if int8(sv.GetSeat()) != me {
@@ -101,42 +129,59 @@ func Sample(v *pb.View, r *rand.Rand) (s *State, ok bool) {
 	}
 	slices.SortStableFunc(order, func(a, b *pb.SeatView) int { return len(b.GetVoidColours()) - len(a.GetVoidColours()) })
 	for _, sv := range order {
-		i := int8(sv.GetSeat())
-		var void uint64
-		for _, col := range sv.GetVoidColours() {
-			void |= colourMask[col-1]
+		if sp.nOrder == len(sp.order) {
+			break
 		}
-		need := int(sv.GetHandSize())
+		o := &sp.order[sp.nOrder]
+		sp.nOrder++
+		o.seat, o.need = int8(sv.GetSeat()), int(sv.GetHandSize())
+		for _, col := range sv.GetVoidColours() {
+			o.void |= colourMask[col-1]
+		}
+	}
+	return sp, true
+}
+
+// Deal writes into s a world consistent with the view: the unseen cards shuffled and dealt to the
+// other hands, never a colour a seat has shown it lacks (when the cards allow), the rest to the
+// pile and then to the removed cards.
+func (sp *Sampler) Deal(r *rand.Rand, s *State) {
+	*s = sp.base
+	pool := sp.pool
+	k := sp.k
+	r.Shuffle(k, func(i, j int) { pool[i], pool[j] = pool[j], pool[i] })
+	used := uint64(0)
+	for oi := 0; oi < sp.nOrder; oi++ {
+		o := &sp.order[oi]
+		need := o.need
 		for pass := 0; pass < 2 && need > 0; pass++ {
 			for j := 0; j < k && need > 0; j++ {
 				c := pool[j]
-				if used&bit(c) != 0 || (pass == 0 && void&bit(c) != 0) {
+				if used&bit(c) != 0 || (pass == 0 && o.void&bit(c) != 0) {
 					continue
 				}
-				s.Hands[i] |= bit(c)
+				s.Hands[o.seat] |= bit(c)
 				used |= bit(c)
 				need--
 			}
 		}
 	}
-	rest := pool[:0:0]
+	copy(s.Pile[:], sp.pile[:sp.nPile])
+	pl := sp.nPile
+	want := min(sp.want, len(s.Pile))
 	for j := 0; j < k; j++ {
-		if used&bit(pool[j]) == 0 {
-			rest = append(rest, pool[j])
+		c := pool[j]
+		if used&bit(c) != 0 {
+			continue
+		}
+		if pl < want {
+			s.Pile[pl] = c
+			pl++
+		} else {
+			s.Removed |= bit(c)
 		}
 	}
-	pos, k := 0, len(rest)
-	pool2 := rest
-	want := len(pile) + int(v.GetPileSize())
-	for len(pile) < want && pos < k && len(pile) < 16 {
-		pile = append(pile, pool2[pos])
-		pos++
-	}
-	s.PileLen = int8(copy(s.Pile[:], pile))
-	for ; pos < k; pos++ {
-		s.Removed |= bit(pool2[pos])
-	}
-	return s, true
+	s.PileLen = int8(pl)
 }
 
 // Playout plays s to its end quietly (no events): seat greedy chooses with Greedy, every other
@@ -160,16 +205,17 @@ func Playout(s *State, r *rand.Rand, greedy int) {
 
 // Greedy is a fast one-round judgement: play the card with the best expected capture now, jump
 // rather than take a bad capture or waste a strong card.
+//
+// It is the strong bot's rollout policy, so it is written for speed: what every action shares (the
+// capture without the played card, the faction counts, the expectation of the unseen cards) is
+// worked out once, and each card only adds itself to its faction's row.
 func (s *State) Greedy(seat int8, legal []Action) Action {
 	area := s.Areas[s.areaOf(seat)]
-	base := s.areaPoints(area)
 	sign := 1.0
 	if s.lowGoal() {
 		sign = -1
 	}
 	var table uint64
-	bestKey := 0
-	lead := s.Lead
 	for i := 0; i < int(s.NPlayed); i++ {
 		table |= bit(s.Table[i].Card)
 	}
@@ -178,49 +224,83 @@ func (s *State) Greedy(seat int8, legal []Action) Action {
 		trump = bit(s.TrumpCard)
 	}
 	last := s.Acted == s.N-1
-	after := float64(s.N - 1 - s.Acted)
+	nAfter := int(s.N - 1 - s.Acted)
+	after := float64(nAfter)
 	// The expected value of one more unseen card joining the area after this capture.
 	var unseen uint64 = allCards &^ (s.Hands[seat] | table | trump | s.Discard | s.Removed)
 	for i := int8(0); i < s.N; i++ {
 		unseen &^= s.Areas[i]
 	}
+	nUnseen := popcount(unseen)
+	// The card to beat: the lead colour is known once a card (not a remote bomb) is on the table,
+	// and with none on the table there is nothing to beat.
+	keyOf := func(c, lead int8) int {
+		switch colourOf(c) {
+		case s.TrumpColour:
+			return 100 + int(rankOf(c))
+		case lead:
+			return int(rankOf(c))
+		}
+		return 0
+	}
+	bestKey := 0
+	for i := 0; i < int(s.NPlayed); i++ {
+		if p := s.Table[i]; p.Source != srcRemote {
+			bestKey = max(bestKey, keyOf(p.Card, s.Lead))
+		}
+	}
 	tbl := s.scoreTable()
+	wild := s.on(vWildBomb)
+	base := s.areaPoints(area)
+	// The capture without the card played: its faction counts, bombs, points, and the expected
+	// gain of one more unseen card (an integer: exactly what summing it card by card gives).
+	rest := area | table | trump
+	var counts, unseenIn [6]int
+	rows, expRows := 0, 0
+	for f := range factionMask {
+		counts[f] = popcount(rest & factionMask[f])
+		unseenIn[f] = popcount(unseen & factionMask[f])
+		rows += tbl[counts[f]]
+		expRows += unseenIn[f] * (tbl[min(counts[f]+1, 12)] - tbl[counts[f]])
+	}
+	bombs := popcount(rest & bombMask)
+	bombPoints := func(b int) int {
+		if b == 4 {
+			return Data.BombAll
+		}
+		return b * Data.BombEach
+	}
+	unseenBombs := popcount(unseen & bombMask)
 	best, bestVal := legal[0], -1e9
 	for _, a := range legal {
 		val := -GreedyMarker
 		if a.Kind == KindPlay {
-			l := lead
+			l := s.Lead
 			if l < 0 {
 				l = colourOf(a.Card)
 			}
-			key := func(c int8) int {
-				switch colourOf(c) {
-				case s.TrumpColour:
-					return 100 + int(rankOf(c))
-				case l:
-					return int(rankOf(c))
-				}
-				return 0
-			}
-			bestKey = 0
-			for i := 0; i < int(s.NPlayed); i++ {
-				if p := s.Table[i]; p.Source != srcRemote {
-					bestKey = max(bestKey, key(p.Card))
-				}
-			}
-			k := key(a.Card)
+			k := keyOf(a.Card, l)
 			val = -GreedyStrength * float64(rankOf(a.Card)) / 13
 			if k > bestKey {
-				capture := area | table | trump | bit(a.Card)
-				gain := sign * float64(s.areaPoints(capture)-base)
+				// The capture's points and its unseen-card expectation with a.Card in it.
+				points, exp := 0, expRows
+				f := factionOf(a.Card)
+				if f >= 0 {
+					n := counts[f]
+					exp += unseenIn[f] * (tbl[min(n+2, 12)] - tbl[n+1] - (tbl[min(n+1, 12)] - tbl[n]))
+				}
+				switch {
+				case wild:
+					points = s.areaPoints(rest | bit(a.Card))
+				case f < 0:
+					points = rows + bombPoints(bombs+1)
+				default:
+					points = rows - tbl[counts[f]] + tbl[counts[f]+1] + bombPoints(bombs)
+				}
+				gain := sign * float64(points-base)
 				if !last && unseen != 0 && GreedyUnseen != 0 {
-					exp := 0.0
-					for f := range factionMask {
-						n := popcount(capture & factionMask[f])
-						exp += float64(popcount(unseen&factionMask[f])) * float64(tbl[min(n+1, 12)]-tbl[n])
-					}
-					exp += float64(popcount(unseen&bombMask)) * float64(Data.BombEach)
-					gain += sign * GreedyUnseen * after * exp / float64(popcount(unseen))
+					e := float64(exp) + float64(unseenBombs)*float64(Data.BombEach)
+					gain += sign * GreedyUnseen * after * e / float64(nUnseen)
 				}
 				hold := 1.0
 				if !last && unseen != 0 {
@@ -230,8 +310,10 @@ func (s *State) Greedy(seat int8, legal []Action) Action {
 					if colourOf(a.Card) != s.TrumpColour && s.TrumpColour >= 0 {
 						beat |= colourMask[s.TrumpColour]
 					}
-					per := float64(popcount(beat&unseen)) / float64(popcount(unseen))
-					hold = math.Pow(1-per, after)
+					per := float64(popcount(beat&unseen)) / float64(nUnseen)
+					for range nAfter {
+						hold *= 1 - per // (1-per)^after, without math.Pow
+					}
 				}
 				val += hold * gain
 			}

@@ -39,6 +39,12 @@ type Options[S any, A comparable] struct {
 	// cannot (a variant it does not model), and the search falls back to Fallback. It must not
 	// read anything but view and r.
 	Sample func(view proto.Message, r *rand.Rand) (S, bool)
+	// Sampler, when set, replaces Sample: it is called once per decision with the view and
+	// returns the function that deals that decision's worlds, so a game reads its view once rather
+	// than every iteration. The search uses a world only until it asks for the next one, except
+	// the first (the root's, which Value and Stop read), so the function may deal every world
+	// after the first into one reused state.
+	Sampler func(view proto.Message) (deal func(r *rand.Rand) (S, bool))
 	// ToAct is the seat whose move the state waits for, or -1 when none (over, or waiting on time).
 	ToAct func(s S) int
 	// Apply applies a legal action quietly (no events needed).
@@ -118,7 +124,11 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 		return legal[0], st
 	}
 	o := &b.o
-	root0, ok := o.Sample(view, r)
+	deal := func(r *rand.Rand) (S, bool) { return o.Sample(view, r) }
+	if o.Sampler != nil {
+		deal = o.Sampler(view)
+	}
+	root0, ok := deal(r)
 	if !ok {
 		if o.Fallback != nil {
 			return o.Fallback.Choose(view, legal, r), st
@@ -132,11 +142,15 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 	root := &node[A]{seat: -1}
 	me := o.ToAct(root0)
 	var buf []A
+	// Each seat's Value of the iteration's end, computed once (backpropagation asks for it at
+	// every node of the path).
+	var vals []float64
+	var have []bool
 	for st.Iterations < o.Iterations {
 		if o.Budget > 0 && st.Iterations%8 == 0 && st.Iterations > 0 && time.Now().After(deadline) {
 			break
 		}
-		s, ok := o.Sample(view, r)
+		s, ok := deal(r)
 		if !ok {
 			break
 		}
@@ -189,10 +203,18 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 			depth++
 		}
 		// Backpropagation.
+		clear(have)
 		for ; n != nil; n = n.parent {
 			n.visits++
-			if n.seat >= 0 {
-				n.reward += o.Value(root0, s, n.seat)
+			if seat := n.seat; seat >= 0 {
+				if seat >= len(vals) {
+					vals = append(vals, make([]float64, seat+1-len(vals))...)
+					have = append(have, make([]bool, seat+1-len(have))...)
+				}
+				if !have[seat] {
+					vals[seat], have[seat] = o.Value(root0, s, seat), true
+				}
+				n.reward += vals[seat]
 			}
 		}
 	}
