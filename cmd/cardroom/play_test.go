@@ -108,7 +108,8 @@ func (c *terminal) until(what string, ok func(play.Snapshot) bool) play.Snapshot
 			}
 			c.t.Fatalf("the client ended (exit %d) before %s; last screen:\n%s\noutput tail: %q", code, what, c.screen().Screen, tail(c.out.String()))
 		case <-deadline:
-			c.t.Fatalf("no %s; last screen:\n%s", what, c.screen().Screen)
+			s := c.screen()
+			c.t.Fatalf("no %s; status %q, acting %v, list version %d; last screen:\n%s", what, s.Status, s.Acting, s.Version, s.Screen)
 		}
 	}
 }

@@ -27,7 +27,9 @@ func cpuTime(b *testing.B) time.Duration {
 // publication of a 600-byte message, pipelined as a busy rules service publishes: a live update
 // (plain NATS, kept nowhere) that a gateway's feed receives, against a stream message (JetStream:
 // stored in memory, acknowledged, with a message id) that nobody reads live. cpu-µs/op is the
-// figure to compare (ns/op is the wall time on a shared machine).
+// figure to compare (ns/op is the wall time on a shared machine). conn=socket connects over
+// loopback TCP (an external server's way), conn=in-process through memory, as a process can connect
+// to its embedded server.
 func BenchmarkPublication(b *testing.B) {
 	ns, err := natsembed.Start(0, b.TempDir())
 	if err != nil {
@@ -36,11 +38,23 @@ func BenchmarkPublication(b *testing.B) {
 	defer ns.Shutdown()
 	// The propagators of package telemetry: a traced caller's context goes in every header.
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
-	bs, err := bus.Connect(context.Background(), ns.URL(), "bench", bus.Options{Memory: true})
-	if err != nil {
-		b.Fatal(err)
+	for _, inProcess := range []bool{false, true} {
+		name, opt := "conn=socket", bus.Options{Memory: true}
+		if inProcess {
+			name, opt.InProcess = "conn=in-process", ns.InProcess()
+		}
+		b.Run(name, func(b *testing.B) {
+			bs, err := bus.Connect(context.Background(), ns.URL(), "bench", opt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bs.Close()
+			benchmarkPublication(b, bs)
+		})
 	}
-	defer bs.Close()
+}
+
+func benchmarkPublication(b *testing.B, bs *bus.Bus) {
 	data := make([]byte, 600)
 	sj := bs.Subjects()
 	measure := func(b *testing.B, fn func()) {

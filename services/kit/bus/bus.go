@@ -141,7 +141,11 @@ type Options struct {
 	Replicas int
 	// Memory keeps the stream in memory instead of files (tests and benchmarks).
 	Memory bool
-	Logger *slog.Logger
+	// InProcess, when set, is a NATS server running in this process (natsembed): the connection
+	// goes to it through memory instead of a loopback socket. The URL passed to Connect is then
+	// only a name for the logs.
+	InProcess nats.InProcessConnProvider
+	Logger    *slog.Logger
 }
 
 // MaxReplicas is the most replicas JetStream keeps of a stream.
@@ -180,7 +184,7 @@ func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	nc, err := nats.Connect(url,
+	opts := []nats.Option{
 		nats.Name(name),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(reconnectWait),
@@ -194,7 +198,11 @@ func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
 		nats.ReconnectHandler(func(c *nats.Conn) {
 			log.Info("nats reconnected", slog.String("url", c.ConnectedUrlRedacted()), slog.String("server", c.ConnectedServerName()))
 		}),
-	)
+	}
+	if opt.InProcess != nil {
+		opts = append(opts, nats.InProcessServer(opt.InProcess))
+	}
+	nc, err := nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect nats: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 )
 
 // Server is a running embedded NATS server.
@@ -50,6 +51,9 @@ func Start(port int, dir string) (*Server, error) {
 	}
 	return &Server{srv: srv, dir: dir, own: own}, nil
 }
+
+// InProcess lets a client of this process connect through memory (nats.InProcessServer).
+func (s *Server) InProcess() nats.InProcessConnProvider { return s.srv }
 
 // URL is the client URL.
 func (s *Server) URL() string { return s.srv.ClientURL() }
