@@ -412,10 +412,10 @@ func decodeEvent(raw []byte) (hubEvent, bool) {
 
 // The fields of google.protobuf.Timestamp and cardroom.events.v1.Visibility decodeEvent reads.
 const (
-	timestampSeconds protowire.Number = 1
-	timestampNanos   protowire.Number = 2
-	visibilityPublic protowire.Number = 1
-	visibilitySeat   protowire.Number = 2
+	timestampSeconds = wire.TimestampSeconds
+	timestampNanos   = wire.TimestampNanos
+	visibilityPublic = wire.VisibilityPublic
+	visibilitySeat   = wire.VisibilitySeat
 )
 
 // decodeVisibility is the audience of an encoded Visibility: its oneof's last field, as

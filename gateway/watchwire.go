@@ -17,13 +17,13 @@ const (
 	// cardroom.events.v1.Event.label, the message's last field.
 	eventLabel = wire.EventLabel
 	// cardroom.gateway.v1.WatchResponse.
-	watchEvent  protowire.Number = 1
-	watchLegal  protowire.Number = 2
-	watchEvents protowire.Number = 3
+	watchEvent  = wire.WatchEvent
+	watchLegal  = wire.WatchLegal
+	watchEvents = wire.WatchEvents
 	// cardroom.gateway.v1.LegalActions.
-	legalVersion protowire.Number = 1
-	legalActions protowire.Number = 2 // as SeatActions.actions (wire.SeatActionsActions)
-	legalLabels  protowire.Number = 3
+	legalVersion = wire.LegalVersion
+	legalActions = wire.LegalActions // as SeatActions.actions (wire.SeatActionsActions)
+	legalLabels  = wire.LegalLabels
 )
 
 // watchWriter writes one stream's WatchResponses, rendering labels for its reader; its buffers

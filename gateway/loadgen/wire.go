@@ -29,15 +29,15 @@ import (
 
 // Field numbers the decoders read (TestWireFieldNumbers checks them against the descriptors).
 const (
-	watchEventField   protowire.Number = 1 // WatchResponse.event
-	watchLegalField   protowire.Number = 2 // WatchResponse.legal_actions
-	watchEventsField  protowire.Number = 3 // WatchResponse.events
+	watchEventField                    = wire.WatchEvent
+	watchLegalField                    = wire.WatchLegal
+	watchEventsField                   = wire.WatchEvents
 	eventSequence                      = wire.EventSequence
 	eventVersion                       = wire.EventVersion
 	eventPayload                       = wire.EventPayload
 	anyTypeURL                         = wire.AnyTypeURL
-	legalVersion      protowire.Number = 1 // LegalActions.version
-	legalActions      protowire.Number = 2 // LegalActions.actions
+	legalVersion                       = wire.LegalVersion
+	legalActions                       = wire.LegalActions
 	actRespVersion    protowire.Number = 1 // ActResponse.version
 	actRespFinished   protowire.Number = 3 // ActResponse.finished
 	actReqTableID     protowire.Number = 1 // ActRequest.table_id

@@ -47,14 +47,14 @@ const (
 	eventPayload    = wire.EventPayload
 	eventLabel      = wire.EventLabel
 
-	visibilityPublic protowire.Number = 1
-	visibilitySeat   protowire.Number = 2
+	visibilityPublic = wire.VisibilityPublic
+	visibilitySeat   = wire.VisibilitySeat
 
 	anyTypeURL = wire.AnyTypeURL
 	anyValue   = wire.AnyValue
 
-	timestampSeconds protowire.Number = 1
-	timestampNanos   protowire.Number = 2
+	timestampSeconds = wire.TimestampSeconds
+	timestampNanos   = wire.TimestampNanos
 )
 
 // by says who made a log entry (LogEntry.by).

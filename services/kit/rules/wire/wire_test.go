@@ -4,12 +4,14 @@ import (
 	"testing"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/rules/wire"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // TestNumbersMatchTheDescriptors: every constant is the field number the generated code has, and
@@ -28,6 +30,12 @@ func TestNumbersMatchTheDescriptors(t *testing.T) {
 			"sequence": wire.EventSequence, "version": wire.EventVersion, "visibility": wire.EventVisibility, "time": wire.EventTime,
 			"payload": wire.EventPayload, "label": wire.EventLabel}},
 		{&anypb.Any{}, map[protoreflect.Name]protowire.Number{"type_url": wire.AnyTypeURL, "value": wire.AnyValue}},
+		{&eventsv1.Visibility{}, map[protoreflect.Name]protowire.Number{"public": wire.VisibilityPublic, "seat": wire.VisibilitySeat}},
+		{&timestamppb.Timestamp{}, map[protoreflect.Name]protowire.Number{"seconds": wire.TimestampSeconds, "nanos": wire.TimestampNanos}},
+		{&gatewayv1.WatchResponse{}, map[protoreflect.Name]protowire.Number{"event": wire.WatchEvent, "legal_actions": wire.WatchLegal,
+			"events": wire.WatchEvents}},
+		{&gatewayv1.LegalActions{}, map[protoreflect.Name]protowire.Number{"version": wire.LegalVersion, "actions": wire.LegalActions,
+			"labels": wire.LegalLabels}},
 	} {
 		d := c.msg.ProtoReflect().Descriptor()
 		if d.Fields().Len() != len(c.fields) {
@@ -41,5 +49,13 @@ func TestNumbersMatchTheDescriptors(t *testing.T) {
 				t.Errorf("%s.%s is field %d, the package says %d", d.FullName(), name, fd.Number(), num)
 			}
 		}
+	}
+}
+
+// TestLegalActionsAsSeatActions: a stream's LegalActions carries a live update's SeatActions bytes
+// as they are, which needs the same field number for the actions.
+func TestLegalActionsAsSeatActions(t *testing.T) {
+	if wire.LegalActions != wire.SeatActionsActions {
+		t.Errorf("LegalActions.actions is field %d, SeatActions.actions %d", wire.LegalActions, wire.SeatActionsActions)
 	}
 }
