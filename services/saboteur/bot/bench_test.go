@@ -45,3 +45,16 @@ func positions(t testing.TB, games int) []enginetest.Position[engine.Action] {
 func BenchmarkStrongDecision(b *testing.B) {
 	enginetest.BenchDecisions(b, NewStrong(StrongOptions{}), positions(b, 3))
 }
+
+// BenchmarkStrongSaboteurDecision is BenchmarkStrongDecision over a saboteur's positions only (its
+// paired playouts, search.Paired), of more games, since a seat is a saboteur in about one round of
+// five.
+func BenchmarkStrongSaboteurDecision(b *testing.B) {
+	var ps []enginetest.Position[engine.Action]
+	for _, p := range positions(b, 12) {
+		if p.View.(*pb.View).Role == pb.Role_ROLE_SABOTEUR {
+			ps = append(ps, p)
+		}
+	}
+	enginetest.BenchDecisions(b, NewStrong(StrongOptions{}), ps)
+}

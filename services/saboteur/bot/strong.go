@@ -25,6 +25,8 @@ type StrongOptions struct {
 	// Width is how many of the heuristic's best actions the search weighs at each of the seat's
 	// decisions (default StrongWidth).
 	Width int
+	// SaboteurWidth is Width for a saboteur (default StrongSaboteurWidth).
+	SaboteurWidth int
 	// Horizon is how many moves a playout runs before it is scored, for a seat other than a
 	// saboteur (default StrongHorizon).
 	Horizon int
@@ -39,33 +41,46 @@ type StrongOptions struct {
 // "Bots").
 var StrongIterations = 200
 
-// StrongSaboteurIterations is a saboteur's: its playouts are shorter (StrongSaboteurHorizon), so
-// twice the iterations cost about what a digger's decision does, and they lowered the gold rate by
-// more (docs/performance.md, "Saboteur").
-var StrongSaboteurIterations = 400
+// StrongSaboteurIterations is a saboteur's playouts per decision: StrongSaboteurWidth candidates,
+// each played out in the same StrongSaboteurIterations/StrongSaboteurWidth worlds (search.Paired).
+// Its playouts are short (StrongSaboteurHorizon) and it narrows its moves once per decision rather
+// than at every iteration, so 600 of them cost about what 400 iterations of the tree search did
+// (docs/performance.md, "Saboteur").
+var StrongSaboteurIterations = 600
 
 // StrongWidth is how many actions the search weighs by default: the heuristic's best few.
 var StrongWidth = 8
 
-// Strong is the strong bot: information-set Monte Carlo tree search (package search) over worlds
-// engine.Sample deals from the seat's view, played out with every seat playing the role-aware
-// heuristic as that seat could (its own role, hand and knowledge) to the end of the round or a
-// horizon, and scored by the seat's own result: whether its side won, and its share. The other
-// seats move by the heuristic inside the tree too (an opponent model): the tree holds the seat's
-// own decisions, each narrowed to the heuristic's best actions (prune). A saboteur and the other
-// roles search with their own bounds (StrongOptions), chosen by the role the view shows. Gold
-// picking and thefts, which come after the round's result, are left to the heuristic.
+// StrongSaboteurWidth is how many of its heuristic's best moves a saboteur weighs: 12 in 50
+// worlds lowered the gold rate by more than 8 in 75 (docs/performance.md, "Saboteur").
+var StrongSaboteurWidth = 12
+
+// Strong is the strong bot. Every seat but a saboteur plays information-set Monte Carlo tree search
+// (search.Bot) over worlds engine.Sample deals from the seat's view, played out with every seat
+// playing the role-aware heuristic as that seat could (its own role, hand and knowledge) to the end
+// of the round or a horizon, and scored by the seat's own result: whether its side won, and its
+// share. The other seats move by the heuristic inside the tree too (an opponent model): the tree
+// holds the seat's own decisions, each narrowed to the heuristic's best actions (prune).
+//
+// A saboteur, chosen by the role the view shows, weighs its heuristic's best moves by paired flat
+// Monte Carlo instead (search.Paired): each move played out in the same sampled worlds with the
+// same playout randomness. Its moves (a dead end here or there, a broken tool on one digger or
+// another) change the tunnel's progress over the next moves by far less than the worlds do (where
+// the gold lies, what the diggers hold), and the tree search's independent worlds hid those
+// differences in their noise: paired, the same playouts lowered the gold rate by more
+// (docs/performance.md, "Saboteur"). Gold picking and thefts, which come after the round's result,
+// are left to the heuristic.
 type Strong struct {
-	other, saboteur *search.Bot[*engine.State, engine.Action]
+	other    *search.Bot[*engine.State, engine.Action]
+	saboteur *search.Paired[*engine.State, engine.Action]
 }
 
 var _ kit.Bot[engine.Action] = (*Strong)(nil)
 
 // NewStrong makes the strong bot.
 func NewStrong(o StrongOptions) *Strong {
-	width := cmp.Or(o.Width, StrongWidth)
-	bot := func(iterations, horizon int) *search.Bot[*engine.State, engine.Action] {
-		return search.New(search.Options[*engine.State, engine.Action]{
+	options := func(iterations, horizon, width int) search.Options[*engine.State, engine.Action] {
+		return search.Options[*engine.State, engine.Action]{
 			Game:    engine.Game{},
 			Sample:  sample,
 			ToAct:   func(s *engine.State) int { return s.ToAct() },
@@ -81,11 +96,13 @@ func NewStrong(o StrongOptions) *Strong {
 			Budget:      o.Budget,
 			Exploration: o.Exploration,
 			Fallback:    RoleAware{},
-		})
+		}
 	}
 	return &Strong{
-		other:    bot(cmp.Or(o.Iterations, StrongIterations), cmp.Or(o.Horizon, StrongHorizon)),
-		saboteur: bot(cmp.Or(o.SaboteurIterations, StrongSaboteurIterations), cmp.Or(o.SaboteurHorizon, StrongSaboteurHorizon)),
+		other: search.New(options(cmp.Or(o.Iterations, StrongIterations), cmp.Or(o.Horizon, StrongHorizon),
+			cmp.Or(o.Width, StrongWidth))),
+		saboteur: search.NewPaired(options(cmp.Or(o.SaboteurIterations, StrongSaboteurIterations),
+			cmp.Or(o.SaboteurHorizon, StrongSaboteurHorizon), cmp.Or(o.SaboteurWidth, StrongSaboteurWidth))),
 	}
 }
 

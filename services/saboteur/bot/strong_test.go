@@ -95,10 +95,11 @@ func winRateSize() (games int, o StrongOptions) {
 }
 
 // TestStrongSaboteursWinRate: strong saboteurs lower the share of rounds whose gold is reached,
-// against normal gold diggers, by at least 10 points over 1,000 games (the figure; about 9
-// points measured on 400 games: docs/performance.md). The default run (24 games, about 57 rounds
-// dealt with a saboteur, 80 and 160 iterations) requires a drop of at least 10 points (6 rounds):
-// it measures 14.0, the version before the saboteur's own bounds (StrongSaboteurIterations,
+// against normal gold diggers, by at least 10 points over 1,000 games (the figure; 10.6
+// measured, 95 % interval 9.1–12.1: docs/performance.md). The default run (24 games, about 57
+// rounds dealt with a saboteur, 80 and 160 iterations) requires a drop of at least 10 points (6
+// rounds): it measures 13.8 (paired playouts, search.Paired), the tree search with the saboteur's
+// own bounds 14.0, the version before those bounds (StrongSaboteurIterations,
 // StrongSaboteurHorizon, no StrongMargin) 7.0. With the normal rate near 95 % a 57-round share has
 // a standard deviation of about 2.9 points, the difference of two independent ones about 4.1, so a
 // search no better than the heuristic would drop it by 10 points or more about 1 % of the time; the
@@ -155,7 +156,13 @@ func TestStrongDeterministic(t *testing.T) {
 		if a1 != a2 {
 			t.Fatalf("same seed, different moves: %v, %v", a1, a2)
 		}
-		if st.Iterations != 50 {
+		if p.View.(*pb.View).Role == pb.Role_ROLE_SABOTEUR {
+			// A saboteur plays each candidate in the same worlds: 50 playouts at most, a whole
+			// number of worlds.
+			if st.Iterations > 50 || st.Iterations <= 50-StrongSaboteurWidth {
+				t.Fatalf("a saboteur's %d playouts, want at most 50 and more than %d", st.Iterations, 50-StrongSaboteurWidth)
+			}
+		} else if st.Iterations != 50 {
 			t.Fatalf("%d iterations, want 50", st.Iterations)
 		}
 		if !slices.Contains(p.Legal, a1) {

@@ -19,6 +19,9 @@
 // tree below the root this is Perfect Information Monte Carlo (Ginsberg's GIB, 2001); the tree is
 // what lets later moves of the searching seat and of the others depend on what came before.
 //
+// Paired (paired.go) is the flat alternative for a seat whose moves differ little against the
+// spread of the worlds: every candidate played out in the same worlds with the same randomness.
+//
 // A search runs a fixed number of iterations or for a time budget, whichever ends first; with
 // Budget zero it is deterministic given the rand source it is handed (the seeded mode tests use).
 package search
