@@ -53,7 +53,7 @@ func Rebuild(ctx context.Context, b *bus.Bus, dst Store, opt RebuildOptions) (ui
 	if err != nil {
 		return 0, fmt.Errorf("rebuild consumer: %w", err)
 	}
-	info, err := cons.Info(ctx)
+	info, err := bus.ConsumerInfo(ctx, cons)
 	if err != nil {
 		return 0, fmt.Errorf("rebuild consumer: %w", err)
 	}

@@ -247,7 +247,14 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	// Never fewer replicas than the stream has: a process started without the setting (a one-off
 	// command, say) would otherwise strip a production stream of its copies. Lowering them is an
 	// operator's decision, made with the nats CLI.
-	if s, err := js.Stream(ctx, cfg.Name); err == nil {
+	err = retryAPI(ctx, func(ctx context.Context) error {
+		s, err := js.Stream(ctx, cfg.Name)
+		if err != nil {
+			if errors.Is(err, jetstream.ErrStreamNotFound) {
+				return nil
+			}
+			return fmt.Errorf("stream %s: %w", cfg.Name, err)
+		}
 		if have := s.CachedInfo().Config.Replicas; have > cfg.Replicas {
 			log := opt.Logger
 			if log == nil {
@@ -256,11 +263,19 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 			log.Warn("nats stream keeps more replicas than configured", slog.String("stream", cfg.Name), slog.Int("replicas", have), slog.Int("configured", cfg.Replicas))
 			cfg.Replicas = have
 		}
-	} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
-		return nil, fmt.Errorf("stream %s: %w", cfg.Name, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-		return nil, fmt.Errorf("create stream %s: %w", cfg.Name, err)
+	err = retryAPI(ctx, func(ctx context.Context) error {
+		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("create stream %s: %w", cfg.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return &Bus{nc: nc, js: js, subj: subj, stream: cfg.Name, prop: otel.GetTextMapPropagator()}, nil
 }
@@ -419,16 +434,70 @@ func (b *Bus) Subscribe(ctx context.Context, filters []string, from uint64, fn f
 
 // LastSequence is the stream's last sequence (0 when empty).
 func (b *Bus) LastSequence(ctx context.Context) (uint64, error) {
-	s, err := b.js.Stream(ctx, b.stream)
+	var last uint64
+	err := retryAPI(ctx, func(ctx context.Context) error {
+		s, err := b.js.Stream(ctx, b.stream)
+		if err != nil {
+			return fmt.Errorf("stream info: %w", err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("stream info: %w", err)
+		}
+		last = info.State.LastSeq
+		return nil
+	})
+	return last, err
+}
+
+// ConsumerInfo is c's state, asked again while the cluster elects the consumer's leader (a
+// consumer just created on a cluster that lost a server may have none for a while, and a request
+// to it goes unanswered).
+func ConsumerInfo(ctx context.Context, c jetstream.Consumer) (*jetstream.ConsumerInfo, error) {
+	var info *jetstream.ConsumerInfo
+	err := retryAPI(ctx, func(ctx context.Context) error {
+		var err error
+		info, err = c.Info(ctx)
+		return err
+	})
 	if err != nil {
-		return 0, fmt.Errorf("stream info: %w", err)
+		return nil, fmt.Errorf("consumer info: %w", err)
 	}
-	info, err := s.Info(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("stream info: %w", err)
-	}
-	return info.State.LastSeq, nil
+	return info, nil
 }
 
 // ErrClosed is returned for a bus that has been closed.
 var ErrClosed = errors.New("bus: closed")
+
+// apiAttempt bounds one JetStream API request. A clustered JetStream drops requests while it
+// elects a leader, and a request whose answer never comes would otherwise hold its caller (a
+// process starting, the stats service recreating its consumer) until the caller's context ends.
+const apiAttempt = 5 * time.Second
+
+// retryAPI calls f, each time with apiAttempt to answer, until it succeeds, fails for a reason
+// other than the cluster being briefly unable to answer, or ctx ends. f must be safe to repeat:
+// its last attempt may have taken effect without its answer arriving.
+func retryAPI(ctx context.Context, f func(context.Context) error) error {
+	for {
+		actx, cancel := context.WithTimeout(ctx, apiAttempt)
+		err := f(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil || !transientAPIError(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// transientAPIError: no answer in time, nobody to answer, or the cluster's "temporarily
+// unavailable" (503) while it elects a leader.
+func transientAPIError(err error) bool {
+	if apiErr := (*jetstream.APIError)(nil); errors.As(err, &apiErr) {
+		return apiErr.Code == 503
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)
+}

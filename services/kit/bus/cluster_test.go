@@ -37,7 +37,7 @@ func TestStreamSurvivesLeaderLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ci, err := cons.Info(ctx)
+	ci, err := bus.ConsumerInfo(ctx, cons)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestStreamSurvivesLeaderLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ci, err := cons.Info(ctx); err != nil {
+	if ci, err := bus.ConsumerInfo(ctx, cons); err != nil {
 		t.Fatal(err)
 	} else if ci.Cluster == nil || len(ci.Cluster.Replicas) != 2 {
 		t.Errorf("the durable consumer recreated after the loss has cluster %+v, want a leader and two replicas", ci.Cluster)

@@ -135,8 +135,14 @@ type DurableOptions struct {
 // all up to each acknowledged message, delivering from the stream sequence after opt.After: the
 // consumer's position is its reader's, not the server's.
 func (b *Bus) PublicDurable(ctx context.Context, opt DurableOptions) (jetstream.Consumer, error) {
-	if err := b.js.DeleteConsumer(ctx, b.stream, opt.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-		return nil, fmt.Errorf("reset consumer %s: %w", opt.Name, err)
+	err := retryAPI(ctx, func(ctx context.Context) error {
+		if err := b.js.DeleteConsumer(ctx, b.stream, opt.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return fmt.Errorf("reset consumer %s: %w", opt.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	cfg := jetstream.ConsumerConfig{
 		Durable:       opt.Name,
@@ -152,9 +158,16 @@ func (b *Bus) PublicDurable(ctx context.Context, opt DurableOptions) (jetstream.
 	if opt.After > 0 {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, opt.After+1
 	}
-	c, err := b.js.CreateConsumer(ctx, b.stream, cfg)
+	var c jetstream.Consumer
+	err = retryAPI(ctx, func(ctx context.Context) error {
+		var err error
+		if c, err = b.js.CreateConsumer(ctx, b.stream, cfg); err != nil {
+			return fmt.Errorf("create consumer %s: %w", opt.Name, err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("create consumer %s: %w", opt.Name, err)
+		return nil, err
 	}
 	return c, nil
 }

@@ -3,6 +3,7 @@ package testenv
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -285,12 +286,29 @@ func (c *NATSCluster) MoveStreamLeader(ctx context.Context, stream string, to in
 
 // StreamData is the data of every message stream holds, in stream order, read one by one from
 // its leader (no consumer: an ephemeral consumer may be placed on a dead server and never answer).
+// A leader elected moments ago may still answer "temporarily unavailable" or not at all; each
+// request is asked again until ctx ends. A message the stream no longer has is an error at once.
 func (c *NATSCluster) StreamData(ctx context.Context, stream string) ([][]byte, error) {
-	s, err := c.js.Stream(ctx, stream)
-	if err != nil {
-		return nil, fmt.Errorf("stream %s: %w", stream, err)
+	var s jetstream.Stream // the stream's handle, asked for again after a failed request
+	handle := func(rctx context.Context) (jetstream.Stream, error) {
+		if s != nil {
+			return s, nil
+		}
+		var err error
+		s, err = c.js.Stream(rctx, stream)
+		return s, err
 	}
-	info, err := s.Info(ctx)
+	var info *jetstream.StreamInfo
+	err := c.retry(ctx, func(rctx context.Context) error {
+		h, err := handle(rctx)
+		if err == nil {
+			info, err = h.Info(rctx)
+		}
+		if err != nil {
+			s = nil
+		}
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("stream %s: %w", stream, err)
 	}
@@ -299,13 +317,43 @@ func (c *NATSCluster) StreamData(ctx context.Context, stream string) ([][]byte, 
 	}
 	out := make([][]byte, 0, info.State.LastSeq)
 	for seq := uint64(1); seq <= info.State.LastSeq; seq++ {
-		m, err := s.GetMsg(ctx, seq)
+		var m *jetstream.RawStreamMsg
+		err := c.retry(ctx, func(rctx context.Context) error {
+			h, err := handle(rctx)
+			if err == nil {
+				m, err = h.GetMsg(rctx, seq)
+			}
+			if err != nil {
+				s = nil
+			}
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("stream %s message %d: %w", stream, seq, err)
 		}
 		out = append(out, m.Data)
 	}
 	return out, nil
+}
+
+// retry calls f, each time with 5 s to answer, until it succeeds, fails for good (a missing
+// stream or message), or ctx ends.
+func (c *NATSCluster) retry(ctx context.Context, f func(context.Context) error) error {
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := f(rctx)
+		cancel()
+		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %w)", ctx.Err(), err)
+		case <-tick.C:
+		}
+	}
 }
 
 // Logs are every server's output so far.
