@@ -81,6 +81,20 @@ perf-pair: ## cardroom serve beside the skeleton, alternating runs; output in do
 	  if grep -q '^ratios' "$$out"; then mv "$$out" docs/perf-pair/last.txt; \
 	  else rm -f "$$out"; echo "perf-pair gave no ratios: docs/perf-pair/last.txt left as it was"; exit 1; fi
 
+# perf-pair-distributed is perf-pair for the distributed modes: cardroom's (make run-distributed,
+# its own NATS) beside the skeleton's (its own NATS, two rules servers, two gateways), alternating,
+# with each process's CPU per action; output in docs/perf-pair/distributed.txt.
+PERF_PAIR_DISTRIBUTED_ARGS ?= --pairs 2 --tables 500 --duration 30s
+.PHONY: perf-pair-distributed
+perf-pair-distributed: ## the distributed mode beside the skeleton's, alternating runs, CPU per process; output in docs/perf-pair/distributed.txt
+	@mkdir -p docs/perf-pair
+	@out=$$(mktemp); \
+	  { echo "# $$(date -u +%FT%TZ) commit $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD || echo +changes) load $$(cut -d' ' -f1-3 /proc/loadavg)"; \
+	    echo "# scripts/perf-pair-procs --mode distributed $(PERF_PAIR_DISTRIBUTED_ARGS)"; \
+	    scripts/perf-pair-procs --mode distributed $(PERF_PAIR_DISTRIBUTED_ARGS); } | tee "$$out"; \
+	  if grep -q '^ratios' "$$out"; then mv "$$out" docs/perf-pair/distributed.txt; \
+	  else rm -f "$$out"; echo "perf-pair-distributed gave no ratios: docs/perf-pair/distributed.txt left as it was"; exit 1; fi
+
 .PHONY: run-distributed
 run-distributed: ## every service its own process on loopback: 2 gateways, 2 replicas per rules service, stats, Redis, NATS (ARGS=--cluster: a 6-node Redis Cluster and a 3-server JetStream cluster)
 	scripts/run-distributed $(ARGS)

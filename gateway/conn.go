@@ -16,6 +16,7 @@ import (
 	_ "google.golang.org/grpc/health" // client-side health checking (serviceConfig's healthCheckConfig)
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
 // serviceConfig connects to every address a target resolves to (dns:/// re-resolves them) and
@@ -157,8 +158,29 @@ func (c *inProcess) Invoke(ctx context.Context, method string, args, reply any, 
 	}
 	r := reply.(proto.Message)
 	proto.Reset(r)
-	proto.Merge(r, out.(proto.Message))
+	if method == rulesv1.RulesService_Act_FullMethodName {
+		handOver(r, out.(proto.Message))
+	} else {
+		proto.Merge(r, out.(proto.Message))
+	}
 	return nil
+}
+
+// handOver sets the fields of dst, a message of src's type, to src's, sharing rather than copying
+// what they hold. It is for responses the server builds afresh for each call and keeps nothing of
+// once it has returned: Act's (its events are written for the reply alone, its legal actions
+// and labels are the answer's own). A deep copy of an action's reply (proto.Merge walks every
+// event, its payload, time and visibility by reflection) was a large part of the in-process
+// call's cost; the caller may still change the reply as its own.
+func handOver(dst, src proto.Message) {
+	d, s := dst.ProtoReflect(), src.ProtoReflect()
+	s.Range(func(fd protoreflect.FieldDescriptor, v protoreflect.Value) bool {
+		d.Set(fd, v)
+		return true
+	})
+	if u := s.GetUnknown(); len(u) > 0 {
+		d.SetUnknown(u)
+	}
 }
 
 // maxCallWorkers bounds the goroutines kept to run in-process calls (see onWorker): about as

@@ -298,28 +298,46 @@ func (s *Server) refuseTicket(ctx context.Context, id, table, why string) error 
 	return nil
 }
 
-// runMatcher matches every pool's queue, at each interval and when a ticket enters a queue.
+// runMatcher matches every pool's queue, at each interval while any queue holds tickets and when
+// a ticket enters a queue. While every queue is empty it looks only every idleMatchChecks
+// intervals: a ticket entered through this replica wakes it at once, and one entered through
+// another is matched by that replica's matcher (so the slow look only covers a replica that died
+// between queueing a ticket and matching it).
 func (s *Server) runMatcher(ctx context.Context) {
 	tick := time.NewTicker(s.opt.MatchInterval)
 	defer tick.Stop()
+	idleTicks := 0
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+			if idleTicks > 0 {
+				idleTicks--
+				continue
+			}
 		case <-s.kick:
 		}
-		s.matchAll(ctx)
+		if s.matchAll(ctx) {
+			idleTicks = 0
+		} else {
+			idleTicks = idleMatchChecks - 1
+		}
 	}
 }
 
-func (s *Server) matchAll(ctx context.Context) {
+// idleMatchChecks: while every queue is empty the matcher looks once in this many intervals (2 s
+// at the default 200 ms), not at each: listing the queues is most of an idle replica's work.
+const idleMatchChecks = 10
+
+// matchAll matches every pool's queue; false when there was none to match (every queue empty).
+func (s *Server) matchAll(ctx context.Context) bool {
 	pools, err := s.lobby.Pools(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
 			s.log.WarnContext(ctx, "listing the queues failed", "error", err)
 		}
-		return
+		return true // not known to be empty: look again at the next interval
 	}
 	for _, p := range pools {
 		for ctx.Err() == nil {
@@ -333,9 +351,10 @@ func (s *Server) matchAll(ctx context.Context) {
 			}
 			// The claim put the table in the owned set: its owner forms and deals it.
 			if s.halted(m.TableID, stepMatched) {
-				return
+				return true
 			}
 			s.kickDriver()
 		}
 	}
+	return len(pools) > 0
 }

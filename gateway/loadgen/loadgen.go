@@ -100,7 +100,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 
-	r := &runner{opt: o, rec: newRecorder()}
+	r := &runner{opt: o, rec: newRecorder(), poll: pollFor(o)}
 	if o.Rate > 0 {
 		// A burst of a tenth of a second: the pace stays even, as many independent players make it.
 		r.limit = rate.NewLimiter(rate.Limit(o.Rate), max(1, int(o.Rate/10)))
@@ -227,6 +227,7 @@ type runner struct {
 	limit *rate.Limiter
 	rec   *recorder
 	start atomic.Int64
+	poll  time.Duration // pollFor(opt)
 }
 
 // pace waits for the next action's turn under the target rate.

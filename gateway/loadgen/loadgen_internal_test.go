@@ -123,3 +123,21 @@ func TestOptionalOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestPollFor: flat out and at busy paces a seat polls every 30 s; at an idle pace (1 action/s
+// across 500 tables, each table acting every 500 s) no seat polls before its turn can come.
+func TestPollFor(t *testing.T) {
+	for _, c := range []struct {
+		o    Options
+		want time.Duration
+	}{
+		{Options{Tables: 500}, poll},
+		{Options{Tables: 500, Rate: 500}, poll},
+		{Options{Tables: 500, Rate: 100}, 40 * time.Second},
+		{Options{Tables: 500, Rate: 1}, 4000 * time.Second},
+	} {
+		if got := pollFor(c.o); got != c.want {
+			t.Errorf("pollFor(%d tables, %g/s) = %v, want %v", c.o.Tables, c.o.Rate, got, c.want)
+		}
+	}
+}

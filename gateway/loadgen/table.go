@@ -446,6 +446,19 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w grpc.ClientStr
 // a safety net, not a pace: with thousands of idle seats, a short one would be most of the load.
 const poll = 30 * time.Second
 
+// pollFor is the runner's poll: poll, or at a pace slow enough that a seat's turn comes less often
+// than that (a table acts every Tables/Rate seconds; a seat of four waits about four of those), eight
+// times a table's wait between actions, so that seats waiting for their turn do not ask for lists
+// they cannot have (at 1 action/s across 500 tables, every 30 s they would be 67 calls a second:
+// more than the load measured).
+func pollFor(o Options) time.Duration {
+	if o.Rate <= 0 || o.Tables <= 0 {
+		return poll
+	}
+	perTable := time.Duration(float64(o.Tables) / o.Rate * float64(time.Second))
+	return max(poll, 8*perTable)
+}
+
 // playSeat plays one seat until the table finishes or ctx ends: whenever its stream lists legal
 // actions at the version the seat last saw, it waits for the pace and plays a random one at that
 // version; lists made stale by a later event are dropped (the stream lists again if the seat still
@@ -457,7 +470,7 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 	// One request and one answer, reused for every action of the seat.
 	req := actRequest{tableID: t.id, idPrefix: p.idPrefix}
 	var res actAnswer
-	timer := time.NewTimer(poll) // armed by await only
+	timer := time.NewTimer(s.r.poll) // armed by await only
 	timer.Stop()
 	for {
 		l := sw.take()
@@ -515,7 +528,7 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 // over; l is nil when there is nothing to play yet.
 // timer is the seat's, stopped; await leaves it stopped.
 func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch, timer *time.Timer) (l *legalList, ok bool) {
-	timer.Reset(poll)
+	timer.Reset(s.r.poll)
 	defer timer.Stop()
 	select {
 	case <-sw.wake:

@@ -153,16 +153,20 @@ func takeWait(u *url.URL) (Wait, error) {
 	return w, nil
 }
 
-// Client returns a new client for o.
+// Client returns a new client for o, which does not check its pooled connections before each
+// command (SkipConnCheck).
 func (o Options) Client() redis.UniversalClient {
+	var c redis.UniversalClient
 	switch o.Kind {
 	case Sentinel:
-		return redis.NewFailoverClient(o.Sentinel)
+		c = redis.NewFailoverClient(o.Sentinel)
 	case Cluster:
-		return redis.NewClusterClient(o.Cluster)
+		c = redis.NewClusterClient(o.Cluster)
 	default:
-		return redis.NewClient(o.Single)
+		c = redis.NewClient(o.Single)
 	}
+	SkipConnCheck(c)
+	return c
 }
 
 // Open parses rawURL and returns a client for it (not yet connected).

@@ -11,6 +11,7 @@ import (
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/natsembed"
+	"cardroom.dev/services/kit/redisconn"
 	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/testenv"
@@ -137,6 +138,7 @@ func BenchmarkAct(b *testing.B) {
 	for _, tables := range []int{1, 64} {
 		b.Run(fmt.Sprintf("store=redis/bus=none/tables=%d", tables), func(b *testing.B) {
 			rdb := testenv.Redis(b)
+			redisconn.SkipConnCheck(rdb) // as the services' clients (redisconn.Options.Client)
 			rt := &roundTrips{}
 			rdb.AddHook(rt)
 			st, err := store.NewRedis(b.Context(), rdb, testenv.Prefix(b, rdb))

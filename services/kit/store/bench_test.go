@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"cardroom.dev/services/kit/redisconn"
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/testenv"
 	"github.com/redis/go-redis/v9"
@@ -36,6 +37,7 @@ func BenchmarkCommit(b *testing.B) {
 		}
 		b.Cleanup(one.Stop)
 		rdb := redis.NewClient(&redis.Options{Addr: one.Addrs[0], PoolSize: 128})
+		redisconn.SkipConnCheck(rdb) // as the services' clients (redisconn.Options.Client)
 		b.Cleanup(func() { _ = rdb.Close() })
 		node := func(ctx context.Context, f func(*redis.Client) error) error { return f(rdb) }
 		benchCommit(b, rdb, node, node, store.RedisOptions{})

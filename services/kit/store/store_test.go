@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"cardroom.dev/services/kit/redisconn"
 	"cardroom.dev/services/kit/store"
 	"cardroom.dev/services/kit/store/storetest"
 	"cardroom.dev/services/kit/testenv"
@@ -16,6 +17,24 @@ func TestMemory(t *testing.T) {
 
 func TestRedis(t *testing.T) {
 	rdb := testenv.Redis(t)
+	storetest.Run(t, func(t *testing.T) store.Store {
+		s, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestRedisServicesClient runs the suite with a client as the services open it (redisconn: no
+// check of a pooled connection before each command).
+func TestRedisServicesClient(t *testing.T) {
+	testenv.Redis(t) // skips when there is no Redis
+	rdb, _, err := redisconn.Open(testenv.RedisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rdb.Close() })
 	storetest.Run(t, func(t *testing.T) store.Store {
 		s, err := store.NewRedis(t.Context(), rdb, testenv.Prefix(t, rdb))
 		if err != nil {
