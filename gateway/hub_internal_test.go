@@ -2,19 +2,25 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"cardroom.dev/gateway/lobby"
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
+	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/natsembed"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
 // logOnly is a rules client that only answers GetLog, from a list of events.
@@ -220,4 +226,54 @@ func TestHubSubscribesToItsTableOnly(t *testing.T) {
 	if in := gw.Received() - base; in != 4 {
 		t.Fatalf("the replica received %d messages, want 4 (a's 3 and the marker's)", in)
 	}
+}
+
+// TestStreamResumedAheadOfItsHub: a stream resumed after an event its hub does not have yet (the
+// client comes back from another replica, whose hub was ahead) sends the seat's list once the hub
+// reaches it, though the stream passes no event after its cursor: the list is of the version the
+// client saw last, and it is the seat's turn, so no later event comes to carry it. The stream runs
+// in a synctest bubble, so that the test knows when it waits.
+func TestStreamResumedAheadOfItsHub(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &Server{metrics: newMetrics(), opt: Options{Now: time.Now}}
+		h := newHub(s, "t", &logOnly{})
+		close(h.ready)
+		act, err := anypb.New(wrapperspb.String("play"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Seat 0 may act at every version from 3 on.
+		upd := func(v uint64) *liveUpdate {
+			u := &rulesv1.TableUpdate{TableId: "t", Version: v, Events: []*eventsv1.Event{ev(v)}}
+			if v >= 3 {
+				u.Legal = []*rulesv1.SeatActions{{Seat: 0, Actions: []*anypb.Any{act}, Labels: []string{fmt.Sprint("play at ", v)}}}
+			}
+			return update(t, u)
+		}
+		for v := uint64(1); v <= 3; v++ {
+			h.update(upd(v))
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		st := newCountingStream(ctx)
+		done := make(chan error, 1)
+		go func() {
+			done <- streamHub(ctx, h, 0, seatNames(&lobby.Table{Seats: []lobby.Player{{ID: "p"}}}, 0),
+				&gatewayv1.WatchRequest{TableId: "t", AfterSequence: 5, IncludeLegalActions: true}, st)
+		}()
+		synctest.Wait() // the stream waits for its hub
+		if got := st.messages.Load(); got != 0 {
+			t.Fatalf("the stream sent %d messages before its hub reached its cursor", got)
+		}
+		h.update(upd(4))
+		h.update(upd(5))
+		synctest.Wait()
+		if got := st.list.Load(); got != 5 {
+			t.Fatalf("newest list sent: version %d, want 5", got)
+		}
+		if got := st.seq.Load(); got != 0 {
+			t.Fatalf("the stream sent event %d, at or before its cursor", got)
+		}
+		cancel()
+		<-done
+	})
 }

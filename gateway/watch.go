@@ -398,14 +398,18 @@ func (h *hub) changedLocked() {
 	h.changed = make(chan struct{})
 }
 
-// versionAt is the version of the event with sequence seq (0: none, or not here yet).
-func (h *hub) versionAt(seq uint64) uint64 {
+// versionAt is the version of the event with sequence seq (0 for seq 0: before the table's
+// first event); ok is false when that event is not here yet.
+func (h *hub) versionAt(seq uint64) (version uint64, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if seq == 0 || seq > uint64(len(h.events)) {
-		return 0
+	if seq > uint64(len(h.events)) {
+		return 0, false
 	}
-	return h.events[seq-1].version
+	if seq == 0 {
+		return 0, true
+	}
+	return h.events[seq-1].version, true
 }
 
 // legalOf returns seat's legal actions (nil: none) at the newest version a live update told, and
@@ -493,8 +497,7 @@ func streamHub(ctx context.Context, h *hub, seat int, names engine.SeatName, req
 	cursor := req.GetAfterSequence()
 	var legal *legalFeed
 	if req.GetIncludeLegalActions() && seat >= 0 {
-		// A resumed stream has seen the table up to its cursor's version.
-		legal = &legalFeed{h: h, seat: seat, seen: h.versionAt(cursor)}
+		legal = &legalFeed{h: h, seat: seat}
 	}
 	batch := req.GetBatch()
 	w := &watchWriter{names: names}
@@ -502,6 +505,13 @@ func streamHub(ctx context.Context, h *hub, seat int, names engine.SeatName, req
 	for {
 		w.acquire()
 		evs, changed, finished := h.since(cursor)
+		if legal != nil && !legal.placed {
+			// A resumed stream has seen the table up to its cursor's version: known once this hub
+			// has the cursor's event. A client back from another replica may be ahead of this
+			// one's hub; taken as version 0, its cursor would leave the stream waiting for the
+			// events of the hub's newest list, which it had seen already, and never sending it.
+			legal.seen, legal.placed = h.versionAt(cursor)
+		}
 		w.events = w.events[:0]
 		for i := range evs {
 			e := &evs[i]
@@ -523,7 +533,7 @@ func streamHub(ctx context.Context, h *hub, seat int, names engine.SeatName, req
 		}
 		// No list after the table's end: nobody may act, and the stream ends with TableFinished.
 		w.msg = w.msg[:0]
-		if legal != nil && cursor > 0 && !finished {
+		if legal != nil && legal.placed && cursor > 0 && !finished {
 			version, list, send, err := legal.next(ctx)
 			if err != nil {
 				return err
@@ -561,8 +571,11 @@ func streamHub(ctx context.Context, h *hub, seat int, names engine.SeatName, req
 type legalFeed struct {
 	h    *hub
 	seat int
-	// seen is the version of the last event the stream passed (sent or not).
+	// seen is the version of the last event the stream passed (sent or not), or of its cursor's
+	// once placed.
 	seen uint64
+	// placed: seen is known (the hub has the event of the stream's cursor).
+	placed bool
 	// sent is the version of the last list sent (valid when any); nonEmpty: that list had actions.
 	sent     uint64
 	any      bool

@@ -43,14 +43,16 @@ func startServe(t *testing.T) string {
 // terminal is a person at `cardroom play`: it types keys into the client's input and reads what
 // the screen shows (the client's snapshots, taken after every change).
 type terminal struct {
-	t     *testing.T
-	keys  *io.PipeWriter
-	mu    sync.Mutex
-	last  play.Snapshot
-	all   []play.Snapshot // every snapshot with moves or results, for the checks after the game
-	woken chan struct{}
-	done  chan int
-	out   *bytes.Buffer
+	t    *testing.T
+	keys *io.PipeWriter
+	mu   sync.Mutex
+	last play.Snapshot
+	all  []play.Snapshot // every snapshot with moves or results, for the checks after the game
+	// statuses are the status lines shown, in order: a status may be replaced before until looks.
+	statuses []string
+	woken    chan struct{}
+	done     chan int
+	out      *bytes.Buffer
 }
 
 // run starts the client with args (and the config directory dir) against addr.
@@ -77,6 +79,9 @@ func (c *terminal) observe(s play.Snapshot) {
 	c.last = s
 	if s.Moves != nil || s.Results != nil {
 		c.all = append(c.all, s)
+	}
+	if n := len(c.statuses); n == 0 || c.statuses[n-1] != s.Status {
+		c.statuses = append(c.statuses, s.Status)
 	}
 	c.mu.Unlock()
 	select {
@@ -114,6 +119,20 @@ func (c *terminal) until(what string, ok func(play.Snapshot) bool) play.Snapshot
 	}
 }
 
+// shown is how many status lines were shown so far (a mark for said).
+func (c *terminal) shown() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.statuses)
+}
+
+// said reports whether a status line shown since mark contains words, however briefly it stayed.
+func (c *terminal) said(mark int, words string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.ContainsFunc(c.statuses[min(mark, len(c.statuses)):], func(s string) bool { return strings.Contains(s, words) })
+}
+
 func tail(s string) string { return s[max(len(s)-300, 0):] }
 
 func (c *terminal) press(keys string) {
@@ -136,13 +155,16 @@ func (c *terminal) exit() int {
 }
 
 // playMoves plays until stop says so: whenever a new list (or a new step of one) is shown, it takes
-// the entry under the cursor with enter, or types a number. Returns the number of keys that chose.
+// the entry under the cursor with enter, or types a number; when the list is still there after its
+// move was answered (refused: the connection was lost, the player went too fast), it chooses again,
+// as a person would. Returns the number of keys that chose.
 func (c *terminal) playMoves(stop func(play.Snapshot) bool) int {
 	c.t.Helper()
 	type shown struct {
-		version uint64
-		group   string
-		moves   int
+		version  uint64
+		group    string
+		moves    int
+		answered int
 	}
 	var last shown
 	n := 0
@@ -153,7 +175,7 @@ func (c *terminal) playMoves(stop func(play.Snapshot) bool) int {
 		if s.Moves == nil || s.Acting {
 			return false
 		}
-		now := shown{s.Version, s.Group, len(s.Moves)}
+		now := shown{s.Version, s.Group, len(s.Moves), s.Answered}
 		if now == last {
 			return false
 		}
@@ -230,14 +252,16 @@ func TestPlayToTheEnd(t *testing.T) {
 	addr := p.addr()
 	c := runClient(t, addr, t.TempDir(), "sponsio", "--create", "--seats", "3", "--name", "Ann")
 	c.until("the lobby", func(s play.Snapshot) bool { return s.Stage == "lobby" && strings.Contains(s.Screen, "invite code") })
+	mark := c.shown()
 	c.press("b")
-	c.until("a bot", func(s play.Snapshot) bool { return strings.Contains(s.Status, "2 of 3") })
+	c.until("a bot", func(play.Snapshot) bool { return c.said(mark, "2 of 3") })
 	c.press("b")
-	c.until("a second bot", func(s play.Snapshot) bool { return strings.Contains(s.Status, "3 of 3") })
+	c.until("a second bot", func(play.Snapshot) bool { return c.said(mark, "3 of 3") })
 	c.press("s")
 	keys := c.playMoves(func(s play.Snapshot) bool { return s.Version > 20 && !s.Acting })
+	mark = c.shown()
 	p.cut()
-	c.until("the lost connection", func(s play.Snapshot) bool { return strings.Contains(s.Status, "connection lost") })
+	c.until("the lost connection", func(play.Snapshot) bool { return c.said(mark, "connection lost") })
 	keys += c.playMoves(finished)
 	end := c.until("the result screen", func(s play.Snapshot) bool { return finished(s) && s.Results != nil })
 	if len(end.Results) != 4 || !slices.ContainsFunc(end.Results, func(l string) bool { return strings.Contains(l, "Ann (you)") }) {

@@ -51,10 +51,11 @@ type model struct {
 	viewBusy bool // a GetView is on its way
 	viewMore bool // and another is wanted after it
 
-	log    []string
-	moves  moves
-	menu   menu
-	acting bool // a move is on its way
+	log      []string
+	moves    moves
+	menu     menu
+	acting   bool // a move is on its way
+	answered int  // moves sent and answered, played or refused
 
 	outcome *gamev1.Outcome
 
@@ -130,6 +131,7 @@ func (m *model) update(msg tea.Msg) tea.Cmd {
 		}
 	case actedMsg:
 		m.acting = false
+		m.answered++
 		if msg.err != nil {
 			// The list stays until the stream shows the table past it: after a stale refusal its
 			// events and the new list are on their way; after another refusal it is still the list.
@@ -670,15 +672,18 @@ type Snapshot struct {
 	Version uint64
 	Group   string
 	Acting  bool
-	Status  string
-	Log     []string
-	Results []string
-	Screen  string // the screen without colours
+	// Answered counts the moves sent and answered, played or refused: a driver that sees the same
+	// list after an answer knows its move was refused, as a person reads the status.
+	Answered int
+	Status   string
+	Log      []string
+	Results  []string
+	Screen   string // the screen without colours
 }
 
 func (m *model) snapshot() Snapshot {
 	s := Snapshot{Stage: m.stage.String(), Player: m.player, Table: m.table, Seat: -1, Version: m.moves.version,
-		Group: m.menu.group, Acting: m.acting, Status: m.status,
+		Group: m.menu.group, Acting: m.acting, Answered: m.answered, Status: m.status,
 		Screen: ansi.Strip(m.screen())}
 	if m.seats != nil {
 		s.Seat = m.seats.you
