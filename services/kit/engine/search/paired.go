@@ -53,19 +53,10 @@ func (b *Paired[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, S
 		return legal[0], st
 	}
 	o := &b.o
-	deal := func(r *rand.Rand) (S, bool) { return o.Sample(view, r) }
-	if o.Sampler != nil {
-		deal = o.Sampler(view)
-	}
-	fallback := func() (A, Stats) {
-		if o.Fallback != nil {
-			return o.Fallback.Choose(view, legal, r), st
-		}
-		return legal[0], st
-	}
+	deal := o.dealer(view)
 	root0, ok := deal(r)
 	if !ok {
-		return fallback()
+		return o.fallback(view, legal, r), st
 	}
 	me := o.ToAct(root0)
 	cands := slices.Clone(legal)
@@ -93,7 +84,7 @@ func (b *Paired[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, S
 		w, ok := deal(wr)
 		if !ok {
 			if k == 0 {
-				return fallback()
+				return o.fallback(view, legal, r), st
 			}
 			break
 		}

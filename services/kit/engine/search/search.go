@@ -108,6 +108,22 @@ type node[A comparable] struct {
 	reward   float64
 }
 
+// dealer deals worlds consistent with view: the Sampler's dealer when there is one, else Sample.
+func (o *Options[S, A]) dealer(view proto.Message) func(*rand.Rand) (S, bool) {
+	if o.Sampler != nil {
+		return o.Sampler(view)
+	}
+	return func(r *rand.Rand) (S, bool) { return o.Sample(view, r) }
+}
+
+// fallback is the decision when no world can be dealt: Fallback's, else the first legal action.
+func (o *Options[S, A]) fallback(view proto.Message, legal []A, r *rand.Rand) A {
+	if o.Fallback != nil {
+		return o.Fallback.Choose(view, legal, r)
+	}
+	return legal[0]
+}
+
 // Stats describes the last decision, for benchmarks and tests.
 type Stats struct {
 	Iterations int
@@ -127,16 +143,10 @@ func (b *Bot[S, A]) Decide(view proto.Message, legal []A, r *rand.Rand) (A, Stat
 		return legal[0], st
 	}
 	o := &b.o
-	deal := func(r *rand.Rand) (S, bool) { return o.Sample(view, r) }
-	if o.Sampler != nil {
-		deal = o.Sampler(view)
-	}
+	deal := o.dealer(view)
 	root0, ok := deal(r)
 	if !ok {
-		if o.Fallback != nil {
-			return o.Fallback.Choose(view, legal, r), st
-		}
-		return legal[0], st
+		return o.fallback(view, legal, r), st
 	}
 	var deadline time.Time
 	if o.Budget > 0 {
