@@ -247,7 +247,7 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	// Never fewer replicas than the stream has: a process started without the setting (a one-off
 	// command, say) would otherwise strip a production stream of its copies. Lowering them is an
 	// operator's decision, made with the nats CLI.
-	err = retryAPI(ctx, func(ctx context.Context) error {
+	err = RetryAPI(ctx, func(ctx context.Context) error {
 		s, err := js.Stream(ctx, cfg.Name)
 		if err != nil {
 			if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -268,7 +268,7 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = retryAPI(ctx, func(ctx context.Context) error {
+	err = RetryAPI(ctx, func(ctx context.Context) error {
 		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 			return fmt.Errorf("create stream %s: %w", cfg.Name, err)
 		}
@@ -435,7 +435,7 @@ func (b *Bus) Subscribe(ctx context.Context, filters []string, from uint64, fn f
 // LastSequence is the stream's last sequence (0 when empty).
 func (b *Bus) LastSequence(ctx context.Context) (uint64, error) {
 	var last uint64
-	err := retryAPI(ctx, func(ctx context.Context) error {
+	err := RetryAPI(ctx, func(ctx context.Context) error {
 		s, err := b.js.Stream(ctx, b.stream)
 		if err != nil {
 			return fmt.Errorf("stream info: %w", err)
@@ -455,7 +455,7 @@ func (b *Bus) LastSequence(ctx context.Context) (uint64, error) {
 // to it goes unanswered).
 func ConsumerInfo(ctx context.Context, c jetstream.Consumer) (*jetstream.ConsumerInfo, error) {
 	var info *jetstream.ConsumerInfo
-	err := retryAPI(ctx, func(ctx context.Context) error {
+	err := RetryAPI(ctx, func(ctx context.Context) error {
 		var err error
 		info, err = c.Info(ctx)
 		return err
@@ -474,10 +474,10 @@ var ErrClosed = errors.New("bus: closed")
 // process starting, the stats service recreating its consumer) until the caller's context ends.
 const apiAttempt = 5 * time.Second
 
-// retryAPI calls f, each time with apiAttempt to answer, until it succeeds, fails for a reason
-// other than the cluster being briefly unable to answer, or ctx ends. f must be safe to repeat:
-// its last attempt may have taken effect without its answer arriving.
-func retryAPI(ctx context.Context, f func(context.Context) error) error {
+// RetryAPI calls f, a JetStream API request, each time with apiAttempt to answer, until it
+// succeeds, fails for a reason other than the cluster being briefly unable to answer, or ctx ends.
+// f must be safe to repeat: its last attempt may have taken effect without its answer arriving.
+func RetryAPI(ctx context.Context, f func(context.Context) error) error {
 	for {
 		actx, cancel := context.WithTimeout(ctx, apiAttempt)
 		err := f(actx)

@@ -135,7 +135,7 @@ type DurableOptions struct {
 // all up to each acknowledged message, delivering from the stream sequence after opt.After: the
 // consumer's position is its reader's, not the server's.
 func (b *Bus) PublicDurable(ctx context.Context, opt DurableOptions) (jetstream.Consumer, error) {
-	err := retryAPI(ctx, func(ctx context.Context) error {
+	err := RetryAPI(ctx, func(ctx context.Context) error {
 		if err := b.js.DeleteConsumer(ctx, b.stream, opt.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 			return fmt.Errorf("reset consumer %s: %w", opt.Name, err)
 		}
@@ -159,7 +159,7 @@ func (b *Bus) PublicDurable(ctx context.Context, opt DurableOptions) (jetstream.
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, opt.After+1
 	}
 	var c jetstream.Consumer
-	err = retryAPI(ctx, func(ctx context.Context) error {
+	err = RetryAPI(ctx, func(ctx context.Context) error {
 		var err error
 		if c, err = b.js.CreateConsumer(ctx, b.stream, cfg); err != nil {
 			return fmt.Errorf("create consumer %s: %w", opt.Name, err)

@@ -3,7 +3,6 @@ package testenv
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"cardroom.dev/services/kit/bus"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -287,7 +287,8 @@ func (c *NATSCluster) MoveStreamLeader(ctx context.Context, stream string, to in
 // StreamData is the data of every message stream holds, in stream order, read one by one from
 // its leader (no consumer: an ephemeral consumer may be placed on a dead server and never answer).
 // A leader elected moments ago may still answer "temporarily unavailable" or not at all; each
-// request is asked again until ctx ends. A message the stream no longer has is an error at once.
+// request is asked again (bus.RetryAPI) until ctx ends. A message the stream no longer has is an
+// error at once.
 func (c *NATSCluster) StreamData(ctx context.Context, stream string) ([][]byte, error) {
 	var s jetstream.Stream // the stream's handle, asked for again after a failed request
 	handle := func(rctx context.Context) (jetstream.Stream, error) {
@@ -299,7 +300,7 @@ func (c *NATSCluster) StreamData(ctx context.Context, stream string) ([][]byte, 
 		return s, err
 	}
 	var info *jetstream.StreamInfo
-	err := c.retry(ctx, func(rctx context.Context) error {
+	err := bus.RetryAPI(ctx, func(rctx context.Context) error {
 		h, err := handle(rctx)
 		if err == nil {
 			info, err = h.Info(rctx)
@@ -318,7 +319,7 @@ func (c *NATSCluster) StreamData(ctx context.Context, stream string) ([][]byte, 
 	out := make([][]byte, 0, info.State.LastSeq)
 	for seq := uint64(1); seq <= info.State.LastSeq; seq++ {
 		var m *jetstream.RawStreamMsg
-		err := c.retry(ctx, func(rctx context.Context) error {
+		err := bus.RetryAPI(ctx, func(rctx context.Context) error {
 			h, err := handle(rctx)
 			if err == nil {
 				m, err = h.GetMsg(rctx, seq)
@@ -334,26 +335,6 @@ func (c *NATSCluster) StreamData(ctx context.Context, stream string) ([][]byte, 
 		out = append(out, m.Data)
 	}
 	return out, nil
-}
-
-// retry calls f, each time with 5 s to answer, until it succeeds, fails for good (a missing
-// stream or message), or ctx ends.
-func (c *NATSCluster) retry(ctx context.Context, f func(context.Context) error) error {
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		err := f(rctx)
-		cancel()
-		if err == nil || errors.Is(err, jetstream.ErrMsgNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last: %w)", ctx.Err(), err)
-		case <-tick.C:
-		}
-	}
 }
 
 // Logs are every server's output so far.
