@@ -158,7 +158,7 @@ func (b *Bus) PublicDurable(ctx context.Context, opt DurableOptions) (jetstream.
 		// On a transient server (Options.Transient) the state is kept in memory: the consumer
 		// is made again at every start from its reader's position anyway, and a file-backed
 		// consumer writes its state file anew (a temporary file, written and renamed) after
-		// acknowledgements: a fifth of an idle `cardroom serve`'s CPU. Elsewhere it stays on
+		// acknowledgements (a sixth of the samples of an idle `cardroom serve`'s CPU profile). Elsewhere it stays on
 		// disk, where a restarted server finds it: nats.go does not report a consumer that a
 		// restart lost (its pulls get no heartbeats), so its reader would wait.
 		MemoryStorage: b.transient,
