@@ -3,6 +3,7 @@ package loadgen
 import (
 	"fmt"
 
+	"cardroom.dev/services/kit/app"
 	"google.golang.org/grpc/encoding"
 	_ "google.golang.org/grpc/encoding/proto" // registers the codec delegated to
 	"google.golang.org/grpc/mem"
@@ -28,7 +29,7 @@ func (codec) Marshal(v any) (mem.BufferSlice, error) {
 	if mem.IsBelowBufferPoolingThreshold(n) {
 		return mem.BufferSlice{mem.SliceBuffer(r.appendTo(make([]byte, 0, n)))}, nil
 	}
-	pool := mem.DefaultBufferPool()
+	pool := app.Buffers()
 	buf := pool.Get(n)
 	*buf = r.appendTo((*buf)[:0])
 	return mem.BufferSlice{mem.NewBuffer(buf, pool)}, nil
@@ -40,7 +41,7 @@ func (codec) Unmarshal(data mem.BufferSlice, v any) error {
 	default:
 		return protoCodec.Unmarshal(data, v)
 	}
-	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
+	buf := data.MaterializeToBuffer(app.Buffers()) // copied over its whole length
 	defer buf.Free()
 	var err error
 	switch m := v.(type) {

@@ -217,9 +217,29 @@ type table struct {
 	finished chan struct{}
 	once     sync.Once
 	left     atomic.Bool
+	// watches are the seats' (set before any stream starts): finish wakes them.
+	watches []*seatWatch
 }
 
-func (t *table) finish() { t.once.Do(func() { close(t.finished) }) }
+// finish ends the table for its seats, waking those that wait for a list.
+func (t *table) finish() {
+	t.once.Do(func() {
+		close(t.finished)
+		for _, w := range t.watches {
+			w.signal()
+		}
+	})
+}
+
+// over reports whether the table finished or was left.
+func (t *table) over() bool {
+	select {
+	case <-t.finished:
+		return true
+	default:
+		return false
+	}
+}
 
 // leave gives the table up (it failed too often): the slot opens another.
 func (t *table) leave() {
@@ -266,10 +286,13 @@ func (s *slot) open(ctx context.Context) (*opened, error) {
 	}
 	tctx, stop := context.WithCancel(ctx)
 	o := &opened{t: t, players: s.players, watches: make([]*seatWatch, len(s.players)), stop: stop}
+	for i := range o.watches {
+		o.watches[i] = &seatWatch{wake: make(chan struct{}, 1)}
+	}
+	t.watches = o.watches
 	// Each seat follows the table on its own stream, opened before the deal so that it sees
 	// every event.
 	for i, p := range s.players {
-		o.watches[i] = &seatWatch{wake: make(chan struct{}, 1)}
 		var w grpc.ClientStream
 		if err := s.patient(ctx, func() (err error) {
 			w, err = s.watch(p.ctx(tctx), t.id, 0)
@@ -324,10 +347,20 @@ func (s *slot) play(ctx context.Context, o *opened) {
 }
 
 // seatWatch is what a seat's stream tells its player: the latest table version an event showed,
-// the newest legal-action list not played yet, and a wake-up (coalesced) when either changes.
+// when the stream last brought news, the newest legal-action list to play, and a wake-up
+// (coalesced) when such a list comes, the table is over, the run ends or the poll is due.
+//
+// The seat waits on wake alone, its own channel: a select over the table's and the run's done
+// channels too had every waiting seat of the run queue on the run's one channel and lock it, at
+// every list (a tenth of the load generator's CPU went to select). News the seat has nothing to
+// play for (a new version without a list, a list it would drop) does not wake it; the poll's
+// clock reads news instead.
 type seatWatch struct {
 	version atomic.Uint64
-	wake    chan struct{}
+	// news is when the stream last raised the version or brought a list
+	// (time.Now().UnixNano()): the poll counts its wait from there.
+	news atomic.Int64
+	wake chan struct{}
 
 	mu    sync.Mutex
 	legal *legalList // nil: none to play
@@ -347,14 +380,36 @@ func (sw *seatWatch) saw(v uint64) bool {
 	}
 }
 
-// offer keeps l if it is newer than the list the seat holds.
-func (sw *seatWatch) offer(l *legalList) {
+// sawNews notes that the stream raised the version or brought a list at now.
+func (sw *seatWatch) sawNews(now time.Time) { sw.news.Store(now.UnixNano()) }
+
+// offer hands the seat a list from its stream; play is whether the seat plays it if it is still
+// current (see worth). The newest list wins, as the seat would play only that one: l replaces an
+// older list held, and a list the seat would drop (not to play, or older than a version the
+// stream showed) leaves none held, without waking the seat to drop it (half the lists a stream
+// brings are empty: the seat's turn has passed).
+func (sw *seatWatch) offer(l *legalList, play bool) {
 	sw.mu.Lock()
-	if sw.legal == nil || l.version >= sw.legal.version {
+	if sw.legal != nil && l.version < sw.legal.version {
+		sw.mu.Unlock()
+		return // the seat holds a newer one
+	}
+	play = play && l.version >= sw.version.Load()
+	sw.legal = nil
+	if play {
 		sw.legal = l
 	}
 	sw.mu.Unlock()
-	sw.signal()
+	if play {
+		sw.signal()
+	}
+}
+
+// worth reports whether the seat plays list l (when still current), decided once per list as it
+// comes, from the stream or a poll: not a list without actions, and a list of optional moves only
+// (see optionalOnly) once in optionalOdds.
+func (s *slot) worth(l *legalList) bool {
+	return l.n > 0 && (!l.optional || s.intn(optionalOdds) == 0)
 }
 
 // take returns the list to play and forgets it (nil: none).
@@ -432,11 +487,12 @@ func (s *slot) follow(ctx context.Context, p *player, t *table, w grpc.ClientStr
 			seen = sw.saw(e.version) || seen
 		}
 		s.r.rec.eventsSeen(len(m.events))
+		if seen || m.legal != nil {
+			sw.sawNews(time.Now())
+		}
 		if l := m.legal; l != nil {
 			s.r.rec.legalPushed()
-			sw.offer(l) // signals
-		} else if seen {
-			sw.signal()
+			sw.offer(l, s.worth(l))
 		}
 	}
 }
@@ -464,13 +520,21 @@ func pollFor(o Options) time.Duration {
 // version; lists made stale by a later event are dropped (the stream lists again if the seat still
 // may act).
 func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch) {
+	// The seat's own context: gRPC derives one for each call, registered with its parent until
+	// the call ends, and waits on its parent's done channel. Under the run's context, shared by
+	// every seat, those were a lock and a map all the seats' calls contended for.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	// A seat waits for a list on its wake channel alone (see await): the run's end wakes it too,
+	// once this context has ended.
+	defer context.AfterFunc(ctx, sw.signal)()
 	rec := s.r.rec
 	failures := 0
 	pc := p.ctx(ctx)
 	// One request and one answer, reused for every action of the seat.
 	req := actRequest{tableID: t.id, idPrefix: p.idPrefix}
 	var res actAnswer
-	timer := time.NewTimer(s.r.poll) // armed by await only
+	timer := time.AfterFunc(s.r.poll, sw.signal) // armed by await only
 	timer.Stop()
 	for {
 		l := sw.take()
@@ -483,12 +547,10 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 				continue
 			}
 		}
+		// Lists come worth playing (see offer and await); one may have gone stale since.
 		version := l.version
-		if l.n == 0 || version < sw.version.Load() {
+		if version < sw.version.Load() {
 			continue
-		}
-		if l.optional && s.intn(optionalOdds) != 0 {
-			continue // the stream lists again at the next version
 		}
 		if err := s.r.pace(ctx); err != nil {
 			return
@@ -523,21 +585,29 @@ func (s *slot) playSeat(ctx context.Context, p *player, t *table, sw *seatWatch)
 	}
 }
 
-// await waits for the seat's stream to offer a list; when none comes within poll it lists the
-// seat's legal actions itself (pc: the seat's context). ok is false when the table or the run is
-// over; l is nil when there is nothing to play yet.
-// timer is the seat's, stopped; await leaves it stopped.
+// await waits for the seat's stream to offer a list; when neither a list nor a new version
+// comes within poll it lists the seat's legal actions itself (pc: the seat's context). ok is false
+// when the table or the run is over; l is nil when there is nothing to play yet.
+// timer is the seat's (it signals sw), stopped; await leaves it stopped.
 func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch, timer *time.Timer) (l *legalList, ok bool) {
+	since := time.Now().UnixNano()
 	timer.Reset(s.r.poll)
 	defer timer.Stop()
-	select {
-	case <-sw.wake:
-		return sw.take(), true
-	case <-t.finished:
-		return nil, false
-	case <-ctx.Done():
-		return nil, false
-	case <-timer.C:
+	for {
+		<-sw.wake // a list, the table's end, the run's end or the poll timer
+		if t.over() || ctx.Err() != nil {
+			return nil, false
+		}
+		if l := sw.take(); l != nil {
+			return l, true
+		}
+		// The timer, or a wake-up left from before this wait. The poll is due once the stream has
+		// been quiet for poll: since the wait began, or its last news if later.
+		quiet := time.Duration(time.Now().UnixNano() - max(since, sw.news.Load()))
+		if quiet >= s.r.poll {
+			break
+		}
+		timer.Reset(s.r.poll - quiet)
 	}
 	t0 := time.Now()
 	r, err := s.client.ListLegalActions(pc, &gatewayv1.ListLegalActionsRequest{TableId: t.id})
@@ -556,6 +626,9 @@ func (s *slot) await(ctx, pc context.Context, t *table, sw *seatWatch, timer *ti
 			}
 		}
 		l.action, l.optional = all[s.intn(l.n)], optionalOnly(s.game.name, all)
+	}
+	if !s.worth(l) {
+		return nil, true
 	}
 	return l, true
 }

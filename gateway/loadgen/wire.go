@@ -63,7 +63,19 @@ type watchMsg struct {
 	events []eventHead
 	// legal is WatchResponse.legal_actions (nil: none).
 	legal *legalList
-	recs  [][]byte // the legal list's records in the message being read
+	// scan is the legal list while the message is read (see readLegal).
+	scan legalScan
+}
+
+// legalScan is a LegalActions while its records are read (a field given twice is merged, as the
+// generated code merges it): its version, its actions as they lie in gRPC's buffer (reused from
+// message to message, cleared after each), and whether all of them are sabai-sabai's optional
+// moves so far.
+type legalScan struct {
+	seen     bool // a legal_actions record was read
+	version  uint64
+	actions  [][]byte
+	optional bool
 }
 
 // eventHead is what the bench reads of an Event.
@@ -84,8 +96,6 @@ type legalList struct {
 	action  []byte // nil when n is 0
 	// optional: a sabai-sabai list of optional moves only (see optionalOnly).
 	optional bool
-	// recs are the list's records while the message is read (a field given twice is merged).
-	recs [][]byte
 }
 
 // actAnswer is what the bench reads of an ActResponse.
@@ -288,7 +298,7 @@ func validatePacked(typ protowire.Type, b []byte) error {
 // are copied out of b, which the caller may reuse.
 func decodeWatch(b []byte, m *watchMsg) error {
 	m.event, m.hasEvent, m.events, m.legal = eventHead{}, false, m.events[:0], nil
-	m.recs = m.recs[:0]
+	m.scan = legalScan{actions: m.scan.actions[:0], optional: m.sabai}
 	var f field
 	for len(b) > 0 {
 		var err error
@@ -303,8 +313,7 @@ func decodeWatch(b []byte, m *watchMsg) error {
 			m.events = append(m.events, eventHead{})
 			err = decodeEvent(f.b, &m.events[len(m.events)-1])
 		case watchLegalField:
-			m.recs = append(m.recs, f.b)
-			err = checkLegal(f.b)
+			err = m.scan.read(f.b)
 		default:
 			if fs, _ := watchSpec.field(f.num); fs.msg != nil {
 				err = validate(fs.msg, f.b)
@@ -314,9 +323,9 @@ func decodeWatch(b []byte, m *watchMsg) error {
 			return err
 		}
 	}
-	if len(m.recs) > 0 {
-		m.legal = decodeLegal(m.recs, m.pick, m.sabai)
-		clear(m.recs) // no reference to the buffer left behind
+	if m.scan.seen {
+		m.legal = m.scan.list(m.pick)
+		clear(m.scan.actions) // no reference to the buffer left behind
 	}
 	return nil
 }
@@ -373,15 +382,29 @@ func typeIs(url []byte, name string) bool {
 	return len(url) == len(name) || url[len(url)-len(name)-1] == '/'
 }
 
-// checkLegal checks a LegalActions record (see next), each action a valid Any.
-func checkLegal(b []byte) error {
+// read checks a LegalActions record (see next), each action a valid Any, and adds it to the
+// list: one walk over the record, which is most of what a Watch message holds (lists run to
+// hundreds of actions and tens of kilobytes).
+func (ls *legalScan) read(b []byte) error {
+	ls.seen = true
 	var f field
 	for len(b) > 0 {
 		var err error
 		if b, err = next(legalSpec, b, &f); err != nil {
 			return err
 		}
-		if f.num == legalActions {
+		switch f.num {
+		case legalVersion:
+			ls.version = f.v
+		case legalActions:
+			ls.actions = append(ls.actions, f.b)
+			// While the list may be sabai-sabai's optional moves only, reading an action's kind
+			// checks it too (sabaiKind reads every record of the Any with next); after that, and
+			// for a kind that is not one, the Any is checked on its own.
+			if ls.optional && optionalMove(f.b) {
+				continue
+			}
+			ls.optional = false
 			if err := validate(anySpec, f.b); err != nil {
 				return err
 			}
@@ -390,48 +413,19 @@ func checkLegal(b []byte) error {
 	return nil
 }
 
-// decodeLegal reads the records of a LegalActions (checked by checkLegal) as one merged list,
-// picks its action to play with pick (nil: the first) and copies that one out.
-func decodeLegal(recs [][]byte, pick func(int) int, sabai bool) *legalList {
-	l := &legalList{optional: sabai}
-	each := func(fn func(v []byte)) {
-		for _, rest := range recs {
-			for len(rest) > 0 {
-				num, typ, n := protowire.ConsumeTag(rest)
-				rest = rest[n:]
-				switch {
-				case num == legalVersion && typ == protowire.VarintType:
-					l.version, n = protowire.ConsumeVarint(rest)
-				case num == legalActions:
-					var v []byte
-					v, n = protowire.ConsumeBytes(rest)
-					fn(v)
-				default:
-					n = protowire.ConsumeFieldValue(num, typ, rest)
-				}
-				rest = rest[n:]
-			}
-		}
-	}
-	each(func(v []byte) {
-		l.n++
-		l.optional = l.optional && optionalMove(v)
-	})
-	l.optional = l.optional && l.n > 0
-	if l.n == 0 {
+// list is the list read, its action to play picked with pick (nil: the first) and the only one
+// copied out of gRPC's buffer.
+func (ls *legalScan) list(pick func(int) int) *legalList {
+	n := len(ls.actions)
+	l := &legalList{version: ls.version, n: n, optional: ls.optional && n > 0}
+	if n == 0 {
 		return l
 	}
 	k := 0
 	if pick != nil {
-		k = pick(l.n)
+		k = pick(n)
 	}
-	i := 0
-	each(func(v []byte) {
-		if i == k {
-			l.action = bytes.Clone(v)
-		}
-		i++
-	})
+	l.action = bytes.Clone(ls.actions[k])
 	return l
 }
 

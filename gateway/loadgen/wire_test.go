@@ -278,14 +278,25 @@ func TestDecodeWatchRefuses(t *testing.T) {
 			protowire.AppendBytes(tag(nil, watchLegalField, protowire.BytesType),
 				protowire.AppendBytes(tag(nil, legalActions, protowire.BytesType),
 					protowire.AppendVarint(tag(nil, 3, protowire.VarintType), 1))), "google.protobuf.Any: field 3 unknown"},
+		"a legal action's type URL not UTF-8": {
+			protowire.AppendBytes(tag(nil, watchLegalField, protowire.BytesType),
+				protowire.AppendBytes(tag(nil, legalActions, protowire.BytesType),
+					protowire.AppendBytes(tag(nil, anyTypeURL, protowire.BytesType), []byte{0xff}))), "not valid UTF-8"},
+		// Read as a sabai-sabai list: the first action is a throw, the second not a valid Any.
+		"unknown field in a legal action after a throw": {
+			protowire.AppendBytes(tag(nil, watchLegalField, protowire.BytesType),
+				protowire.AppendBytes(tag(protowire.AppendBytes(tag(nil, legalActions, protowire.BytesType), throwAny(t)), legalActions, protowire.BytesType),
+					protowire.AppendVarint(tag(nil, 3, protowire.VarintType), 1))), "google.protobuf.Any: field 3 unknown"},
 		"group": {
 			tag(tag(nil, 5, protowire.StartGroupType), 5, protowire.EndGroupType), "field 5 unknown"},
 		"field number 0": {[]byte{0x00}, "invalid field number"},
 	} {
-		var m watchMsg
-		err := decodeWatch(c.wire, &m)
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%s: error %v, want one that says %q", name, err, c.want)
+		for _, sabai := range []bool{false, true} { // a sabai-sabai list is read another way
+			m := watchMsg{sabai: sabai}
+			err := decodeWatch(c.wire, &m)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s (sabai-sabai %v): error %v, want one that says %q", name, sabai, err, c.want)
+			}
 		}
 		if proto.Unmarshal(c.wire, &gatewayv1.WatchResponse{}) != nil {
 			continue
@@ -295,6 +306,15 @@ func TestDecodeWatchRefuses(t *testing.T) {
 			t.Errorf("%s: the generated code accepts it", name)
 		}
 	}
+}
+
+// throwAny is a sabai-sabai throw, encoded as a list brings it.
+func throwAny(t testing.TB) []byte {
+	b, err := proto.Marshal(anyOf(t, &sabaisabaiv1.Action{Kind: &sabaisabaiv1.Action_Throw{Throw: &sabaisabaiv1.Throw{}}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // hasUnknown reports whether m or a message in it kept fields unknown to its descriptor.

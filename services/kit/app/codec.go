@@ -36,6 +36,12 @@ type dirtyPool struct {
 
 var buffers = &dirtyPool{}
 
+// Buffers is the pool Codec encodes into, whose buffers are handed out as they were left. It
+// suits whatever writes every byte of a buffer's length before reading it: gRPC's transport
+// (frames are read whole into the buffers it asks for; messages across frames are copied), given
+// it with experimental.WithBufferPool, and a codec materializing a message's buffers.
+func Buffers() mem.BufferPool { return buffers }
+
 func (p *dirtyPool) Get(length int) *[]byte {
 	shift := max(bits.Len(uint(length-1)), poolMinShift)
 	if length <= 0 || shift > poolMaxShift {
