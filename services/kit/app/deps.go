@@ -86,6 +86,8 @@ func (a *App) Store(ctx context.Context, game string) (store.Store, error) {
 // Bus connects to the configured NATS, or starts an embedded one with JetStream.
 func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	url := a.Config.NATSURL
+	// An embedded server on a temporary directory keeps nothing after this process.
+	transient := url == "" && a.Config.NATSDir == ""
 	if url == "" {
 		ns, err := natsembed.Start(0, a.Config.NATSDir)
 		if err != nil {
@@ -97,7 +99,7 @@ func (a *App) Bus(ctx context.Context) (*bus.Bus, error) {
 	} else {
 		a.Log.Info("event bus: NATS", slog.String("url", config.Redact(url)), slog.String("prefix", a.Config.NATSPrefix), slog.Int("replicas", a.Config.NATSReplicas))
 	}
-	b, err := bus.Connect(ctx, url, a.Name, bus.Options{Prefix: a.Config.NATSPrefix, Replicas: a.Config.NATSReplicas, Logger: a.Log})
+	b, err := bus.Connect(ctx, url, a.Name, bus.Options{Prefix: a.Config.NATSPrefix, Replicas: a.Config.NATSReplicas, Transient: transient, Logger: a.Log})
 	if err != nil {
 		return nil, err
 	}

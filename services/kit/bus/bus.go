@@ -141,6 +141,11 @@ type Options struct {
 	Replicas int
 	// Memory keeps the stream in memory instead of files (tests and benchmarks).
 	Memory bool
+	// Transient says that the NATS server lives and dies with this process and keeps nothing
+	// after it (cardroom serve's embedded server on a temporary directory): durable consumers then
+	// keep their state in memory, since no later server could read it from disk (see
+	// PublicDurable).
+	Transient bool
 	// InProcess, when set, is a NATS server running in this process (natsembed): the connection
 	// goes to it through memory instead of a loopback socket. The URL passed to Connect is then
 	// only a name for the logs.
@@ -169,6 +174,8 @@ type Bus struct {
 	subj   Subjects
 	stream string
 	prop   propagation.TextMapPropagator
+	// transient is Options.Transient.
+	transient bool
 }
 
 // Connect connects to url and makes sure the stream exists with the configured subjects and
@@ -277,7 +284,7 @@ func FromConn(ctx context.Context, nc *nats.Conn, opt Options) (*Bus, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Bus{nc: nc, js: js, subj: subj, stream: cfg.Name, prop: otel.GetTextMapPropagator()}, nil
+	return &Bus{nc: nc, js: js, subj: subj, stream: cfg.Name, prop: otel.GetTextMapPropagator(), transient: opt.Transient}, nil
 }
 
 // Healthy reports whether the connection to the NATS server is up: nil when connected, else an

@@ -342,3 +342,33 @@ func TestPrefixesIsolated(t *testing.T) {
 		})
 	}
 }
+
+// TestDurableStateFollowsTheServer: a durable consumer keeps its state on disk, where a restarted
+// server finds it, unless the bus says its server keeps nothing after the process (Transient).
+func TestDurableStateFollowsTheServer(t *testing.T) {
+	for _, transient := range []bool{false, true} {
+		t.Run(fmt.Sprintf("transient=%v", transient), func(t *testing.T) {
+			ns, err := natsembed.Start(0, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(ns.Shutdown)
+			b, err := bus.Connect(t.Context(), ns.URL(), "bus-test", bus.Options{Transient: transient})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(b.Close)
+			c, err := b.PublicDurable(t.Context(), bus.DurableOptions{Name: "state-test", MaxAckPending: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := c.Info(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := info.Config.MemoryStorage; got != transient {
+				t.Errorf("consumer state in memory: %v, want %v", got, transient)
+			}
+		})
+	}
+}

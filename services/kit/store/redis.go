@@ -47,6 +47,9 @@ type Redis struct {
 	tags []string
 	// turn rotates the shard a sweep starts from, so that no shard is always served first.
 	turn atomic.Uint32
+	// commits sends concurrent commits together (see groupCommit); not when commits wait for
+	// replicas, which is done on the connection that wrote each.
+	commits groupCommit
 }
 
 // RedisOptions tune a Redis store.
@@ -114,6 +117,7 @@ func NewRedisWith(ctx context.Context, rdb redis.UniversalClient, prefix string,
 	h.Write([]byte(prefix))
 	salt := strconv.FormatUint(uint64(h.Sum32()&0xffff), 16)
 	r := &Redis{rdb: rdb, prefix: prefix, tags: make([]string, n), waitReplicas: opt.WaitReplicas, waitTimeout: opt.WaitTimeout}
+	r.commits.rdb = rdb
 	r.cluster, _ = rdb.(*redis.ClusterClient)
 	for i := range n {
 		r.tags[i] = prefix + "{" + salt + "-" + strconv.Itoa(i) + "}:"
@@ -333,7 +337,7 @@ func (r *Redis) Commit(ctx context.Context, c Commit) error {
 			}
 		}
 	} else {
-		n, err = commitScript.Run(ctx, r.rdb, keys, args...).Int64()
+		n, err = r.commits.run(ctx, keys, args)
 	}
 	if err != nil {
 		return fmt.Errorf("commit table: %w", err)
