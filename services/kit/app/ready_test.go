@@ -236,14 +236,16 @@ func TestReadinessTolerates(t *testing.T) {
 			}
 		}
 	}
+	// NATS fails from the watcher's first check: a first check that passed would set the next one
+	// an hour away (readyEvery), and the test would wait for it.
+	mu.Lock()
+	fail["nats"] = true
+	mu.Unlock()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})
 	go func() { defer close(done); a.watchDeps(ctx, []*health.Server{hs}, [][]string{{svc}}) }()
 	defer func() { cancel(); <-done }()
 
-	mu.Lock()
-	fail["nats"] = true
-	mu.Unlock()
 	failedTwice("nats")
 	if st := status(); st != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("a tolerated dependency down: %v, want SERVING", st)
