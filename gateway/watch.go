@@ -88,22 +88,37 @@ func (hs *hubs) deliver(m bus.Update) {
 
 // watchFeed refills hubs from the logs when their subscriptions may have missed events: every hub
 // after the connection to NATS came back, a hub whose subscription dropped updates (the feed's
-// buffer was full) on its own.
+// buffer was full) on its own. It looks at each hub's drops only when the connection reported a
+// subscription dropping (bus.SlowEpisodes), for feedArmed after it or as long as the last look
+// found drops, and every feedFullCheck in any case: a replica streaming thousands of tables
+// does not look at each one four times a second for drops that NATS reports.
 func (hs *hubs) watchFeed(ctx context.Context) {
 	tick := time.NewTicker(feedCheck)
 	defer tick.Stop()
 	reconnects := hs.s.bus.Reconnects()
+	episodes, _ := hs.s.bus.SlowEpisodes()
+	var armedUntil, lookedAll time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		}
+		now := time.Now()
 		r := hs.s.bus.Reconnects()
 		all := r != reconnects
 		reconnects = r
+		if n, tells := hs.s.bus.SlowEpisodes(); !tells || n != episodes {
+			episodes = n
+			armedUntil = now.Add(feedArmed)
+		}
+		if !all && now.After(armedUntil) && now.Sub(lookedAll) < feedFullCheck {
+			continue
+		}
+		lookedAll = now
 		hs.mu.Lock()
 		refill := make([]*hub, 0, len(hs.m))
+		dropped := false
 		for _, h := range hs.m {
 			select {
 			case <-h.ready:
@@ -114,12 +129,19 @@ func (hs *hubs) watchFeed(ctx context.Context) {
 				continue
 			}
 			d := h.sub.Dropped()
+			if d > h.dropped {
+				dropped = true
+			}
 			if all || d > h.dropped {
 				h.dropped = d
 				refill = append(refill, h)
 			}
 		}
 		hs.mu.Unlock()
+		if dropped {
+			// A subscription dropping again before it delivered is not reported again.
+			armedUntil = now.Add(feedArmed)
+		}
 		if len(refill) > 0 {
 			hs.s.metrics.gapRepairs.Add(ctx, 1)
 		}
@@ -131,8 +153,13 @@ func (hs *hubs) watchFeed(ctx context.Context) {
 	}
 }
 
-// feedCheck is how often the subscription's health is looked at.
-const feedCheck = 250 * time.Millisecond
+// feedCheck is how often the subscription's health is looked at; feedArmed how long every hub's
+// drops are looked at after a report of drops, and feedFullCheck the longest between two looks.
+const (
+	feedCheck     = 250 * time.Millisecond
+	feedArmed     = 2 * time.Second
+	feedFullCheck = 5 * time.Second
+)
 
 // hub is one table's events in sequence order, without gap, shared by every stream of the table on
 // this replica: it receives the table's events from the replica's subscription, reads what came

@@ -64,7 +64,9 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 		if err != nil {
 			return err
 		}
-		srv, err := a.AddRules(eng, st, b, addr)
+		// serve is the only replica of every service it runs: its background loops wake for
+		// their own work, not to look for other replicas' (see rules.Options.SoleReplica).
+		srv, err := a.AddRules(eng, st, b, addr, app.SoleRules())
 		if err != nil {
 			return err
 		}

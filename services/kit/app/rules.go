@@ -32,19 +32,30 @@ const streamWorkers = 32
 // Its connections are closed after a minute (gracefully): gRPC clients re-resolve DNS only when a
 // connection ends, so this is what lets callers balancing over a headless Service see replicas that
 // were added since they connected. Rules calls are short and idempotent, so nothing is lost.
-func (a *App) AddRules(eng engine.Engine, st store.Store, pub rules.Publisher, addr string) (*rules.Server, error) {
+func (a *App) AddRules(eng engine.Engine, st store.Store, pub rules.Publisher, addr string, opts ...RulesOption) (*rules.Server, error) {
 	gs, hs, err := a.NewGRPCServer(addr, grpc.KeepaliveParams(keepalive.ServerParameters{
 		MaxConnectionAge: time.Minute, MaxConnectionAgeGrace: 30 * time.Second,
 	}), grpc.NumStreamWorkers(streamWorkers))
 	if err != nil {
 		return nil, err
 	}
-	srv := rules.New(eng, st, pub, rules.Options{Retain: a.Config.Retention, Logger: a.Log})
+	ro := rules.Options{Retain: a.Config.Retention, Logger: a.Log}
+	for _, o := range opts {
+		o(&ro)
+	}
+	srv := rules.New(eng, st, pub, ro)
 	rulesv1.RegisterRulesServiceServer(gs, srv)
 	hs.SetServingStatus(rulesv1.RulesService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	a.Go(srv.Run)
 	return srv, nil
 }
+
+// RulesOption tunes a rules service that AddRules serves.
+type RulesOption func(*rules.Options)
+
+// SoleRules marks the rules service as its game's only replica (rules.Options.SoleReplica): the
+// all-in-one `cardroom serve`.
+func SoleRules() RulesOption { return func(o *rules.Options) { o.SoleReplica = true } }
 
 // RulesMain is the whole main of a game's rules service: configuration from flags and CARDROOM_*
 // variables, the store and bus they name, the service, and an orderly stop on SIGINT/SIGTERM.

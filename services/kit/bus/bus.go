@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -176,6 +177,9 @@ type Bus struct {
 	prop   propagation.TextMapPropagator
 	// transient is Options.Transient.
 	transient bool
+	// slow counts the slow-consumer episodes of the connection's subscriptions (nil: a connection
+	// Connect did not make, whose error handler is its owner's).
+	slow *atomic.Uint64
 }
 
 // Connect connects to url and makes sure the stream exists with the configured subjects and
@@ -191,8 +195,20 @@ func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	slow := new(atomic.Uint64)
 	opts := []nats.Option{
 		nats.Name(name),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if errors.Is(err, nats.ErrSlowConsumer) {
+				slow.Add(1)
+				return
+			}
+			subject := ""
+			if sub != nil {
+				subject = sub.Subject
+			}
+			log.Warn("nats asynchronous error", slog.String("subject", subject), slog.Any("error", err))
+		}),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(reconnectWait),
 		nats.ReconnectBufSize(nats.DefaultReconnectBufSize),
@@ -218,6 +234,7 @@ func Connect(ctx context.Context, url, name string, opt Options) (*Bus, error) {
 		nc.Close()
 		return nil, err
 	}
+	b.slow = slow
 	return b, nil
 }
 

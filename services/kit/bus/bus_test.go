@@ -372,3 +372,46 @@ func TestDurableStateFollowsTheServer(t *testing.T) {
 		})
 	}
 }
+
+// TestSlowEpisodes: a feed whose buffer overflows drops updates, counted by its table's watch, and
+// the bus reports that one of its subscriptions began dropping.
+func TestSlowEpisodes(t *testing.T) {
+	servers(t, func(t *testing.T, b *bus.Bus) {
+		before, ok := b.SlowEpisodes()
+		if !ok {
+			t.Fatal("a bus made by Connect cannot tell of drops")
+		}
+		feed := b.NewFeed(1) // never read: the second update has no room
+		table := uniqueTable()
+		w, err := feed.Watch(table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer w.Stop()
+		for range 20 {
+			if err := b.PublishLive(t.Context(), b.Subjects().Live(table), []byte("u")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The connection has received every update once a round trip after them returns.
+		wait, err := b.PublishAsync(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wait(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if d := w.Dropped(); d != 19 {
+			t.Fatalf("%d updates dropped, want 19", d)
+		}
+		// NATS reports the drops through the connection's error callback, on its own goroutine.
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+			if n, _ := b.SlowEpisodes(); n > before {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no slow-consumer episode reported 5 s after the drops")
+			}
+		}
+	})
+}

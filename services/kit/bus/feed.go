@@ -92,6 +92,17 @@ func (f *Feed) Run(ctx context.Context, fn func(Update)) {
 // missed messages meanwhile.
 func (b *Bus) Reconnects() uint64 { return b.nc.Stats().Reconnects }
 
+// SlowEpisodes is how many times one of the connection's subscriptions began dropping messages
+// (NATS reports a subscription once when its buffer overflows, and again only after it has
+// delivered since). ok is false for a bus made with FromConn, which cannot tell: its caller looks
+// at each subscription's drops instead.
+func (b *Bus) SlowEpisodes() (n uint64, ok bool) {
+	if b.slow == nil {
+		return 0, false
+	}
+	return b.slow.Load(), true
+}
+
 // Received is how many messages the connection has received.
 func (b *Bus) Received() uint64 { return b.nc.Stats().InMsgs }
 

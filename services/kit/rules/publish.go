@@ -153,12 +153,14 @@ func (s *Server) published(ctx context.Context, table string, from, seq uint64, 
 	if err != nil {
 		s.metrics.publishFailures.Add(ctx, 1)
 		s.log.WarnContext(ctx, "publish failed; the outbox sweeper will retry", slog.String("table", table), slog.Any("error", err))
+		s.outboxMayHoldWork()
 		return
 	}
 	select {
 	case s.marks <- store.Mark{TableID: table, From: from, Sequence: seq}:
 	default:
 		// Marks are an optimisation: an unmarked table is republished later, deduplicated.
+		s.outboxMayHoldWork()
 	}
 }
 
@@ -211,7 +213,8 @@ func (s *Server) Run(ctx context.Context) error {
 	defer sweep.Stop()
 	s.sweepAt.Store(sweeping)
 	defer s.sweepAt.Store(0)
-	republish := time.NewTicker(max(s.opt.RepublishAfter/4, 10*time.Millisecond))
+	sweeps := s.newOutboxPace()
+	republish := time.NewTimer(sweeps.every)
 	defer republish.Stop()
 	for {
 		select {
@@ -227,7 +230,12 @@ func (s *Server) Run(ctx context.Context) error {
 				sweep.Reset(time.Until(time.Unix(0, h)))
 			}
 		case <-republish.C:
-			s.Republish(ctx, s.now().Add(-s.opt.RepublishAfter))
+			found, _ := s.republish(ctx, s.now().Add(-s.opt.RepublishAfter))
+			republish.Reset(sweeps.next(time.Now(), found > 0))
+		case <-s.outboxHint:
+			if sweeps.hint(time.Now()) {
+				republish.Reset(sweeps.every)
+			}
 		}
 	}
 }
@@ -249,6 +257,7 @@ func (s *Server) runMarks(ctx context.Context, acked <-chan struct{}) {
 		}
 		if err := s.store.MarkPublished(ctx, batch); err != nil {
 			s.log.WarnContext(ctx, "marking publications failed", slog.Any("error", err))
+			s.outboxMayHoldWork()
 		}
 		batch = batch[:0]
 	}
@@ -292,6 +301,57 @@ func (s *Server) runMarks(ctx context.Context, acked <-chan struct{}) {
 // other replicas committed, or left claimed when they died, at its next claim.
 const maxSweepWait = time.Second
 
+// soleSweep is the longest a sole replica (Options.SoleReplica) goes without claiming deadlines
+// or sweeping its outbox: a safety net, since it hears of all its own work.
+const soleSweep = 10 * time.Second
+
+// outboxPace times Run's outbox sweeps: every RepublishAfter/4, or for a sole replica only while
+// something may be left (from a hint or a sweep that found tables, for twice RepublishAfter: a
+// publication is swept once it is RepublishAfter old) and every soleSweep otherwise.
+type outboxPace struct {
+	every, window time.Duration
+	sole          bool
+	fastUntil     time.Time
+}
+
+func (s *Server) newOutboxPace() *outboxPace {
+	p := &outboxPace{every: max(s.opt.RepublishAfter/4, 10*time.Millisecond), window: 2 * s.opt.RepublishAfter, sole: s.opt.SoleReplica}
+	// What an earlier life of the process left may be younger than RepublishAfter at the start.
+	p.fastUntil = time.Now().Add(p.window)
+	return p
+}
+
+// next is the wait until the sweep after one made at now, which found tables or not.
+func (p *outboxPace) next(now time.Time, found bool) time.Duration {
+	if found {
+		p.fastUntil = now.Add(p.window)
+	}
+	if !p.sole || now.Before(p.fastUntil) {
+		return p.every
+	}
+	return soleSweep
+}
+
+// hint notes at now that the replica may have left a publication undone; it reports whether the
+// next sweep must come sooner than planned.
+func (p *outboxPace) hint(now time.Time) bool {
+	if !p.sole {
+		return false
+	}
+	slow := !now.Before(p.fastUntil)
+	p.fastUntil = now.Add(p.window)
+	return slow
+}
+
+// outboxMayHoldWork tells Run that a publication of this replica may be missing from the bus or
+// unmarked in the outbox.
+func (s *Server) outboxMayHoldWork() {
+	select {
+	case s.outboxHint <- struct{}{}:
+	default:
+	}
+}
+
 // sweeping is sweepAt while a claim runs: every deadline committed meanwhile is noted, since the
 // claim may have read the store before it.
 const sweeping = math.MaxInt64
@@ -328,6 +388,9 @@ func (s *Server) fireDue(ctx context.Context) (fired int, next time.Time, more b
 func (s *Server) scheduleSweep(t *time.Timer, next time.Time, more bool) {
 	now := s.now()
 	wait := maxSweepWait
+	if s.opt.SoleReplica {
+		wait = soleSweep
+	}
 	switch {
 	case more:
 		wait = s.opt.SweepInterval
@@ -424,12 +487,18 @@ func (s *Server) publishAgain(ctx context.Context, table string, evs []*eventsv1
 // Republish publishes again the events of tables committed before `before` whose publication was
 // not confirmed, and confirms them.
 func (s *Server) Republish(ctx context.Context, before time.Time) int {
+	_, n := s.republish(ctx, before)
+	return n
+}
+
+// republish is Republish that also says how many tables the outbox held (found; an outbox it
+// could not read counts as one).
+func (s *Server) republish(ctx context.Context, before time.Time) (found, n int) {
 	ids, err := s.store.Unpublished(ctx, before, 100)
 	if err != nil {
 		s.log.WarnContext(ctx, "reading the outbox failed", slog.Any("error", err))
-		return 0
+		return 1, 0
 	}
-	n := 0
 	for _, id := range ids {
 		t, _, err := s.store.Load(ctx, id, "")
 		if err != nil {
@@ -466,5 +535,5 @@ func (s *Server) Republish(ctx context.Context, before time.Time) int {
 			n++
 		}
 	}
-	return n
+	return len(ids), n
 }

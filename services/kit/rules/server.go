@@ -65,6 +65,13 @@ type Options struct {
 	// (default 1s: the events of a replica that died between its commit and its publication reach
 	// the bus a second or so later, through another replica; JetStream drops the duplicates).
 	RepublishAfter time.Duration
+	// SoleReplica says that no other replica of this game shares the store (the all-in-one
+	// `cardroom serve`), so nothing but this replica's own failures and an earlier life of its
+	// process leave work behind. Run then sweeps the outbox at RepublishAfter/4 only around those
+	// (at its start, and after a publication, a mark or a commit of its own that failed or was not
+	// confirmed) and otherwise every soleSweep; it claims deadlines at the earliest one the store
+	// or its own commits tell of, at least every soleSweep (instead of maxSweepWait).
+	SoleReplica bool
 	// Now is the clock (default time.Now).
 	Now    func() time.Time
 	Logger *slog.Logger
@@ -95,6 +102,9 @@ type Server struct {
 	// dueHint the earliest deadline committed here since (0: none), and dueSoon wakes Run for it.
 	sweepAt, dueHint atomic.Int64
 	dueSoon          chan struct{}
+	// outboxHint wakes Run when this replica may have left a publication undone (see
+	// Options.SoleReplica).
+	outboxHint chan struct{}
 	// actionURL and optionsURL are the usual type URLs of the game's actions and options.
 	actionURL, optionsURL string
 	configs               configCache
@@ -135,13 +145,14 @@ func New(eng engine.Engine, st store.Store, pub Publisher, opt Options) *Server 
 	}
 	s := &Server{
 		eng: eng, info: info, store: st, pub: pub, live: live, async: async, subjects: subjects, opt: opt,
-		log:       opt.Logger.With(slog.String("game", info.Name)),
-		tracer:    otel.Tracer("cardroom.dev/services/kit/rules"),
-		metrics:   newMetrics(info.Name),
-		marks:     make(chan store.Mark, 4096),
-		dueSoon:   make(chan struct{}, 1),
-		acks:      make(chan pendingAck, maxPendingAcks),
-		actionURL: typeURL(info.Action), optionsURL: typeURL(info.Options),
+		log:        opt.Logger.With(slog.String("game", info.Name)),
+		tracer:     otel.Tracer("cardroom.dev/services/kit/rules"),
+		metrics:    newMetrics(info.Name),
+		marks:      make(chan store.Mark, 4096),
+		dueSoon:    make(chan struct{}, 1),
+		outboxHint: make(chan struct{}, 1),
+		acks:       make(chan pendingAck, maxPendingAcks),
+		actionURL:  typeURL(info.Action), optionsURL: typeURL(info.Options),
 	}
 	s.label = s.eventLabel
 	return s
@@ -742,6 +753,11 @@ func (s *Server) write(ctx context.Context, l *loaded, head *entryHead, evs []en
 	})
 	span.End()
 	if err != nil {
+		if !errors.Is(err, store.ErrConflict) && !errors.Is(err, store.ErrDuplicate) && !errors.Is(err, store.ErrNotFound) {
+			// It may have been written (unconfirmed, or its answer lost): its events and deadline too.
+			s.noteDeadline(dl)
+			s.outboxMayHoldWork()
+		}
 		return nil, false, err
 	}
 	if l.subj == nil {
