@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -425,28 +426,41 @@ func (r *Redis) ClaimDrive(ctx context.Context, owner string, now time.Time, lea
 	return ids, nil
 }
 
+// renewDriveScript extends the leases of the tables ARGV[3..] that owner ARGV[1] holds and that
+// are still in the drive set to ARGV[2], and returns them: the owners in one HMGET, the leases in one
+// ZMSCORE and the renewal in one ZADD, whatever the number of tables (three commands per table, one
+// by one, were a third of an idle Redis's CPU with 500 tables held).
 var renewDriveScript = redis.NewScript(`
-local out = {}
-for i = 3, #ARGV do
-  local id = ARGV[i]
-  if redis.call('HGET', KEYS[2], id) == ARGV[1] and redis.call('ZSCORE', KEYS[1], id) then
-    redis.call('ZADD', KEYS[1], 'XX', ARGV[2], id)
-    out[#out + 1] = id
+local owners = redis.call('HMGET', KEYS[2], unpack(ARGV, 3))
+local leases = redis.call('ZMSCORE', KEYS[1], unpack(ARGV, 3))
+local out, args = {}, {}
+for i = 1, #owners do
+  if owners[i] == ARGV[1] and leases[i] then
+    out[#out + 1] = ARGV[i + 2]
+    args[#args + 1] = ARGV[2]
+    args[#args + 1] = ARGV[i + 2]
   end
 end
+if #out > 0 then redis.call('ZADD', KEYS[1], 'XX', unpack(args)) end
 return out`)
 
+// renewBatch bounds the tables of one renewal script: Lua unpacks at most about 8,000 values.
+const renewBatch = 1000
+
 func (r *Redis) RenewDrive(ctx context.Context, owner string, tables []string, now time.Time, lease time.Duration) ([]string, error) {
-	if len(tables) == 0 {
-		return nil, nil
+	var kept []string
+	until := now.Add(lease).UnixMilli()
+	for batch := range slices.Chunk(tables, renewBatch) {
+		args := make([]any, 0, 2+len(batch))
+		args = append(args, owner, until)
+		for _, t := range batch {
+			args = append(args, t)
+		}
+		ids, err := renewDriveScript.Run(ctx, r.rdb, []string{r.prefix + "drive", r.prefix + "owner"}, args...).StringSlice()
+		if err != nil {
+			return nil, fmt.Errorf("renew drive: %w", err)
+		}
+		kept = append(kept, ids...)
 	}
-	args := []any{owner, now.Add(lease).UnixMilli()}
-	for _, t := range tables {
-		args = append(args, t)
-	}
-	ids, err := renewDriveScript.Run(ctx, r.rdb, []string{r.prefix + "drive", r.prefix + "owner"}, args...).StringSlice()
-	if err != nil {
-		return nil, fmt.Errorf("renew drive: %w", err)
-	}
-	return ids, nil
+	return kept, nil
 }

@@ -35,6 +35,7 @@ func Run(t *testing.T, newStore func(t *testing.T) lobby.Store) {
 		{"MatchConcurrentClaims", testConcurrentClaims},
 		{"Presence", testPresence},
 		{"Drive", testDrive},
+		{"DriveMany", testDriveMany},
 		{"OwnedSet", testOwnedSet},
 		{"MatchOwned", testMatchOwned},
 	}
@@ -507,6 +508,53 @@ func testDrive(t *testing.T, s lobby.Store) {
 	_ = s.DropDrive(ctx, a)
 	if got, _ := s.ClaimDrive(ctx, "r3", later.Add(time.Hour), time.Second, 1000); slices.Contains(got, a) || !slices.Contains(got, b) {
 		t.Fatalf("after drop: %v", got)
+	}
+}
+
+// testDriveMany renews more tables than one renewal script takes: exactly the owner's tables still
+// in the drive set are kept, in the order asked.
+func testDriveMany(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	ids := make([]string, 2500)
+	for i := range ids {
+		ids[i] = "m" + uid()
+		if err := s.AddDrive(ctx, ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	now := time.Now()
+	claimed := map[string]bool{}
+	for {
+		got, err := s.ClaimDrive(ctx, "rm", now, time.Minute, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 {
+			break
+		}
+		for _, id := range got {
+			claimed[id] = true
+		}
+	}
+	for _, id := range ids {
+		if !claimed[id] {
+			t.Fatalf("table %s not claimed", id)
+		}
+	}
+	if err := s.DropDrive(ctx, ids[1234]); err != nil {
+		t.Fatal(err)
+	}
+	ask := append(slices.Clone(ids), "m"+uid()) // the last never added
+	kept, err := s.RenewDrive(ctx, "rm", ask, now, time.Minute)
+	if want := slices.Delete(slices.Clone(ids), 1234, 1235); err != nil || !slices.Equal(kept, want) {
+		t.Fatalf("renewed %d of %d tables (want %d), err %v", len(kept), len(ask), len(want), err)
+	}
+	if kept, err := s.RenewDrive(ctx, "other", ids, now, time.Minute); err != nil || len(kept) != 0 {
+		t.Fatalf("another replica renewed %d tables, err %v", len(kept), err)
+	}
+	// Renewed for a minute from now: nobody can claim them a second from now.
+	if got, _ := s.ClaimDrive(ctx, "other", now.Add(time.Second), time.Minute, 5000); slices.ContainsFunc(got, func(id string) bool { return claimed[id] }) {
+		t.Fatal("a renewed table was claimed by another replica")
 	}
 }
 
