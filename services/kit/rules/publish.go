@@ -332,20 +332,21 @@ func (p *outboxPace) next(now time.Time, found bool) time.Duration {
 	return soleSweep
 }
 
-// hint notes at now that the replica may have left a publication undone; it reports whether the
-// next sweep must come sooner than planned.
+// hint notes at now that the sole replica may have left a publication undone; it reports whether
+// the next sweep must come sooner than planned.
 func (p *outboxPace) hint(now time.Time) bool {
-	if !p.sole {
-		return false
-	}
 	slow := !now.Before(p.fastUntil)
 	p.fastUntil = now.Add(p.window)
 	return slow
 }
 
-// outboxMayHoldWork tells Run that a publication of this replica may be missing from the bus or
-// unmarked in the outbox.
+// outboxMayHoldWork tells a sole replica's Run that a publication of its own may be missing from
+// the bus or unmarked in the outbox. A shared replica sweeps at its steady pace anyway, so it is
+// not woken (under load the marks' buffer may be full at every commit).
 func (s *Server) outboxMayHoldWork() {
+	if !s.opt.SoleReplica {
+		return
+	}
 	select {
 	case s.outboxHint <- struct{}{}:
 	default:
