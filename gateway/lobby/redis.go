@@ -34,6 +34,7 @@ type Redis struct {
 	rdb redis.UniversalClient
 	// prefix is the tagged prefix of every key but the presence records', under presence.
 	prefix, presence string
+	decoded          decodedTables
 }
 
 // NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:").
@@ -109,8 +110,8 @@ func (r *Redis) LoadTable(ctx context.Context, id string) (Table, error) {
 	if !ok {
 		return Table{}, ErrNotFound
 	}
-	var t Table
-	if err := json.Unmarshal([]byte(d), &t); err != nil {
+	t, err := r.decoded.decode(id, d)
+	if err != nil {
 		return Table{}, fmt.Errorf("decode table: %w", err)
 	}
 	t.Version, _ = strconv.ParseUint(res[1].(string), 10, 64)
@@ -386,6 +387,7 @@ func (r *Redis) AddDrive(ctx context.Context, table string) error {
 }
 
 func (r *Redis) DropDrive(ctx context.Context, table string) error {
+	r.decoded.forget(table)
 	pipe := r.rdb.TxPipeline()
 	pipe.ZRem(ctx, r.driveKey(), table)
 	pipe.HDel(ctx, r.ownerKey(), table)

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -23,6 +24,7 @@ func Run(t *testing.T, newStore func(t *testing.T) lobby.Store) {
 		fn   func(t *testing.T, s lobby.Store)
 	}{
 		{"Tables", testTables},
+		{"TableLoadsAreCopies", testLoadsAreCopies},
 		{"TableConcurrentJoins", testConcurrentJoins},
 		{"TableRequestIDs", testRequestIDs},
 		{"TableRequestIDsConcurrent", testRequestIDsConcurrent},
@@ -51,6 +53,38 @@ func uid() string {
 }
 
 var t0 = time.UnixMilli(1_800_000_000_000)
+
+// testLoadsAreCopies: a loaded table is the caller's to change; changing it in place (as a
+// read-modify-write does before its write) changes nothing another load returns.
+func testLoadsAreCopies(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	id := "t" + uid()
+	tb := lobby.Table{ID: id, Game: "g", Owner: "p1", State: lobby.TableStarting, Capacity: 2,
+		Players: []lobby.Player{{ID: "p1", Name: "Ann"}, {ID: "p2", Name: "Bob"}},
+		Seats:   []lobby.Player{{ID: "p2", Name: "Bob"}, {ID: "p1", Name: "Ann"}},
+		Options: []byte{1, 2}, Tickets: []string{"k1", "k2"}, Refusal: []byte{3},
+		Requests: []lobby.Request{{ID: "r1", Call: "AddBots:1"}}, CreatedAt: t0}
+	if err := s.CreateTable(ctx, tb, 0); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		got, err := s.LoadTable(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := tb
+		want.Version = got.Version
+		if got.CreatedAt.Equal(want.CreatedAt) {
+			want.CreatedAt = got.CreatedAt // the same instant, maybe in another location
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("load %d: %+v, want %+v", i, got, want)
+		}
+		got.Players[0].Name, got.Seats[1].Level, got.Options[0], got.Tickets[0] = "Eve", 3, 9, "kx"
+		got.Refusal[0], got.Requests[0].Call = 7, "Leave"
+		_ = append(got.Players[:1], lobby.Player{ID: "p9"})
+	}
+}
 
 func testTables(t *testing.T, s lobby.Store) {
 	ctx := t.Context()

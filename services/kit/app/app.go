@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel"
 	"log/slog"
 	"net"
 	"net/http"
@@ -23,7 +24,6 @@ import (
 	"cardroom.dev/services/kit/redisconn"
 	"cardroom.dev/services/kit/telemetry"
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
@@ -104,7 +104,7 @@ func (a *App) NewGRPCServer(addr string, opts ...grpc.ServerOption) (*grpc.Serve
 		return nil, nil, fmt.Errorf("listen %s: %w", addr, err)
 	}
 	gs := grpc.NewServer(append([]grpc.ServerOption{
-		grpc.StatsHandler(otelgrpc.NewServerHandler()),
+		grpc.StatsHandler(newServerStats(otel.GetMeterProvider())),
 		grpc.ChainUnaryInterceptor(a.recoverUnary),
 		grpc.ChainStreamInterceptor(a.recoverStream),
 		grpc.MaxRecvMsgSize(1 << 20),

@@ -98,10 +98,22 @@ func Setup(ctx context.Context, o Options) (*Telemetry, error) {
 // of new traces and whatever an upstream caller decided for its own.
 func Sampler(o Options) sdktrace.Sampler {
 	if !Exporting(o) {
-		return sdktrace.NeverSample()
+		return dropAll{}
 	}
 	return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(o.TraceSample))
 }
+
+// dropAll records no span. Unlike sdktrace.NeverSample it does not copy the parent's W3C
+// tracestate into each span, which took a walk up the call's context (a gRPC call's is deep) at
+// every span: nearly 2 % of a gateway's CPU under load. So without an exporter the trace id still
+// goes from call to call, and a caller's tracestate stops at the first span.
+type dropAll struct{}
+
+func (dropAll) ShouldSample(sdktrace.SamplingParameters) sdktrace.SamplingResult {
+	return sdktrace.SamplingResult{Decision: sdktrace.Drop}
+}
+
+func (dropAll) Description() string { return "DropAll" }
 
 // Exporting is whether o exports traces: an endpoint in o, or in the standard variables
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT, unless OTEL_TRACES_EXPORTER
