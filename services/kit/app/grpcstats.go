@@ -33,9 +33,11 @@ type serverStats struct {
 	methods  sync.Map // full method name → *methodStats
 }
 
-// methodStats are one method's attribute sets, one per status code, built with it.
+// methodStats are one method's attribute sets, one per status code, built with it. (Only the
+// server's own methods are tagged: gRPC answers any other at once, without stats.)
 type methodStats struct {
-	sets [len(statusNames)]attribute.Set
+	method string
+	sets   [len(statusNames)]attribute.Set
 }
 
 type methodStatsKey struct{}
@@ -92,7 +94,7 @@ func (s *serverStats) HandleRPC(ctx context.Context, rs stats.RPCStats) {
 }
 
 func newMethodStats(method string) *methodStats {
-	m := &methodStats{}
+	m := &methodStats{method: method}
 	for code := range m.sets {
 		m.sets[code] = callSet(method, codes.Code(code))
 	}
@@ -104,7 +106,7 @@ func (m *methodStats) set(code codes.Code) attribute.Set {
 	if int(code) < len(m.sets) {
 		return m.sets[code]
 	}
-	return attribute.NewSet(semconv.RPCSystemNameGRPC, semconv.RPCResponseStatusCode(code.String()))
+	return attribute.NewSet(semconv.RPCMethod(m.method), semconv.RPCSystemNameGRPC, semconv.RPCResponseStatusCode(code.String()))
 }
 
 // callSet is the attribute set of a call of method that ended with code.
