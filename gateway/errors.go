@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"cardroom.dev/gateway/lobby"
+	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/refusal"
 	"cardroom.dev/services/kit/store"
 	"google.golang.org/grpc/codes"
@@ -20,6 +21,13 @@ func (s *Server) toStatus(ctx context.Context, err error) error {
 	if errors.Is(err, lobby.ErrConflict) {
 		return refusal.New(codes.Aborted, refusal.Contention, "the record changed too often; try again")
 	}
-	// Redis restarting or out of reach is UNAVAILABLE: a retry soon succeeds.
-	return refusal.ToStatus(ctx, s.log, err, store.Unavailable)
+	// Redis restarting or out of reach, or NATS not confirming a subscription, is UNAVAILABLE: a
+	// retry soon succeeds.
+	return refusal.ToStatus(ctx, s.log, err, unavailable)
+}
+
+// unavailable reports whether err says that the lobby's Redis or the event bus cannot serve right
+// now, rather than that something is wrong.
+func unavailable(err error) bool {
+	return store.Unavailable(err) || errors.Is(err, bus.ErrUnavailable)
 }

@@ -39,7 +39,12 @@ type TableWatch struct {
 }
 
 // watchTimeout bounds the round trip that makes sure the server has a new subscription.
-const watchTimeout = 5 * time.Second
+var watchTimeout = 5 * time.Second
+
+// ErrUnavailable is in the error of a Watch that the server did not confirm in time while the
+// connection seemed up (a server stalled, or a link that carries nothing and is not yet known
+// dead): the caller may try again soon, and should say so (UNAVAILABLE), not fail.
+var ErrUnavailable = errors.New("the event bus did not answer")
 
 // Watch subscribes the feed to table's live updates and returns once the server has the
 // subscription, so that every update published after Watch returns reaches the feed. While the
@@ -53,7 +58,7 @@ func (f *Feed) Watch(table string) (*TableWatch, error) {
 	}
 	if err := f.b.nc.FlushTimeout(watchTimeout); err != nil && f.b.nc.IsConnected() {
 		_ = sub.Unsubscribe()
-		return nil, fmt.Errorf("subscribe %s: %w", subject, err)
+		return nil, fmt.Errorf("subscribe %s: %w: %w", subject, ErrUnavailable, err)
 	}
 	return &TableWatch{sub: sub}, nil
 }
