@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"cardroom.dev/cmd/cardroom/internal/play"
+	"cardroom.dev/services/kit/testenv"
 	tea "charm.land/bubbletea/v2"
 )
 
@@ -193,63 +193,13 @@ func (c *terminal) playMoves(stop func(play.Snapshot) bool) int {
 
 func finished(s play.Snapshot) bool { return s.Stage == "finished" }
 
-// proxy passes TCP connections to target until cut closes them all (a lost connection).
-type proxy struct {
-	ln     net.Listener
-	target string
-	mu     sync.Mutex
-	conns  []net.Conn
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target}
-	t.Cleanup(func() {
-		ln.Close()
-		p.cut()
-	})
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { _, _ = io.Copy(u, c); u.Close() }()
-			go func() { _, _ = io.Copy(c, u); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *proxy) addr() string { return p.ln.Addr().String() }
-
-func (p *proxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-}
-
 // TestPlayToTheEnd: a person opens a private Sponsio table, adds two bots with "b", starts it with
 // "s" and plays to the end by keys, through a connection that is lost once on the way (the client
 // reconnects and plays on). The betting turns are chosen in steps (a card to open first, then what
 // to do with it); the result screen names every seat, the player's marked "you".
 func TestPlayToTheEnd(t *testing.T) {
-	p := newProxy(t, startServe(t))
-	addr := p.addr()
+	p := testenv.NewProxy(t, startServe(t))
+	addr := p.Addr()
 	c := runClient(t, addr, t.TempDir(), "sponsio", "--create", "--seats", "3", "--name", "Ann")
 	c.until("the lobby", func(s play.Snapshot) bool { return s.Stage == "lobby" && strings.Contains(s.Screen, "invite code") })
 	mark := c.shown()
@@ -260,7 +210,7 @@ func TestPlayToTheEnd(t *testing.T) {
 	c.press("s")
 	keys := c.playMoves(func(s play.Snapshot) bool { return s.Version > 20 && !s.Acting })
 	mark = c.shown()
-	p.cut()
+	p.Cut()
 	c.until("the lost connection", func(play.Snapshot) bool { return c.said(mark, "connection lost") })
 	keys += c.playMoves(finished)
 	end := c.until("the result screen", func(s play.Snapshot) bool { return finished(s) && s.Results != nil })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -414,4 +415,34 @@ func TestSlowEpisodes(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestWatchStalledServer: a Watch the server does not confirm while the connection still seems up
+// fails with ErrUnavailable (the gateway answers UNAVAILABLE, which clients retry), not an error
+// of its own.
+func TestWatchStalledServer(t *testing.T) {
+	t.Cleanup(bus.SetWatchTimeout(300 * time.Millisecond))
+	ns, err := natsembed.Start(0, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	p := testenv.NewProxy(t, strings.TrimPrefix(ns.URL(), "nats://"))
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	b, err := bus.Connect(ctx, "nats://"+p.Addr(), "stall", bus.Options{Prefix: "stall", Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	feed := b.NewFeed(8)
+	w, err := feed.Watch("t-1")
+	if err != nil {
+		t.Fatalf("watch before the stall: %v", err)
+	}
+	w.Stop()
+	p.Stall(true)
+	if _, err := feed.Watch("t-2"); !errors.Is(err, bus.ErrUnavailable) {
+		t.Fatalf("watch through a stalled link: %v, want ErrUnavailable", err)
+	}
 }
