@@ -27,7 +27,8 @@ type decodedTable struct {
 }
 
 // decode returns the table raw encodes (without its version), the table id's kept record when
-// raw is what it was decoded from.
+// raw is what it was decoded from. (Only what was decoded is kept, never a table as written:
+// decoded, its times lose their monotonic readings and its empty slices become nil.)
 func (d *decodedTables) decode(id string, raw string) (Table, error) {
 	d.mu.Lock()
 	k, ok := d.m[id]
@@ -39,14 +40,7 @@ func (d *decodedTables) decode(id string, raw string) (Table, error) {
 	if err := json.Unmarshal([]byte(raw), &t); err != nil {
 		return Table{}, err
 	}
-	d.keep(id, raw, t)
-	return t, nil
-}
-
-// keep records that raw was decoded into t. (A table written is not kept as it was written:
-// decoded, its times lose their monotonic readings and its empty slices become nil.)
-func (d *decodedTables) keep(id, raw string, t Table) {
-	t = t.clone()
+	kept := t.clone()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.m == nil {
@@ -59,7 +53,8 @@ func (d *decodedTables) keep(id, raw string, t Table) {
 			break
 		}
 	}
-	d.m[id] = decodedTable{raw: raw, t: t}
+	d.m[id] = decodedTable{raw: raw, t: kept}
+	return t, nil
 }
 
 // forget drops id's kept record (its table was removed).

@@ -150,8 +150,9 @@ func Code(err error) string {
 // ToStatus turns an error into what a client sees, after the caller has mapped the errors of its
 // own domain: nil stays nil; a canceled or expired request says so; an error unavailable reports
 // (a store or the event bus out of reach: kit/store.Unavailable, kit/bus.ErrUnavailable) is
-// UNAVAILABLE, which a retry soon gets past, and is logged as a warning; a gRPC status (a refusal, or a status from a service behind) passes
-// through with its details; anything else is logged in full on log and masked as INTERNAL.
+// UNAVAILABLE, which a retry soon gets past, and is logged as a warning; a gRPC status (a refusal,
+// or a status from a service behind) passes through with its details; anything else is logged in
+// full on log and masked as INTERNAL.
 func ToStatus(ctx context.Context, log *slog.Logger, err error, unavailable func(error) bool) error {
 	switch {
 	case err == nil:
