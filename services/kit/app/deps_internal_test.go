@@ -294,3 +294,28 @@ func TestRideOutClusterFailover(t *testing.T) {
 		t.Errorf("counter %d (%v) on the promoted replica, want 2", n, err)
 	}
 }
+
+// TestRideOutRedirected: on a cluster (reroute set) a redirection the cluster client stopped
+// following is sent again after a reload of the slot map; on a single server it is an answer.
+func TestRideOutRedirected(t *testing.T) {
+	for _, msg := range []string{"MOVED 7978 127.0.0.1:17005", "ASK 7978 127.0.0.1:17005"} {
+		var reloads, sends int
+		h := rideOut{budget: time.Second, maxBackoff: time.Millisecond, reroute: func(context.Context) { reloads++ }}
+		err := h.retry(context.Background(), func() error {
+			sends++
+			if sends < 3 {
+				return errors.New(msg)
+			}
+			return nil
+		})
+		if err != nil || sends != 3 || reloads != 2 {
+			t.Errorf("cluster, %s twice: %v after %d sends and %d reloads, want success after 3 and 2", msg, err, sends, reloads)
+		}
+		single := rideOut{budget: time.Second, maxBackoff: time.Millisecond}
+		sends = 0
+		err = single.retry(context.Background(), func() error { sends++; return errors.New(msg) })
+		if err == nil || sends != 1 {
+			t.Errorf("single server, %s: %v after %d sends, want it answered at once", msg, err, sends)
+		}
+	}
+}
