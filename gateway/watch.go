@@ -184,6 +184,7 @@ type hub struct {
 	gapSince time.Time
 	finished bool
 	changed  chan struct{} // closed and replaced at every change
+	over     chan struct{} // closed once the table is finished
 	gap      chan struct{} // signalled when a gap opens: repair wakes only then
 
 	// legal is every seat's legal actions at legalVersion, from the newest live update (nil before
@@ -195,7 +196,7 @@ type hub struct {
 
 func newHub(s *Server, table string, rules rulesv1.RulesServiceClient) *hub {
 	return &hub{s: s, table: table, rules: rules, ready: make(chan struct{}), refs: 1,
-		pending: map[uint64]hubEvent{}, changed: make(chan struct{}), gap: make(chan struct{}, 1)}
+		pending: map[uint64]hubEvent{}, changed: make(chan struct{}), over: make(chan struct{}), gap: make(chan struct{}, 1)}
 }
 
 // acquire returns the table's hub, started; release when done with it.
@@ -457,10 +458,14 @@ func (h *hub) legalOf(seat int) (version uint64, list *seatLegal, known bool) {
 
 func (h *hub) append(e hubEvent) {
 	h.events = append(h.events, e)
-	if e.finished {
+	if e.finished && !h.finished {
 		h.finished = true
+		close(h.over)
 	}
 }
+
+// ended is closed once the table is finished: what a waiter that needs no other change waits on.
+func (h *hub) ended() <-chan struct{} { return h.over }
 
 // since returns the events after seq, a channel closed at the next change, and whether the table
 // is finished.
