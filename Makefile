@@ -84,16 +84,17 @@ perf-pair: ## cardroom serve beside the skeleton, alternating runs; output in do
 	  else rm -f "$$out"; echo "perf-pair gave no ratios: docs/perf-pair/last.txt left as it was"; exit 1; fi
 
 # perf-pair-plus runs cardroom serve beside the skeleton and beside the skeleton "plus" (carrying the
-# transport and storage work cardroom's contract requires: scripts/skeleton-plus), alternating, and
-# prints the ratios to both; output in docs/perf-pair/plus.txt. PERF_PAIR_PLUS_ARGS passes its flags.
-PERF_PAIR_PLUS_ARGS ?= --rounds 5 --tables 500 --duration 20s
+# transport and storage work cardroom's contract requires: scripts/skeleton-plus), alternating, with
+# each process's CPU per action, and prints the ratios to both; output in docs/perf-pair/plus.txt.
+# PERF_PAIR_PLUS_ARGS passes scripts/perf-pair-procs' flags.
+PERF_PAIR_PLUS_ARGS ?= --pairs 5 --tables 500 --duration 20s
 .PHONY: perf-pair-plus
 perf-pair-plus: ## cardroom beside the skeleton and the skeleton plus its contract's extras; output in docs/perf-pair/plus.txt
 	@mkdir -p docs/perf-pair
 	@out=$$(mktemp); \
 	  { echo "# $$(date -u +%FT%TZ) commit $$(git rev-parse --short HEAD)$$(git diff --quiet HEAD -- . ':!docs/perf-pair' || echo +changes) load $$(cut -d' ' -f1-3 /proc/loadavg)"; \
-	    echo "# scripts/perf-pair-plus $(PERF_PAIR_PLUS_ARGS)"; \
-	    scripts/perf-pair-plus $(PERF_PAIR_PLUS_ARGS); } | tee "$$out"; \
+	    echo "# scripts/perf-pair-procs --mode serve --plus $(PERF_PAIR_PLUS_ARGS)"; \
+	    scripts/perf-pair-procs --mode serve --plus $(PERF_PAIR_PLUS_ARGS); } | tee "$$out"; \
 	  if grep -q '^ratios' "$$out"; then mv "$$out" docs/perf-pair/plus.txt; \
 	  else rm -f "$$out"; echo "perf-pair-plus gave no ratios: docs/perf-pair/plus.txt left as it was"; exit 1; fi
 

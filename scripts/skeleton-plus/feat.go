@@ -3,7 +3,7 @@ package main
 // This file and server.patch make the skeleton "plus": the skeleton of ../shared/tools/skeleton
 // carrying, per action, the transport and storage work that cardroom's contract requires and the
 // plain skeleton leaves out, each switched on by a word of SKEL_FEATURES (comma-separated; all
-// five is the comparison scripts/perf-pair-plus makes). The sizes are cardroom's, measured under
+// five is the comparison `scripts/perf-pair-procs --mode serve --plus` makes). The sizes are cardroom's, measured under
 // `cardroom bench` (500 tables, every game; docs/performance.md, 2026-12-03):
 //
 //	log       the commit also appends the action's events to the table's log (RPUSH), records
@@ -24,6 +24,7 @@ package main
 
 import (
 	"context"
+	"log"
 	"os"
 	"strings"
 
@@ -74,7 +75,8 @@ func encodeUpdateX(version uint64, turn bool, actions string) []byte {
 func consume(ctx context.Context, js jetstream.JetStream) {
 	c, err := js.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: "stats", AckPolicy: jetstream.AckAllPolicy, MaxAckPending: 1024})
 	if err != nil {
-		panic(err)
+		log.Printf("stream consumer: %v", err)
+		return
 	}
 	n := 0
 	cc, err := c.Consume(func(m jetstream.Msg) {
@@ -83,7 +85,8 @@ func consume(ctx context.Context, js jetstream.JetStream) {
 		}
 	}, jetstream.PullMaxMessages(512))
 	if err != nil {
-		panic(err)
+		log.Printf("stream consumer: %v", err)
+		return
 	}
 	<-ctx.Done()
 	cc.Stop()
