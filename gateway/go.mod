@@ -17,7 +17,9 @@ require (
 )
 
 require (
+	github.com/KimMachineGun/automemlimit v1.0.2 // indirect
 	github.com/nats-io/nats.go v1.55.0 // indirect
+	github.com/pbnjay/memory v0.0.0-20210728143218-7b4eea64cf58 // indirect
 	github.com/redis/go-redis/extra/redisotel/v9 v9.23.0 // indirect
 	github.com/soheilhy/cmux v0.1.5 // indirect
 )

@@ -22,6 +22,7 @@ import (
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/redisconn"
 	"cardroom.dev/services/kit/telemetry"
+	"github.com/KimMachineGun/automemlimit/memlimit"
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel"
 	"google.golang.org/grpc"
@@ -61,7 +62,9 @@ type server struct {
 // gcPercent is the garbage collector's target when GOGC is not set. The services keep small live
 // heaps (tens of MB) and allocate fast, so Go's default (100) collects hundreds of times a second
 // under load and spends a fifth of the CPU on it; four times the headroom costs a few tens of MB.
-// GOGC and GOMEMLIMIT, when set, win.
+// The headroom is bounded by the soft memory limit New derives from the container's
+// (setMemoryLimit): near it the collector runs as often as it must, so GOGC=400 cannot grow a
+// heap past the pod's limit the way it did without one. GOGC and GOMEMLIMIT, when set, win.
 const gcPercent = 400
 
 // New sets up telemetry and logging for a process named name.
@@ -77,6 +80,7 @@ func New(ctx context.Context, name string, cfg config.Config) (*App, error) {
 	}
 	a := &App{Name: name, Config: cfg, Log: tel.Logger, tel: tel}
 	slog.SetDefault(tel.Logger)
+	setMemoryLimit(a.Log, memlimit.FromCgroup)
 	a.OnClose(tel.Shutdown)
 	return a, nil
 }
