@@ -81,7 +81,7 @@ func dialAffinity(t *testing.T, replicas []*affinityReplica) (rulesv1.RulesServi
 	t.Helper()
 	r := manual.NewBuilderWithScheme("affinity")
 	r.InitialState(resolverState(replicas))
-	cc, err := grpc.NewClient(r.Scheme()+":///rules", append(dialOptions(), grpc.WithResolvers(r))...)
+	cc, err := grpc.NewClient(r.Scheme()+":///rules", append(dialOptions(""), grpc.WithResolvers(r))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cardroom.dev/services/kit/app"
 	"context"
 	"fmt"
 	"sort"
@@ -72,8 +73,9 @@ func ParseTargets(s string) (map[string]string, error) {
 }
 
 // Dial opens one client connection per game, balanced over the target's addresses by table
-// (see serviceConfig). close closes them all.
-func Dial(targets map[string]string) (conns map[string]grpc.ClientConnInterface, close func() error, err error) {
+// (see serviceConfig), each call carrying the service token when one is set (the rules services
+// refuse calls without it: app.NewInternalGRPCServer). close closes them all.
+func Dial(targets map[string]string, serviceToken string) (conns map[string]grpc.ClientConnInterface, close func() error, err error) {
 	conns = map[string]grpc.ClientConnInterface{}
 	var opened []*grpc.ClientConn
 	close = func() error {
@@ -88,7 +90,7 @@ func Dial(targets map[string]string) (conns map[string]grpc.ClientConnInterface,
 	}
 	sort.Strings(games)
 	for _, g := range games {
-		cc, err := grpc.NewClient(targets[g], dialOptions()...)
+		cc, err := grpc.NewClient(targets[g], dialOptions(serviceToken)...)
 		if err != nil {
 			_ = close()
 			return nil, nil, fmt.Errorf("rules service of %s at %s: %w", g, targets[g], err)
@@ -100,8 +102,8 @@ func Dial(targets map[string]string) (conns map[string]grpc.ClientConnInterface,
 }
 
 // dialOptions are the options of every connection Dial opens.
-func dialOptions() []grpc.DialOption {
-	return []grpc.DialOption{
+func dialOptions(serviceToken string) []grpc.DialOption {
+	opts := []grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultServiceConfig(serviceConfig),
 		// The balancer sees the call's context, not its request: this leaves the table id there.
@@ -110,6 +112,10 @@ func dialOptions() []grpc.DialOption {
 		// (rpc_server_*), not measured twice.
 		grpc.WithStatsHandler(otelgrpc.NewClientHandler(otelgrpc.WithMeterProvider(metricnoop.NewMeterProvider()))),
 	}
+	if serviceToken != "" {
+		opts = append(opts, grpc.WithPerRPCCredentials(app.ServiceCredentials(serviceToken)))
+	}
+	return opts
 }
 
 // InProcess is a connection to a RulesService in the same process: calls go straight to srv,

@@ -39,7 +39,7 @@ func TestDialDNS(t *testing.T) {
 	rulesv1.RegisterRulesServiceServer(gs, srv)
 	go func() { _ = gs.Serve(lis) }()
 	defer gs.Stop()
-	conns, closeConns, err := gateway.Dial(map[string]string{TestGame: "dns:///" + lis.Addr().String()})
+	conns, closeConns, err := gateway.Dial(map[string]string{TestGame: "dns:///" + lis.Addr().String()}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -139,7 +139,7 @@ func run(ctx context.Context, cfg config.Config) error {
 	if err != nil {
 		return err
 	}
-	conns, closeConns, err := Dial(targets)
+	conns, closeConns, err := Dial(targets, cfg.ServiceToken)
 	if err != nil {
 		return err
 	}

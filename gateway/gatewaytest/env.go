@@ -204,7 +204,7 @@ func NewEnv(t testing.TB, o EnvOptions) *Env {
 		resolver.Register(rb)
 		targets[name] = scheme + ":///" + name
 	}
-	conns, closeConns, err := gateway.Dial(targets)
+	conns, closeConns, err := gateway.Dial(targets, "")
 	if err != nil {
 		t.Fatal(err)
 	}

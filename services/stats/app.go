@@ -42,10 +42,11 @@ func OpenStore(ctx context.Context, a *app.App) (Store, error) {
 	return st, nil
 }
 
-// AddStats serves the StatsService over st on its own gRPC server at addr and runs the durable
+// AddStats serves the StatsService over st on its own gRPC server at addr (an internal one,
+// closed to callers without the service token: app.NewInternalGRPCServer) and runs the durable
 // consumer of b's stream into st as a background loop of a.
 func AddStats(a *app.App, st Store, b *bus.Bus, addr string) (*Server, error) {
-	gs, hs, err := a.NewGRPCServer(addr)
+	gs, hs, err := a.NewInternalGRPCServer(addr)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -198,16 +199,18 @@ func (a *App) Run(ctx context.Context) error {
 	if a.Config.MetricsListen != "" {
 		lis, err := net.Listen("tcp", a.Config.MetricsListen)
 		if err != nil {
-			return fmt.Errorf("listen metrics %s: %w", a.Config.MetricsListen, err)
+			return fmt.Errorf("listen metrics %s: %w (choose another address with --metrics-listen or CARDROOM_METRICS_LISTEN; empty turns metrics off)", a.Config.MetricsListen, err)
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", a.tel.Metrics)
-		// Profiles for operators, on the same internal port as the metrics (never the public one).
-		mux.HandleFunc("/debug/pprof/", pprof.Index)
-		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		// Profiles for operators, on the same internal port as the metrics (never the public one),
+		// and only to callers on loopback (kubectl port-forward, a shell in the pod): the metrics
+		// port listens on every interface in a container, for Prometheus.
+		mux.Handle("/debug/pprof/", loopbackOnly(http.HandlerFunc(pprof.Index)))
+		mux.Handle("/debug/pprof/profile", loopbackOnly(http.HandlerFunc(pprof.Profile)))
+		mux.Handle("/debug/pprof/trace", loopbackOnly(http.HandlerFunc(pprof.Trace)))
+		mux.Handle("/debug/pprof/symbol", loopbackOnly(http.HandlerFunc(pprof.Symbol)))
+		mux.Handle("/debug/pprof/cmdline", loopbackOnly(http.HandlerFunc(pprof.Cmdline)))
 		metrics = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 		go func() {
 			if err := metrics.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -287,6 +290,17 @@ func (a *App) Run(ctx context.Context) error {
 	}
 	a.Log.Info("stopped")
 	return runErr
+}
+
+// loopbackOnly answers 403 to a request that does not come from a loopback address.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if ap, err := netip.ParseAddrPort(r.RemoteAddr); err != nil || !ap.Addr().Unmap().IsLoopback() {
+			http.Error(w, "profiles are served to loopback only (kubectl port-forward)", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Close runs the closers in reverse order of registration, once, and returns their errors. Run

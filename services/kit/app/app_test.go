@@ -32,7 +32,9 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cc.Close()
-	resp, err := healthpb.NewHealthClient(cc).Check(ctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
+	hctx, hcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer hcancel()
+	resp, err := healthpb.NewHealthClient(cc).Check(hctx, &healthpb.HealthCheckRequest{}, grpc.WaitForReady(true))
 	if err != nil || resp.GetStatus() != healthpb.HealthCheckResponse_SERVING {
 		t.Fatalf("health: %v %v", err, resp)
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
@@ -63,7 +64,9 @@ func benchServedAct(b *testing.B, shared bool) {
 		for s := range 2 {
 			tc.Seats = append(tc.Seats, &gamev1.Seat{Index: uint32(s), Player: &gamev1.PlayerRef{PlayerId: fmt.Sprint("p", s)}})
 		}
-		_, err := c.CreateTable(ctx, &rulesv1.CreateTableRequest{TableId: id, Config: tc}, grpc.WaitForReady(true))
+		cctx, ccancel := context.WithTimeout(ctx, 30*time.Second)
+		defer ccancel()
+		_, err := c.CreateTable(cctx, &rulesv1.CreateTableRequest{TableId: id, Config: tc}, grpc.WaitForReady(true))
 		return err
 	}
 	for i := range tables {

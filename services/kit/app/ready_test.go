@@ -102,7 +102,7 @@ func TestReadinessFollowsDependencies(t *testing.T) {
 		"CARDROOM_NATS_URL":    "nats://" + natsProxy.addr,
 		"CARDROOM_NATS_PREFIX": "test-" + hex.EncodeToString(x),
 	}
-	cfg, err := config.Parse("ready", []string{"--listen", "127.0.0.1:0", "--log-level", "error"}, func(k string) string { return env[k] })
+	cfg, err := config.Parse("ready", []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "error"}, func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,10 @@ func TestReadinessFollowsDependencies(t *testing.T) {
 	defer cc.Close()
 	hc := healthpb.NewHealthClient(cc)
 	status := func(service string) healthpb.HealthCheckResponse_ServingStatus {
-		r, err := hc.Check(ctx, &healthpb.HealthCheckRequest{Service: service}, grpc.WaitForReady(true))
+		// A process that failed to start never answers: the check has its own deadline.
+		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+		defer ccancel()
+		r, err := hc.Check(cctx, &healthpb.HealthCheckRequest{Service: service}, grpc.WaitForReady(true))
 		if err != nil {
 			t.Fatalf("health check %q: %v", service, err)
 		}

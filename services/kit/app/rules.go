@@ -21,7 +21,8 @@ import (
 // streamWorkers is the size of a rules server's pool of call goroutines.
 const streamWorkers = 32
 
-// AddRules serves eng's RulesService on its own gRPC server at addr, with its background work.
+// AddRules serves eng's RulesService on its own gRPC server at addr, with its background work:
+// an internal server (NewInternalGRPCServer), closed to callers without the service token.
 //
 // Its calls run on a pool of long-lived goroutines (grpc.NumStreamWorkers) instead of one new
 // goroutine each. A new goroutine grows its stack on every call: 8 % of the CPU in
@@ -33,7 +34,7 @@ const streamWorkers = 32
 // connection ends, so this is what lets callers balancing over a headless Service see replicas that
 // were added since they connected. Rules calls are short and idempotent, so nothing is lost.
 func (a *App) AddRules(eng engine.Engine, st store.Store, pub rules.Publisher, addr string, opts ...RulesOption) (*rules.Server, error) {
-	gs, hs, err := a.NewGRPCServer(addr, grpc.KeepaliveParams(keepalive.ServerParameters{
+	gs, hs, err := a.NewInternalGRPCServer(addr, grpc.KeepaliveParams(keepalive.ServerParameters{
 		MaxConnectionAge: time.Minute, MaxConnectionAgeGrace: 30 * time.Second,
 	}), grpc.NumStreamWorkers(streamWorkers))
 	if err != nil {

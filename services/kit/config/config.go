@@ -48,6 +48,11 @@ type Config struct {
 	// ShutdownTimeout bounds the graceful stop.
 	ShutdownTimeout time.Duration
 
+	// ServiceToken is the shared secret of internal calls: the gateway sends it to the rules
+	// services and the stats service, which refuse a call without it. An internal service listening
+	// beyond loopback needs one (app.NewInternalGRPCServer); on loopback it is optional.
+	ServiceToken string
+
 	// Gateway settings.
 
 	// RulesTargets maps each game to its rules service's gRPC target ("game=target,..."), e.g.
@@ -80,6 +85,9 @@ type Config struct {
 	// end) without renewing (it renews every third of it): after a replica dies, its tables' starts
 	// go on and their bots move again within about this long.
 	DriveLease time.Duration
+	// explicit holds the flags of the settings given by a flag or a variable (not defaulted).
+	explicit map[string]bool
+
 	// CORSOrigins are the browser origins, besides the page's own, allowed to call the gateway's
 	// public API over HTTP (gRPC-Web, Connect), comma-separated; "*" allows any. Empty: same origin only.
 	CORSOrigins string
@@ -142,6 +150,7 @@ var settings = []setting{
 	{"log-format", "CARDROOM_LOG_FORMAT", "text", "text or json", str(func(c *Config) *string { return &c.LogFormat })},
 	{"retention", "CARDROOM_RETENTION", "24h", "how long finished tables and their logs are kept", dur(func(c *Config) *time.Duration { return &c.Retention })},
 	{"shutdown-timeout", "CARDROOM_SHUTDOWN_TIMEOUT", "10s", "bound on the graceful stop", dur(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
+	{"service-token", "CARDROOM_SERVICE_TOKEN", "", "shared secret the gateway sends to the rules and stats services, which refuse calls without it; required by them beyond loopback (empty: they listen on loopback only)", str(func(c *Config) *string { return &c.ServiceToken })},
 	{"rules-targets", "CARDROOM_RULES_TARGETS", "", "gateway: game=target pairs of the rules services, comma-separated", str(func(c *Config) *string { return &c.RulesTargets })},
 	{"session-key", "CARDROOM_SESSION_KEY", "", "gateway: keys of session tokens, id:base64 comma-separated, the first signing (one key without ':' is taken as written); required with Redis (empty: random per process)", str(func(c *Config) *string { return &c.SessionKey })},
 	{"session-ttl", "CARDROOM_SESSION_TTL", "12h", "gateway: how long a session token is valid", dur(func(c *Config) *time.Duration { return &c.SessionTTL })},
@@ -167,11 +176,12 @@ func Parse(name string, args []string, getenv func(string) string) (Config, erro
 		def := s.def
 		if v := getenv(s.env); v != "" {
 			def = v
+			c.setExplicit(s.flag)
 		}
 		if err := s.set(&c, def); err != nil {
 			return c, fmt.Errorf("%s: %w", s.env, err)
 		}
-		fs.Func(s.flag, fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def), func(v string) error { return s.set(&c, v) })
+		fs.Func(s.flag, fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def), func(v string) error { c.setExplicit(s.flag); return s.set(&c, v) })
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -208,6 +218,27 @@ func (c Config) validate() error {
 	return nil
 }
 
+func (c *Config) setExplicit(flag string) {
+	if c.explicit == nil {
+		c.explicit = map[string]bool{}
+	}
+	c.explicit[flag] = true
+}
+
+// Explicit reports whether the setting named flag (without dashes) was given, by its flag or its
+// variable, rather than left at its default.
+func (c Config) Explicit(flag string) bool { return c.explicit[flag] }
+
+// Default is the default value of the setting named flag (without dashes).
+func Default(flag string) string {
+	for _, s := range settings {
+		if s.flag == flag {
+			return s.def
+		}
+	}
+	return ""
+}
+
 // ErrHelp is Parse's error when the arguments ask for help (-h, --help): the process prints Help
 // on its standard output and exits with status 0.
 var ErrHelp = flag.ErrHelp
@@ -241,6 +272,7 @@ func (c Config) LogValue() slog.Value {
 		slog.String("log_level", c.LogLevel),
 		slog.Duration("retention", c.Retention),
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
+		slog.Bool("service_token_set", c.ServiceToken != ""),
 		slog.String("rules_targets", c.RulesTargets),
 		slog.Bool("session_key_set", c.SessionKey != ""),
 		slog.Duration("session_ttl", c.SessionTTL),
