@@ -26,7 +26,7 @@ var healthService = map[string]string{
 var builtImages = []string{"cardroom/gateway", "cardroom/sapotagem", "cardroom/sponsio", "cardroom/sabaisabai", "cardroom/saboteur", "cardroom/stats", "cardroom/cardroom"}
 
 // externalSecrets are created out of band in an overlay, never rendered (they hold real keys).
-var externalSecrets = map[string][]string{"prod": {"gateway-session", "cardroom-data", "cardroom-ca", "cardroom-tls"}}
+var externalSecrets = map[string][]string{"prod": {"gateway-session", "cardroom-service", "cardroom-data", "cardroom-ca", "cardroom-tls"}}
 
 // audit lists every way an overlay breaks the deployment rules; nothing means it is fine.
 func audit(o *objects) []string {
@@ -43,6 +43,8 @@ func audit(o *objects) []string {
 	p.services(o)
 	p.routes(o)
 	p.denyAll(o)
+	p.egress(o)
+	p.internalIngress(o)
 	p.scaling(o)
 	switch o.overlay {
 	case "dev":
@@ -191,6 +193,16 @@ func (p *problems) deployment(o *objects, d *appsv1.Deployment) {
 			case pr.GRPC.Port != grpcPort:
 				p.add("%s: %s probe on port %d, gRPC on %d", where, kind, pr.GRPC.Port, grpcPort)
 			}
+		}
+		switch pr := c.StartupProbe; {
+		case pr == nil:
+			p.add("%s: no startup probe", where)
+		case pr.GRPC == nil || pr.GRPC.Port != grpcPort:
+			p.add("%s: startup probe is not gRPC on port %d", where, grpcPort)
+		}
+		// The internal services refuse calls without it beyond loopback, and the gateway sends it.
+		if !fromSecret(c, "CARDROOM_SERVICE_TOKEN") {
+			p.add("%s: CARDROOM_SERVICE_TOKEN does not come from a Secret", where)
 		}
 		if pr := c.ReadinessProbe; pr != nil && pr.GRPC != nil && (pr.GRPC.Service == nil || *pr.GRPC.Service != want) {
 			p.add("%s: readiness probe does not ask for %s", where, want)
@@ -423,6 +435,75 @@ func (p *problems) scaling(o *objects) {
 		if h != nil && stats {
 			p.add("Deployment stats: autoscaled, but runs one consumer")
 		}
+		if h != nil {
+			resources := map[corev1.ResourceName]bool{}
+			for _, m := range h.Spec.Metrics {
+				if m.Resource != nil {
+					resources[m.Resource.Name] = true
+				}
+			}
+			if !resources[corev1.ResourceCPU] {
+				p.add("HPA %s: does not scale on CPU", h.Name)
+			}
+			// A gateway's memory follows its streams and sign-ins, not its CPU.
+			if d.Name == "gateway" && !resources[corev1.ResourceMemory] {
+				p.add("HPA %s: does not scale on memory", h.Name)
+			}
+			spread := map[string]bool{}
+			for _, c := range d.Spec.Template.Spec.TopologySpreadConstraints {
+				if c.LabelSelector != nil && len(c.LabelSelector.MatchLabels) > 0 &&
+					labels.SelectorFromSet(c.LabelSelector.MatchLabels).Matches(labels.Set(d.Spec.Template.Labels)) {
+					spread[c.TopologyKey] = true
+				}
+			}
+			for _, key := range []string{"kubernetes.io/hostname", "topology.kubernetes.io/zone"} {
+				if !spread[key] {
+					p.add("Deployment %s: replicas not spread over %s (topologySpreadConstraints)", d.Name, key)
+				}
+			}
+		}
+	}
+}
+
+// egress: every egress rule of every policy names its peers and its ports (no "anywhere").
+func (p *problems) egress(o *objects) {
+	for _, np := range o.netpols {
+		for i, r := range np.Spec.Egress {
+			if len(r.To) == 0 {
+				p.add("NetworkPolicy %s: egress rule %d allows any destination", np.Name, i)
+			}
+			if len(r.Ports) == 0 {
+				p.add("NetworkPolicy %s: egress rule %d allows any port", np.Name, i)
+			}
+		}
+	}
+}
+
+// internalIngress: the internal services' gRPC port (rules, stats) admits the gateway's pods only.
+func (p *problems) internalIngress(o *objects) {
+	for _, np := range o.netpols {
+		component := np.Spec.PodSelector.MatchLabels["app.kubernetes.io/component"]
+		name := np.Spec.PodSelector.MatchLabels["app.kubernetes.io/name"]
+		if component != "rules" && name != "stats" {
+			continue
+		}
+		for _, r := range np.Spec.Ingress {
+			on7070 := len(r.Ports) == 0
+			for _, port := range r.Ports {
+				on7070 = on7070 || port.Port != nil && port.Port.IntValue() == 7070
+			}
+			if !on7070 {
+				continue
+			}
+			if len(r.From) == 0 {
+				p.add("NetworkPolicy %s: the internal gRPC port admits anyone", np.Name)
+			}
+			for _, f := range r.From {
+				if f.NamespaceSelector != nil || f.IPBlock != nil || f.PodSelector == nil || f.PodSelector.MatchLabels["app.kubernetes.io/name"] != "gateway" {
+					p.add("NetworkPolicy %s: the internal gRPC port admits more than the gateway's pods", np.Name)
+				}
+			}
+		}
 	}
 }
 
@@ -495,6 +576,9 @@ func (p *problems) dev(o *objects) {
 		}
 		if name == "nats" {
 			p.natsCluster(o, st)
+			if !antiAffine(st.Spec.Template) {
+				p.add("dev: nats servers may share a node (no pod anti-affinity on kubernetes.io/hostname)")
+			}
 			continue
 		}
 		for _, d := range o.deployments {
@@ -603,6 +687,25 @@ func (p *problems) prod(o *objects) {
 		}
 	}
 	p.ingress(o)
+}
+
+// antiAffine: t's pods prefer or require nodes without another of them.
+func antiAffine(t corev1.PodTemplateSpec) bool {
+	aa := t.Spec.Affinity
+	if aa == nil || aa.PodAntiAffinity == nil {
+		return false
+	}
+	terms := slices.Clone(aa.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution)
+	for _, w := range aa.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution {
+		terms = append(terms, w.PodAffinityTerm)
+	}
+	for _, term := range terms {
+		if term.TopologyKey == "kubernetes.io/hostname" && term.LabelSelector != nil && len(term.LabelSelector.MatchLabels) > 0 &&
+			labels.SelectorFromSet(term.LabelSelector.MatchLabels).Matches(labels.Set(t.Labels)) {
+			return true
+		}
+	}
+	return false
 }
 
 // mounted: the file path lies under one of d's first container's volume mounts.

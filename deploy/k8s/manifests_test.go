@@ -1,6 +1,9 @@
 package k8s_test
 
 import (
+	"fmt"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -25,6 +28,39 @@ func TestOverlaysMeetTheRules(t *testing.T) {
 				t.Error(p)
 			}
 		})
+	}
+}
+
+// TestProdScalingAsDocumented: prod's autoscalers' bounds are the ones docs/deploy.md gives (its
+// scaling paragraph and its sizing table).
+func TestProdScalingAsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/deploy.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := load(t, "prod")
+	bounds := map[string]string{}
+	for _, h := range o.hpas {
+		bounds[h.Name] = fmt.Sprintf("%d–%d", ptr.Deref(h.Spec.MinReplicas, 1), h.Spec.MaxReplicas)
+	}
+	want := func(re string) string {
+		m := regexp.MustCompile(re).FindStringSubmatch(string(doc))
+		if m == nil {
+			t.Fatalf("docs/deploy.md has no %q", re)
+		}
+		return m[1]
+	}
+	gateway := want(`\| gateway \|[^\n]*\(HPA (\d+–\d+)\)`)
+	rules := want(`\| rules, four games \|[^\n]*\(HPA (\d+–\d+) each\)`)
+	prod := want(`prod (\d+–\d+) \(gateway`)
+	prodGateway := want(`prod \d+–\d+ \(gateway (\d+–\d+)[,)]`)
+	for name, b := range bounds {
+		switch {
+		case name == "gateway" && (b != gateway || b != prodGateway):
+			t.Errorf("prod HPA gateway %s; docs/deploy.md: %s (sizing), %s (scaling)", b, gateway, prodGateway)
+		case name != "gateway" && (b != rules || b != prod):
+			t.Errorf("prod HPA %s %s; docs/deploy.md: %s (sizing), %s (scaling)", name, b, rules, prod)
+		}
 	}
 }
 
@@ -229,6 +265,47 @@ func TestAuditCatchesEachMistake(t *testing.T) {
 		}},
 		{"no disruption budget", "prod", "no PodDisruptionBudget", func(o *objects) { o.pdbs = o.pdbs[1:] }},
 		{"no autoscaler", "dev", "no HorizontalPodAutoscaler", func(o *objects) { o.hpas = o.hpas[1:] }},
+		{"no startup probe", "prod", "no startup probe", func(o *objects) { ctr(o, "sponsio-rules").StartupProbe = nil }},
+		{"service token in plain text", "dev", "CARDROOM_SERVICE_TOKEN does not come from a Secret", func(o *objects) {
+			c := ctr(o, "stats")
+			for i := range c.Env {
+				if c.Env[i].Name == "CARDROOM_SERVICE_TOKEN" {
+					c.Env[i].ValueFrom, c.Env[i].Value = nil, "plain"
+				}
+			}
+		}},
+		{"gateway autoscaled on CPU only", "prod", "HPA gateway: does not scale on memory", func(o *objects) {
+			for _, h := range o.hpas {
+				if h.Name == "gateway" {
+					h.Spec.Metrics = h.Spec.Metrics[:1]
+				}
+			}
+		}},
+		{"replicas not spread over zones", "prod", "not spread over topology.kubernetes.io/zone", func(o *objects) {
+			tsc := &dep(o, "saboteur-rules").Spec.Template.Spec.TopologySpreadConstraints
+			*tsc = (*tsc)[:1]
+		}},
+		{"dev nats servers on one node", "dev", "nats servers may share a node", func(o *objects) {
+			for _, st := range o.statefulSets {
+				if st.Name == "nats" {
+					st.Spec.Template.Spec.Affinity = nil
+				}
+			}
+		}},
+		{"egress anywhere", "prod", "allows any destination", func(o *objects) {
+			for _, n := range o.netpols {
+				if n.Name == "rules" {
+					n.Spec.Egress[0].To = nil
+				}
+			}
+		}},
+		{"stats open to every pod", "dev", "admits more than the gateway's pods", func(o *objects) {
+			for _, n := range o.netpols {
+				if n.Name == "stats" {
+					n.Spec.Ingress[0].From[0].PodSelector = &metav1.LabelSelector{}
+				}
+			}
+		}},
 		{"service selecting nothing", "dev", "selects no workload", func(o *objects) {
 			o.services[0].Spec.Selector = map[string]string{"app.kubernetes.io/name": "nobody"}
 		}},
