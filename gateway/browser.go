@@ -19,11 +19,19 @@ import (
 //
 // corsOrigins lists the other origins whose pages may call the API ("*": any); empty allows only
 // pages of the gateway's own origin (browsers refuse a cross-origin answer without CORS headers).
-func BrowserHandler(gs *grpc.Server, corsOrigins string, static http.Handler) (http.Handler, error) {
+// maxRequestBytes is the gateway's request limit (Options.MaxRequestBytes; 0: its default), from
+// which every body's reading and decompression is bounded (bodies.go).
+func BrowserHandler(gs *grpc.Server, corsOrigins string, static http.Handler, maxRequestBytes int) (http.Handler, error) {
 	if static == nil {
 		static = http.NotFoundHandler()
 	}
-	tc, err := vanguardgrpc.NewTranscoder(gs, vanguard.WithUnknownHandler(static))
+	o := Options{MaxRequestBytes: maxRequestBytes}
+	o.defaults()
+	topts, bufferLimit := browserBodyOptions(o.MaxRequestBytes)
+	// Bodies reach gRPC decompressed (by boundedGzip), never compressed: gRPC would inflate them
+	// up to its own, larger limit.
+	topts = append(topts, vanguard.WithUnknownHandler(static), vanguard.WithDefaultServiceOptions(bufferLimit, vanguard.WithNoTargetCompression()))
+	tc, err := vanguardgrpc.NewTranscoder(gs, topts...)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: browser protocols: %w", err)
 	}
@@ -39,7 +47,7 @@ func BrowserHandler(gs *grpc.Server, corsOrigins string, static http.Handler) (h
 		ExposedHeaders: []string{"Grpc-Status", "Grpc-Message", "Grpc-Status-Details-Bin", "Content-Encoding", "Connect-Content-Encoding"},
 		MaxAge:         7200,
 	})
-	return c.Handler(tc), nil
+	return c.Handler(emptyStreams(tc)), nil
 }
 
 func parseOrigins(list string) (map[string]bool, bool) {
@@ -59,7 +67,7 @@ func parseOrigins(list string) (map[string]bool, bool) {
 // ServeBrowsers makes gs's port also answer browsers (BrowserHandler with the configuration's CORS
 // origins), with static for every other path.
 func ServeBrowsers(a *app.App, gs *grpc.Server, static http.Handler) error {
-	h, err := BrowserHandler(gs, a.Config.CORSOrigins, static)
+	h, err := BrowserHandler(gs, a.Config.CORSOrigins, static, a.Config.MaxRequestBytes)
 	if err != nil {
 		return err
 	}

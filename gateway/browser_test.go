@@ -47,7 +47,7 @@ func serveBrowsers(t *testing.T, e *Env) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gs, hs, err := a.NewGRPCServer(cfg.Listen)
+	gs, hs, err := a.NewGRPCServer(cfg.Listen, gateway.ServerOptions(gateway.OptionsFrom(cfg))...)
 	if err != nil {
 		t.Fatal(err)
 	}

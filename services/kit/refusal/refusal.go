@@ -23,6 +23,7 @@ const (
 	WrongGame       = "WRONG_GAME"   // an Any of another game's type
 	UnknownGame     = "UNKNOWN_GAME" // no such game behind the gateway
 	TooLarge        = "REQUEST_TOO_LARGE"
+	MalformedBody   = "MALFORMED_REQUEST" // a body that is no message of the call's type (bad JSON, bad protobuf, no message at all)
 	ActionIDReused  = "ACTION_ID_REUSED"  // an action id already used at the table for another action
 	RequestIDReused = "REQUEST_ID_REUSED" // a request id already used at the table with other arguments
 	UnknownBotLevel = "UNKNOWN_BOT_LEVEL" // a bot level that is not a cardroom.game.v1.BotLevel
