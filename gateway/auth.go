@@ -134,6 +134,11 @@ func (ss *sessions) check(ctx context.Context, token string) (Session, error) {
 	if !now.Before(vt.sess.Expires) {
 		return Session{}, unauthenticated("session expired; sign in again")
 	}
+	// On every call, not only at refresh: a token whose expiry lies past its session's maximum age
+	// (signed by a key with another configuration, or before SessionMaxAge was lowered) ends there.
+	if !now.Before(vt.sess.SignedIn.Add(ss.maxAge)) {
+		return Session{}, unauthenticated("session reached its maximum age; sign in again")
+	}
 	if err := ss.revoked.check(ctx, vt, now); err != nil {
 		return Session{}, err
 	}
