@@ -28,7 +28,8 @@ func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gat
 		return nil, refusal.Invalid("", refusal.TooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
 	}
 	// Before a session there is no player: sign-ins are limited per client address.
-	if host := clientAddr(ctx, s.opt.TrustedProxies); host != "" {
+	host := clientAddr(ctx, s.opt.TrustedProxies)
+	if host != "" {
 		if !s.limits.allow(ctx, "addr:"+host) {
 			s.metrics.refusals.Add(ctx, 1, reasonRateLimited)
 			return nil, refusal.New(codes.ResourceExhausted, refusal.RateLimited, "too many sign-ins; slow down")
@@ -45,7 +46,7 @@ func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gat
 	in := signedIn{player: newID("p-"), name: name, isNew: true}
 	if req.GetCredential() != nil {
 		var err error
-		if in, err = s.signInWith(ctx, req, name); err != nil {
+		if in, err = s.signInWith(ctx, req, name, host); err != nil {
 			if st, ok := status.FromError(err); ok && st.Code() == codes.Unauthenticated {
 				s.metrics.refusals.Add(ctx, 1, reasonUnauthenticated)
 			}
