@@ -50,6 +50,12 @@ var (
 	sourceRule = backoffRule{free: 20, base: time.Second, most: 15 * time.Minute, forget: 24 * time.Hour}
 )
 
+// accountForget is how long a name's failures from any address are remembered. They never make a
+// sign-in wait (anyone could lock a player out with them); they only send the name's sign-ins to
+// the suspects' lane for its hash, so that a guessing campaign from many addresses at one name
+// takes one hasher at most.
+const accountForget = time.Hour
+
 // maxInFlightPerSource bounds the password checks one address has under way in a replica at once:
 // the rest of its sign-ins are refused at once rather than queued for the hashers, so that one
 // address cannot fill the hashers' queue ahead of everyone else.
@@ -58,7 +64,8 @@ const maxInFlightPerSource = 2
 // throttle slows password guessing (see docs/api.md, "Sign-in throttling"). Failures are counted
 // per (user name, source address) and per source address, in this replica and, when it has Redis,
 // in Redis too, shared by every replica (keys <prefix>gw:fail:<key>, a hash: n failures, t the last
-// in ms, expiring forget after the last). A key's wait is the longer of the two counts' (the local
+// in ms, expiring forget after the last). Failures per user name from any address are counted as
+// well, to send the name's attempts to the suspects' lane (identity.acquire), never to wait. A key's wait is the longer of the two counts' (the local
 // count covers a Redis outage, as the rate limiter's does).
 type throttle struct {
 	now   func() time.Time
@@ -86,7 +93,7 @@ func (th *throttle) share(rdb redis.UniversalClient, prefix string, log *slog.Lo
 
 // attempt is one password sign-in's keys.
 type attempt struct {
-	pair, source string
+	pair, source, account string
 }
 
 // sourceKey is the key of an address: an IPv6 address by its /64, which one host or household
@@ -106,7 +113,7 @@ func sourceKey(addr string) string {
 
 func newAttempt(user, addr string) attempt {
 	src := sourceKey(addr)
-	return attempt{pair: "pw:" + user + "|" + src, source: src}
+	return attempt{pair: "pw:" + user + "|" + src, source: src, account: "acct:" + user}
 }
 
 // failures are a key's count and when the last happened.
@@ -129,7 +136,7 @@ func (f failures) until(r backoffRule) time.Time {
 // counted against the attempt's source or pair (its hash then waits in the suspects' lane).
 func (th *throttle) begin(ctx context.Context, a attempt) (done func(ctx context.Context, ok, counted bool), suspect bool, err error) {
 	now := th.now()
-	pair, source := th.load(ctx, a)
+	pair, source, account := th.load(ctx, a)
 	if wait := max(pair.until(pairRule).Sub(now), source.until(sourceRule).Sub(now)); wait > 0 {
 		// Whole seconds, rounded up: the shared counts keep milliseconds.
 		if r := wait % time.Second; r != 0 {
@@ -142,12 +149,18 @@ func (th *throttle) begin(ctx context.Context, a attempt) (done func(ctx context
 		th.mu.Unlock()
 		return nil, false, throttled(time.Second, "other sign-ins from this address are being checked; try again in a moment")
 	}
+	// Concurrent attempts at one name, or from one address, are suspect too: the first of a
+	// burst of guesses from many addresses at one name is the only one in the common lane.
+	busy := th.inFlight[a.source] > 0 || th.inFlight[a.account] > 0
 	th.inFlight[a.source]++
+	th.inFlight[a.account]++
 	th.mu.Unlock()
 	return func(ctx context.Context, ok, counted bool) {
 		th.mu.Lock()
-		if th.inFlight[a.source]--; th.inFlight[a.source] <= 0 {
-			delete(th.inFlight, a.source)
+		for _, k := range []string{a.source, a.account} {
+			if th.inFlight[k]--; th.inFlight[k] <= 0 {
+				delete(th.inFlight, k)
+			}
 		}
 		th.mu.Unlock()
 		switch {
@@ -158,7 +171,7 @@ func (th *throttle) begin(ctx context.Context, a attempt) (done func(ctx context
 		case counted:
 			th.fail(ctx, a)
 		}
-	}, pair.n > 0 || source.n > 0, nil
+	}, busy || pair.n > 0 || source.n > 0 || account.n > 0, nil
 }
 
 func throttled(wait time.Duration, format string, args ...any) error {
@@ -170,23 +183,24 @@ func throttled(wait time.Duration, format string, args ...any) error {
 }
 
 // load reads the counts of a's keys: the local ones, raised to Redis's where they are higher.
-func (th *throttle) load(ctx context.Context, a attempt) (pair, source failures) {
+func (th *throttle) load(ctx context.Context, a attempt) (pair, source, account failures) {
 	now := th.now()
-	pair, source = th.local.get(a.pair, now), th.local.get(a.source, now)
+	pair, source, account = th.local.get(a.pair, now), th.local.get(a.source, now), th.local.get(a.account, now)
 	if !th.shared(ctx) {
-		return pair, source
+		return pair, source, account
 	}
 	cctx, cancel := context.WithTimeout(ctx, sharedTimeout)
 	defer cancel()
 	pipe := th.rdb.Pipeline()
 	p := pipe.HMGet(cctx, th.prefix+a.pair, "n", "t")
 	s := pipe.HMGet(cctx, th.prefix+a.source, "n", "t")
+	c := pipe.HMGet(cctx, th.prefix+a.account, "n", "t")
 	if _, err := pipe.Exec(cctx); err != nil && err != redis.Nil {
 		th.failed(ctx, err)
-		return pair, source
+		return pair, source, account
 	}
 	th.up(ctx)
-	return higher(pair, sharedFailures(p.Val())), higher(source, sharedFailures(s.Val()))
+	return higher(pair, sharedFailures(p.Val())), higher(source, sharedFailures(s.Val())), higher(account, sharedFailures(c.Val()))
 }
 
 func higher(a, b failures) failures {
@@ -219,6 +233,7 @@ func (th *throttle) fail(ctx context.Context, a attempt) {
 	now := th.now()
 	th.local.add(a.pair, now, pairRule.forget)
 	th.local.add(a.source, now, sourceRule.forget)
+	th.local.add(a.account, now, accountForget)
 	if !th.shared(ctx) {
 		return
 	}
@@ -228,6 +243,7 @@ func (th *throttle) fail(ctx context.Context, a attempt) {
 	pipe := th.rdb.Pipeline()
 	failScript.Eval(cctx, pipe, []string{th.prefix + a.pair}, now.UnixMilli(), pairRule.forget.Milliseconds())
 	failScript.Eval(cctx, pipe, []string{th.prefix + a.source}, now.UnixMilli(), sourceRule.forget.Milliseconds())
+	failScript.Eval(cctx, pipe, []string{th.prefix + a.account}, now.UnixMilli(), accountForget.Milliseconds())
 	if _, err := pipe.Exec(cctx); err != nil {
 		th.failed(ctx, err)
 		return

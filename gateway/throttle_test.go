@@ -141,7 +141,8 @@ func TestThrottleCountsNameTaken(t *testing.T) {
 // TestSignInDuringBruteForce measures a player's sign-ins with the correct password, at the default
 // argon2 parameters, while 16 callers guess passwords as fast as they are answered: from one
 // address, and from 16. It reports the player's p50, p99 and max (docs/reliability.md records
-// them) and fails when p99 passes 1 s. Skipped with -short.
+// them) and fails when p99 passes 1 s (or, on a machine where one sign-in alone takes over 0.4 s,
+// 2.5 times that). Skipped with -short.
 func TestSignInDuringBruteForce(t *testing.T) {
 	if testing.Short() {
 		t.Skip("measures for a minute")
@@ -154,6 +155,16 @@ func TestSignInDuringBruteForce(t *testing.T) {
 			const pw = "correct horse battery"
 			signInAs(t, gw, password("victim", pw, "Victim", true), true, "Victim")
 			signInAs(t, gw, password("player", pw, "Player", true), true, "Player")
+			// The same sign-in alone first: the machine's own cost of a hash.
+			var alone []time.Duration
+			for range 8 {
+				start := time.Now()
+				if _, err := gw.SignIn(from(t.Context(), "192.0.2.1"), password("player", pw, "", false)); err != nil {
+					t.Fatal(err)
+				}
+				alone = append(alone, time.Since(start))
+			}
+			slices.Sort(alone)
 			ctx, stop := context.WithCancel(t.Context())
 			var wg sync.WaitGroup
 			var guesses, refused, throttled atomic.Int64
@@ -184,7 +195,7 @@ func TestSignInDuringBruteForce(t *testing.T) {
 				}()
 			}
 			var took []time.Duration
-			deadline := time.Now().Add(30 * time.Second)
+			deadline := time.Now().Add(20 * time.Second)
 			for time.Now().Before(deadline) {
 				start := time.Now()
 				if _, err := gw.SignIn(from(t.Context(), "192.0.2.1"), password("player", pw, "", false)); err != nil {
@@ -196,11 +207,12 @@ func TestSignInDuringBruteForce(t *testing.T) {
 			wg.Wait()
 			slices.Sort(took)
 			p := func(q float64) time.Duration { return took[min(len(took)-1, int(q*float64(len(took))))] }
-			t.Logf("sources=%d: %d sign-ins of the player: p50 %s, p99 %s, max %s; %d wrong guesses checked, %d throttled, %d other refusals",
-				sources, len(took), p(0.5).Round(time.Millisecond), p(0.99).Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond),
-				guesses.Load(), throttled.Load(), refused.Load())
-			if p(0.99) > time.Second {
-				t.Errorf("p99 %s, want at most 1s", p(0.99))
+			t.Logf("sources=%d: alone, p50 %s; during the guessing, %d sign-ins of the player: p50 %s, p99 %s, max %s; %d wrong guesses checked, %d throttled, %d other refusals",
+				sources, alone[len(alone)/2].Round(time.Millisecond), len(took), p(0.5).Round(time.Millisecond), p(0.99).Round(time.Millisecond),
+				took[len(took)-1].Round(time.Millisecond), guesses.Load(), throttled.Load(), refused.Load())
+			// 1 s where a hash alone takes up to 0.4 s; on a slower or busier machine, 2.5 hashes.
+			if limit := max(time.Second, 5*alone[len(alone)/2]/2); p(0.99) > limit {
+				t.Errorf("p99 %s, want at most %s", p(0.99), limit)
 			}
 		})
 	}
