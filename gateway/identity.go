@@ -17,7 +17,6 @@ import (
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"cardroom.dev/services/kit/refusal"
 	"golang.org/x/crypto/argon2"
-	"golang.org/x/sync/semaphore"
 	"google.golang.org/grpc/codes"
 )
 
@@ -72,21 +71,15 @@ type identity struct {
 	store Accounts
 	argon Argon2Params
 	now   func() time.Time
-	// hashes bounds the password hashes running at once; it queues the others first come, first
-	// served, so that a sign-in waits for the hashes asked before it and no longer.
-	hashes *semaphore.Weighted
-	// suspects bounds to one the hashes of sign-ins from addresses with failures counted against
-	// them (throttle.go): however many such addresses guess at once, they hold at most one hasher
-	// and one place in the hashers' queue, and the others stay free for everyone else.
-	suspects *semaphore.Weighted
+	// hashes bounds and orders the password hashes (hashgate.go).
+	hashes *hashGate
 
 	dummyOnce sync.Once
 	dummy     string // a password hash to check against when the user name is unknown
 }
 
 func newIdentity(st Accounts, p Argon2Params, concurrent int, now func() time.Time) *identity {
-	return &identity{store: st, argon: p, now: now, hashes: semaphore.NewWeighted(int64(concurrent)),
-		suspects: semaphore.NewWeighted(1)}
+	return &identity{store: st, argon: p, now: now, hashes: newHashGate(concurrent)}
 }
 
 // signedIn is the outcome of a sign-in.
@@ -371,26 +364,10 @@ func (id *identity) dummyHash(ctx context.Context) string {
 
 // acquire waits for a turn to hash: password hashes are bounded in number, so that a burst of
 // sign-ins cannot take all the memory (each takes MemoryKiB).
-// A suspect's hash (suspectKey in its context) waits for the suspects' turn first.
+// A suspect's hash (suspectKey in its context) waits for the suspects' turn (hashGate).
 func (id *identity) acquire(ctx context.Context) (release func(), err error) {
 	suspect, _ := ctx.Value(suspectKey{}).(bool)
-	if suspect {
-		if err := id.suspects.Acquire(ctx, 1); err != nil {
-			return nil, err
-		}
-	}
-	if err := id.hashes.Acquire(ctx, 1); err != nil {
-		if suspect {
-			id.suspects.Release(1)
-		}
-		return nil, err
-	}
-	return func() {
-		id.hashes.Release(1)
-		if suspect {
-			id.suspects.Release(1)
-		}
-	}, nil
+	return id.hashes.acquire(ctx, suspect)
 }
 
 // suspectKey marks the context of a sign-in from an address with failures counted against it.
