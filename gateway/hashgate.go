@@ -11,7 +11,9 @@ import (
 // name, with failures counted against it, or with another try under way: throttle.go) waits until
 // no ordinary one waits and no other suspect's runs, and then starts only while nothing runs or a
 // hasher stays free beside it: however many guess at once, they hold one hasher at most, and a
-// player's check shares the processor with one guess at most.
+// player's check shares the processor with one guess at most. Among suspects, the mild ones (at a
+// name with failures, or with another try under way, from an address and for a name with no
+// failures of their own: the player whose name is under attack, trying from home) go first.
 //
 // A semaphore alone (golang.org/x/sync/semaphore, first come, first served) would let guesses
 // fill every hasher ahead of a player; this gate is that semaphore with the suspects' rule.
@@ -24,16 +26,27 @@ type hashGate struct {
 }
 
 type hashWaiter struct {
-	suspect bool
+	suspect suspicion
 	granted bool
 	ready   chan struct{}
 }
 
 func newHashGate(n int) *hashGate { return &hashGate{n: max(1, n)} }
 
+// suspicion grades a sign-in's try (throttle.go).
+type suspicion int
+
+const (
+	ordinary suspicion = iota
+	// mild: a name with failures from elsewhere, or tried from elsewhere at the same moment.
+	mild
+	// suspect: failures counted from this address, or for this name from it.
+	suspect
+)
+
 // acquire waits for a turn to hash (or for ctx's end); release ends the turn.
-func (g *hashGate) acquire(ctx context.Context, suspect bool) (release func(), err error) {
-	w := &hashWaiter{suspect: suspect, ready: make(chan struct{})}
+func (g *hashGate) acquire(ctx context.Context, sus suspicion) (release func(), err error) {
+	w := &hashWaiter{suspect: sus, ready: make(chan struct{})}
 	g.mu.Lock()
 	g.queue = append(g.queue, w)
 	g.grant()
@@ -59,7 +72,7 @@ func (g *hashGate) release(w *hashWaiter) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.running--
-	if w.suspect {
+	if w.suspect != ordinary {
 		g.suspect = false
 	}
 	g.grant()
@@ -68,13 +81,16 @@ func (g *hashGate) release(w *hashWaiter) {
 // grant starts the waiters whose turn it is. g.mu is held.
 func (g *hashGate) grant() {
 	for len(g.queue) > 0 {
-		i := slices.IndexFunc(g.queue, func(w *hashWaiter) bool { return !w.suspect })
+		i := slices.IndexFunc(g.queue, func(w *hashWaiter) bool { return w.suspect == ordinary })
 		switch {
 		case i >= 0 && g.running < g.n:
 		case i >= 0:
 			return // ordinary ones wait for a hasher, and suspects behind them
 		case !g.suspect && (g.running == 0 || g.running+1 < g.n):
-			i = 0 // only suspects wait: the first of them
+			// Only suspects wait: the first of the mildest.
+			if i = slices.IndexFunc(g.queue, func(w *hashWaiter) bool { return w.suspect == mild }); i < 0 {
+				i = 0
+			}
 		default:
 			return
 		}
@@ -82,7 +98,7 @@ func (g *hashGate) grant() {
 		g.queue = slices.Delete(g.queue, i, i+1)
 		w.granted = true
 		g.running++
-		if w.suspect {
+		if w.suspect != ordinary {
 			g.suspect = true
 		}
 		close(w.ready)

@@ -9,7 +9,7 @@ import (
 
 // TestHashGate: ordinary hashes go first come, first served, two at once; a suspect's waits while
 // an ordinary one waits, while another suspect's runs, and (with two hashers) while anything runs;
-// a waiter whose context ends leaves the queue.
+// among suspects the mild go first; a waiter whose context ends leaves the queue.
 func TestHashGate(t *testing.T) {
 	g := newHashGate(2)
 	ctx := t.Context()
@@ -17,10 +17,10 @@ func TestHashGate(t *testing.T) {
 		release func()
 		done    chan struct{}
 	}
-	start := func(suspect bool) *turn {
+	start := func(sus suspicion) *turn {
 		tn := &turn{done: make(chan struct{})}
 		go func() {
-			r, err := g.acquire(ctx, suspect)
+			r, err := g.acquire(ctx, sus)
 			if err == nil {
 				tn.release = r
 			}
@@ -48,12 +48,12 @@ func TestHashGate(t *testing.T) {
 			runtime.Gosched()
 		}
 	}
-	a, b := start(false), start(false)
+	a, b := start(ordinary), start(ordinary)
 	<-a.done
 	<-b.done
-	s := start(true)
+	s := start(suspect)
 	queued(1)
-	c := start(false)
+	c := start(ordinary)
 	queued(2)
 	a.release()
 	<-c.done // the ordinary one, though the suspect came first
@@ -66,9 +66,9 @@ func TestHashGate(t *testing.T) {
 	}
 	c.release()
 	<-s.done
-	d := start(false)
+	d := start(ordinary)
 	<-d.done // an ordinary one beside the suspect
-	s2 := start(true)
+	s2 := start(suspect)
 	queued(1)
 	d.release()
 	if started(s2) {
@@ -78,13 +78,29 @@ func TestHashGate(t *testing.T) {
 	<-s2.done
 	s2.release()
 
+	// Among suspects, the mild go first.
+	h := start(ordinary)
+	<-h.done
+	s3 := start(suspect)
+	queued(1)
+	m := start(mild)
+	queued(2)
+	h.release()
+	<-m.done
+	if started(s3) {
+		t.Fatal("a suspect beside a mild one")
+	}
+	m.release()
+	<-s3.done
+	s3.release()
+
 	// A waiter whose context ends leaves the queue.
-	e, f := start(false), start(false)
+	e, f := start(ordinary), start(ordinary)
 	<-e.done
 	<-f.done
 	cctx, cancel := context.WithCancel(ctx)
 	errc := make(chan error)
-	go func() { _, err := g.acquire(cctx, false); errc <- err }()
+	go func() { _, err := g.acquire(cctx, ordinary); errc <- err }()
 	queued(1)
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {

@@ -111,14 +111,12 @@ func (s *Server) signInWith(ctx context.Context, req *gatewayv1.SignInRequest, n
 		if register && name == "" {
 			name = c.Password.GetUserName()
 		}
-		done, suspect, err := s.throttle.begin(ctx, newAttempt(user, addr))
+		done, sus, err := s.throttle.begin(ctx, newAttempt(user, addr))
 		if err != nil {
 			s.metrics.refusals.Add(ctx, 1, reasonThrottled)
 			return signedIn{}, err
 		}
-		if suspect {
-			ctx = context.WithValue(ctx, suspectKey{}, true)
-		}
+		ctx = context.WithValue(ctx, suspectKey{}, sus)
 		in, err := id.signIn(ctx, accounts.Password, user, name, register,
 			func() (string, error) { return id.hashPassword(ctx, pw) },
 			func(h string) (bool, error) { return id.checkPassword(ctx, h, pw) })
@@ -366,8 +364,8 @@ func (id *identity) dummyHash(ctx context.Context) string {
 // sign-ins cannot take all the memory (each takes MemoryKiB).
 // A suspect's hash (suspectKey in its context) waits for the suspects' turn (hashGate).
 func (id *identity) acquire(ctx context.Context) (release func(), err error) {
-	suspect, _ := ctx.Value(suspectKey{}).(bool)
-	return id.hashes.acquire(ctx, suspect)
+	sus, _ := ctx.Value(suspectKey{}).(suspicion)
+	return id.hashes.acquire(ctx, sus)
 }
 
 // suspectKey marks the context of a sign-in from an address with failures counted against it.

@@ -132,9 +132,10 @@ func (f failures) until(r backoffRule) time.Time {
 // begin checks that a attempt may go on now: refused (RESOURCE_EXHAUSTED, SIGN_IN_THROTTLED, with
 // a RetryInfo) while either of its keys waits, or while its source has maxInFlightPerSource checks
 // under way. On success the caller calls the returned done with the outcome (ok: signed in;
-// counted: a wrong password or user name, counted as a failure). suspect says that failures are
-// counted against the attempt's source or pair (its hash then waits in the suspects' lane).
-func (th *throttle) begin(ctx context.Context, a attempt) (done func(ctx context.Context, ok, counted bool), suspect bool, err error) {
+// counted: a wrong password or user name, counted as a failure). sus grades the attempt for the
+// hash gate: suspect when failures are counted against its source or pair, or its source has
+// another attempt under way; mild when only its name has failures, or another attempt under way.
+func (th *throttle) begin(ctx context.Context, a attempt) (done func(ctx context.Context, ok, counted bool), sus suspicion, err error) {
 	now := th.now()
 	pair, source, account := th.load(ctx, a)
 	if wait := max(pair.until(pairRule).Sub(now), source.until(sourceRule).Sub(now)); wait > 0 {
@@ -142,16 +143,21 @@ func (th *throttle) begin(ctx context.Context, a attempt) (done func(ctx context
 		if r := wait % time.Second; r != 0 {
 			wait += time.Second - r
 		}
-		return nil, false, throttled(wait, "too many failed sign-ins; try again in %s", wait)
+		return nil, ordinary, throttled(wait, "too many failed sign-ins; try again in %s", wait)
 	}
 	th.mu.Lock()
 	if th.inFlight[a.source] >= maxInFlightPerSource {
 		th.mu.Unlock()
-		return nil, false, throttled(time.Second, "other sign-ins from this address are being checked; try again in a moment")
+		return nil, ordinary, throttled(time.Second, "other sign-ins from this address are being checked; try again in a moment")
 	}
 	// Concurrent attempts at one name, or from one address, are suspect too: the first of a
 	// burst of guesses from many addresses at one name is the only one in the common lane.
-	busy := th.inFlight[a.source] > 0 || th.inFlight[a.account] > 0
+	switch {
+	case th.inFlight[a.source] > 0 || pair.n > 0 || source.n > 0:
+		sus = suspect
+	case th.inFlight[a.account] > 0 || account.n > 0:
+		sus = mild
+	}
 	th.inFlight[a.source]++
 	th.inFlight[a.account]++
 	th.mu.Unlock()
@@ -171,7 +177,7 @@ func (th *throttle) begin(ctx context.Context, a attempt) (done func(ctx context
 		case counted:
 			th.fail(ctx, a)
 		}
-	}, busy || pair.n > 0 || source.n > 0 || account.n > 0, nil
+	}, sus, nil
 }
 
 func throttled(wait time.Duration, format string, args ...any) error {
