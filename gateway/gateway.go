@@ -198,6 +198,7 @@ type Server struct {
 	sessions   *sessions
 	identity   *identity
 	limits     *limiter
+	throttle   *throttle
 	hubs       *hubs
 	started    sync.Map // table id → *lobby.Table, for tables whose seats are fixed
 	remembered atomic.Int64
@@ -228,8 +229,10 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 	rv := newRevocations(opt.Redis, opt.RedisPrefix, max(0, opt.RevocationRecheck), log,
 		func(ctx context.Context) { m.fallbacks.Add(ctx, 1, fellBackRevocations) })
 	lim := newLimiter(opt.RateLimit, opt.RateBurst, opt.Now)
+	th := newThrottle(opt.Now)
 	if opt.Redis != nil {
 		lim.share(opt.Redis, opt.RedisPrefix, log, func(ctx context.Context) { m.fallbacks.Add(ctx, 1, fellBackRateLimit) })
+		th.share(opt.Redis, opt.RedisPrefix, log, func(ctx context.Context) { m.fallbacks.Add(ctx, 1, fellBackThrottle) })
 	}
 	s := &Server{
 		opt: opt, log: log, lobby: st, bus: b,
@@ -237,6 +240,7 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 		sessions:  newSessions(keys, opt.SessionTTL, opt.SessionMaxAge, opt.Now, rv),
 		identity:  newIdentity(opt.Accounts, opt.Argon2, opt.PasswordHashers, opt.Now),
 		limits:    lim,
+		throttle:  th,
 		kick:      make(chan struct{}, 1),
 		driveKick: make(chan struct{}, 1),
 		metrics:   m,

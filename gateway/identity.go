@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -67,17 +68,18 @@ func badCredential(what string) error {
 
 // identity signs players in with their credentials.
 type identity struct {
-	store  Accounts
-	argon  Argon2Params
-	now    func() time.Time
-	hashes chan struct{} // one token per password hash allowed to run at once
+	store Accounts
+	argon Argon2Params
+	now   func() time.Time
+	// hashes bounds and orders the password hashes (hashgate.go).
+	hashes *hashGate
 
 	dummyOnce sync.Once
 	dummy     string // a password hash to check against when the user name is unknown
 }
 
 func newIdentity(st Accounts, p Argon2Params, concurrent int, now func() time.Time) *identity {
-	return &identity{store: st, argon: p, now: now, hashes: make(chan struct{}, concurrent)}
+	return &identity{store: st, argon: p, now: now, hashes: newHashGate(concurrent)}
 }
 
 // signedIn is the outcome of a sign-in.
@@ -87,8 +89,9 @@ type signedIn struct {
 }
 
 // signInWith returns the player of a request with a credential (name is the trimmed display name,
-// empty when none was given).
-func (s *Server) signInWith(ctx context.Context, req *gatewayv1.SignInRequest, name string) (signedIn, error) {
+// empty when none was given) from the client address addr. Password sign-ins are throttled
+// (throttle.go).
+func (s *Server) signInWith(ctx context.Context, req *gatewayv1.SignInRequest, name, addr string) (signedIn, error) {
 	id := s.identity
 	switch c := req.GetCredential().(type) {
 	case *gatewayv1.SignInRequest_Device:
@@ -108,9 +111,20 @@ func (s *Server) signInWith(ctx context.Context, req *gatewayv1.SignInRequest, n
 		if register && name == "" {
 			name = c.Password.GetUserName()
 		}
-		return id.signIn(ctx, accounts.Password, user, name, register,
+		done, sus, err := s.throttle.begin(ctx, newAttempt(user, addr))
+		if err != nil {
+			s.metrics.refusals.Add(ctx, 1, reasonThrottled)
+			return signedIn{}, err
+		}
+		ctx = context.WithValue(ctx, suspectKey{}, sus)
+		in, err := id.signIn(ctx, accounts.Password, user, name, register,
 			func() (string, error) { return id.hashPassword(ctx, pw) },
 			func(h string) (bool, error) { return id.checkPassword(ctx, h, pw) })
+		// A wrong password, an unknown name, and a registration of a taken name (which checks the
+		// password too) are guesses.
+		code := refusal.Code(err)
+		done(ctx, err == nil, code == refusal.BadCredential || code == refusal.NameTaken)
+		return in, err
 	}
 	return signedIn{}, refusal.Invalid("credential", refusal.InvalidField, "unknown credential")
 }
@@ -195,8 +209,47 @@ func checkDevice(dev, secret string) error {
 		return refusal.Invalid("device.secret", refusal.MissingField, "device.secret is required")
 	case len(secret) < minSecret || len(secret) > maxSecret:
 		return refusal.Invalid("device.secret", refusal.InvalidField, "device.secret must be %d to %d bytes of random data", minSecret, maxSecret)
+	case secretBits(secret) < minSecretBits || periodic(secret):
+		return refusal.Invalid("device.secret", refusal.WeakSecret,
+			"device.secret is too regular to be random: generate it from a cryptographic random source (e.g. 32 random bytes, hex or base64)")
 	}
 	return nil
+}
+
+// minSecretBits is the least a device secret's characters must carry by their frequencies
+// (secretBits). A secret is a credential alone, so it must be unguessable; 32 random bytes carry
+// 256 bits, and, written as they are by the clients, score over 180 (hex of 16 random bytes, the
+// shortest random secret allowed, scores 92 at the lowest in 200,000 draws).
+const minSecretBits = 80
+
+// secretBits estimates a secret's entropy from its characters' frequencies: its length times the
+// Shannon entropy of the distribution of its bytes. It sees through a repeated byte (0 bits) and a
+// few characters used over and over ("abab…": 1 bit each), not through every pattern.
+func secretBits(s string) float64 {
+	var counts [256]int
+	for i := range len(s) {
+		counts[s[i]]++
+	}
+	n := float64(len(s))
+	bits := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			bits -= p * math.Log2(p)
+		}
+	}
+	return bits * n
+}
+
+// periodic reports whether s is a shorter string repeated at least twice ("passwordpassword…",
+// "0123456789abcdef0123456789abcdef"), the last repetition possibly cut short.
+func periodic(s string) bool {
+	for p := 1; p <= len(s)/2; p++ {
+		if s[p:] == s[:len(s)-p] {
+			return true
+		}
+	}
+	return false
 }
 
 // checkPassword checks a user name and password and returns the name's canonical (lower-case) form.
@@ -258,11 +311,12 @@ func (id *identity) hashPassword(ctx context.Context, pw string) (string, error)
 	p := id.argon
 	salt := make([]byte, p.SaltLen)
 	_, _ = rand.Read(salt)
-	if err := id.acquire(ctx); err != nil {
+	release, err := id.acquire(ctx)
+	if err != nil {
 		return "", err
 	}
 	key := argon2.IDKey([]byte(pw), salt, p.Time, p.MemoryKiB, p.Threads, p.KeyLen)
-	id.release()
+	release()
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, p.MemoryKiB, p.Time, p.Threads,
 		b64.EncodeToString(salt), b64.EncodeToString(key)), nil
 }
@@ -286,11 +340,12 @@ func (id *identity) checkPassword(ctx context.Context, encoded, pw string) (bool
 	if err1 != nil || err2 != nil || len(want) == 0 {
 		return false, fmt.Errorf("password hash: encoding")
 	}
-	if err := id.acquire(ctx); err != nil {
+	release, err := id.acquire(ctx)
+	if err != nil {
 		return false, err
 	}
 	key := argon2.IDKey([]byte(pw), salt, p.Time, p.MemoryKiB, p.Threads, uint32(len(want)))
-	id.release()
+	release()
 	return subtle.ConstantTimeCompare(key, want) == 1, nil
 }
 
@@ -307,13 +362,11 @@ func (id *identity) dummyHash(ctx context.Context) string {
 
 // acquire waits for a turn to hash: password hashes are bounded in number, so that a burst of
 // sign-ins cannot take all the memory (each takes MemoryKiB).
-func (id *identity) acquire(ctx context.Context) error {
-	select {
-	case id.hashes <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+// A suspect's hash (suspectKey in its context) waits for the suspects' turn (hashGate).
+func (id *identity) acquire(ctx context.Context) (release func(), err error) {
+	sus, _ := ctx.Value(suspectKey{}).(suspicion)
+	return id.hashes.acquire(ctx, sus)
 }
 
-func (id *identity) release() { <-id.hashes }
+// suspectKey marks the context of a sign-in from an address with failures counted against it.
+type suspectKey struct{}

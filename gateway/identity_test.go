@@ -168,6 +168,8 @@ func TestSignInRefusals(t *testing.T) {
 		{"no secret", device("fresh-device-3", "", "Ann"), refusal.MissingField},
 		{"short secret", device("fresh-device-4", "0123456789", "Ann"), refusal.InvalidField},
 		{"long secret", device("fresh-device-5", long, "Ann"), refusal.InvalidField},
+		{"32 repeated bytes", device("fresh-device-6", strings.Repeat("a", 32), "Ann"), refusal.WeakSecret},
+		{"repeated word", device("fresh-device-7", strings.Repeat("secret", 6), "Ann"), refusal.WeakSecret},
 		{"no user name", password("", "password1", "Ann", true), refusal.MissingField},
 		{"short user name", password("an", "password1", "Ann", true), refusal.InvalidField},
 		{"user name with a space", password("ann lee", "password1", "Ann", true), refusal.InvalidField},
@@ -182,7 +184,7 @@ func TestSignInRefusals(t *testing.T) {
 			wantCode(t, err, codes.InvalidArgument, tc.violation)
 		})
 	}
-	for _, id := range []string{"fresh-device-1", "fresh-device-2", "fresh-device-3"} {
+	for _, id := range []string{"fresh-device-1", "fresh-device-2", "fresh-device-3", "fresh-device-6", "fresh-device-7"} {
 		if _, err := e.Accounts.Credential(t.Context(), accounts.Device, id); err == nil {
 			t.Fatalf("a refused sign-in recorded device %s", id)
 		}

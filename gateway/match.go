@@ -70,6 +70,9 @@ func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.Enque
 	if err := refusal.CheckBotLevel("bot_level", req.GetBotLevel()); err != nil {
 		return nil, err
 	}
+	if len(req.GetRequestId()) > maxRequestID {
+		return nil, refusal.Invalid("request_id", refusal.InvalidField, "request_id must be at most %d bytes", maxRequestID)
+	}
 	h := sha256.New()
 	h.Write([]byte(req.GetGame() + "\x00" + perAction.String() + "\x00"))
 	h.Write(opts)
@@ -84,7 +87,20 @@ func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.Enque
 	if party == 1 {
 		t.State, t.QueuedAt = lobby.TicketQueued, now
 	}
-	if err := s.lobby.CreateTicket(ctx, t); err != nil {
+	if rid := req.GetRequestId(); rid != "" {
+		once := lobby.Once{Key: onceKey(sess, rid), Call: callDigest("EnqueueTicket", req), ID: t.ID}
+		prior, found, err := s.lobby.CreateTicketOnce(ctx, t, once, requestIDKeep)
+		if err != nil {
+			return nil, err
+		}
+		if found {
+			// A retry: the ticket the first call made, whatever became of it since.
+			if prior.Call != once.Call {
+				return nil, requestIDReused()
+			}
+			return &gatewayv1.EnqueueTicketResponse{TicketId: prior.ID}, nil
+		}
+	} else if err := s.lobby.CreateTicket(ctx, t); err != nil {
 		return nil, err
 	}
 	s.kickMatcher()

@@ -38,8 +38,10 @@ func newMetrics() *metrics {
 var (
 	reasonUnauthenticated = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", "unauthenticated")))
 	reasonRateLimited     = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", "rate_limited")))
+	reasonThrottled       = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", "sign_in_throttled")))
 	reasonTooLarge        = metric.WithAttributeSet(attribute.NewSet(attribute.String("reason", "too_large")))
 	fellBackRateLimit     = metric.WithAttributeSet(attribute.NewSet(attribute.String("check", "rate_limit")))
+	fellBackThrottle      = metric.WithAttributeSet(attribute.NewSet(attribute.String("check", "sign_in_failures")))
 	fellBackRevocations   = metric.WithAttributeSet(attribute.NewSet(attribute.String("check", "revocation")))
 	forBot                = metric.WithAttributeSet(attribute.NewSet(attribute.String("seat", "bot")))
 	forAbsent             = metric.WithAttributeSet(attribute.NewSet(attribute.String("seat", "absent")))

@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	mrand "math/rand/v2"
@@ -28,7 +30,8 @@ func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gat
 		return nil, refusal.Invalid("", refusal.TooLarge, "the request is larger than %d bytes", s.opt.MaxRequestBytes)
 	}
 	// Before a session there is no player: sign-ins are limited per client address.
-	if host := clientAddr(ctx, s.opt.TrustedProxies); host != "" {
+	host := clientAddr(ctx, s.opt.TrustedProxies)
+	if host != "" {
 		if !s.limits.allow(ctx, "addr:"+host) {
 			s.metrics.refusals.Add(ctx, 1, reasonRateLimited)
 			return nil, refusal.New(codes.ResourceExhausted, refusal.RateLimited, "too many sign-ins; slow down")
@@ -45,7 +48,7 @@ func (s *Server) SignIn(ctx context.Context, req *gatewayv1.SignInRequest) (*gat
 	in := signedIn{player: newID("p-"), name: name, isNew: true}
 	if req.GetCredential() != nil {
 		var err error
-		if in, err = s.signInWith(ctx, req, name); err != nil {
+		if in, err = s.signInWith(ctx, req, name, host); err != nil {
 			if st, ok := status.FromError(err); ok && st.Code() == codes.Unauthenticated {
 				s.metrics.refusals.Add(ctx, 1, reasonUnauthenticated)
 			}
@@ -173,6 +176,10 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 	if err := refusal.CheckBotLevel("takeover_level", req.GetTakeoverLevel()); err != nil {
 		return nil, err
 	}
+	rid := req.GetRequestId()
+	if len(rid) > maxRequestID {
+		return nil, refusal.Invalid("request_id", refusal.InvalidField, "request_id must be at most %d bytes", maxRequestID)
+	}
 	for range 8 {
 		t := lobby.Table{
 			ID: newID("t-"), Game: req.GetGame(), Owner: sess.Player, State: lobby.TableOpen, Capacity: capacity,
@@ -180,7 +187,18 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 			Options: opts, PerAction: perAction, Takeover: int(levelOf(req.GetTakeoverLevel())), CreatedAt: s.now(),
 		}
 		t.Deadline = t.CreatedAt.Add(openTableTTL)
-		err := s.lobby.CreateTable(ctx, t, openTableTTL)
+		var err error
+		if rid == "" {
+			err = s.lobby.CreateTable(ctx, t, openTableTTL)
+		} else {
+			once := lobby.Once{Key: onceKey(sess, rid), Call: callDigest("CreateTable", req), ID: t.ID}
+			var prior lobby.Once
+			var found bool
+			prior, found, err = s.lobby.CreateTableOnce(ctx, t, openTableTTL, once, requestIDKeep)
+			if err == nil && found {
+				return s.createdTable(ctx, sess, prior, once.Call)
+			}
+		}
 		if errors.Is(err, lobby.ErrExists) {
 			continue // an invite code collision: draw again
 		}
@@ -191,6 +209,44 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 		return &gatewayv1.CreateTableResponse{TableId: t.ID, InviteCode: t.InviteCode, Table: tableProto(&t, sess.Player)}, nil
 	}
 	return nil, errors.New("could not draw a free invite code")
+}
+
+// createdTable answers a retried CreateTable: the table its request id created, as it is now.
+func (s *Server) createdTable(ctx context.Context, sess Session, prior lobby.Once, call string) (*gatewayv1.CreateTableResponse, error) {
+	if prior.Call != call {
+		return nil, requestIDReused()
+	}
+	t, err := s.lobby.LoadTable(ctx, prior.ID)
+	if errors.Is(err, lobby.ErrNotFound) {
+		return nil, refusal.New(codes.NotFound, refusal.TableNotFound, "the table this request id created has ended and is forgotten")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &gatewayv1.CreateTableResponse{TableId: t.ID, InviteCode: t.InviteCode, Table: tableProto(&t, sess.Player)}, nil
+}
+
+// requestIDKeep is how long a request id of a call that creates (CreateTable, EnqueueTicket) is
+// remembered: a retry within it creates nothing.
+const requestIDKeep = time.Hour
+
+// onceKey names a player's request id in the lobby.
+func onceKey(sess Session, requestID string) string { return sess.Player + ":" + requestID }
+
+// callDigest identifies a request without its request id: a retry has the same, a request id
+// reused for another request another. Fields are encoded deterministically.
+func callDigest(method string, req proto.Message) string {
+	c := proto.Clone(req)
+	if f := c.ProtoReflect().Descriptor().Fields().ByName("request_id"); f != nil {
+		c.ProtoReflect().Clear(f)
+	}
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(c)
+	sum := sha256.Sum256(b)
+	return method + ":" + hex.EncodeToString(sum[:16])
+}
+
+func requestIDReused() error {
+	return refusal.Invalid("request_id", refusal.RequestIDReused, "request_id was already used for another request")
 }
 
 // tableProto describes t to player (the invite code only to its players).

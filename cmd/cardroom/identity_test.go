@@ -30,7 +30,7 @@ func TestStatsFollowThePlayer(t *testing.T) {
 	defer cc.Close()
 	gw := gatewayv1.NewGatewayServiceClient(cc)
 	cred := &gatewayv1.SignInRequest_Device{Device: &gatewayv1.DeviceCredential{
-		DeviceId: "test-device-0001", Secret: "0123456789abcdef0123456789abcdef0123456789abcdef"}}
+		DeviceId: "test-device-0001", Secret: "9f2c61d0b84e3a57c1e6f08d2b9a4c73e5d18f6a02b7c94e"}}
 	var player string
 	for i, name := range []string{"Ada", "Ada L."} {
 		in, err := gw.SignIn(ctx, &gatewayv1.SignInRequest{DisplayName: name, Credential: cred})

@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -46,7 +46,7 @@ func TestOneTracePerAction(t *testing.T) {
 	gw := gatewayv1.NewGatewayServiceClient(cc)
 	signIn := func(name string) context.Context {
 		in, err := gw.SignIn(ctx, &gatewayv1.SignInRequest{DisplayName: name, Credential: &gatewayv1.SignInRequest_Device{Device: &gatewayv1.DeviceCredential{
-			DeviceId: "trace-device-" + name, Secret: strings.Repeat(name[:1], 48)}}})
+			DeviceId: "trace-device-" + name, Secret: fmt.Sprintf("%x", sha256.Sum256([]byte(name)))}}})
 		if err != nil {
 			t.Fatal(err)
 		}

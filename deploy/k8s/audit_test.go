@@ -45,6 +45,7 @@ func audit(o *objects) []string {
 	p.denyAll(o)
 	p.egress(o)
 	p.internalIngress(o)
+	p.trustedProxies(o)
 	p.scaling(o)
 	switch o.overlay {
 	case "dev":
@@ -397,6 +398,27 @@ func (p *problems) denyAll(o *objects) {
 		}
 	}
 	p.add("no deny-all NetworkPolicy")
+}
+
+// trustedProxies: a Deployment that believes X-Forwarded-For from some addresses
+// (CARDROOM_TRUSTED_PROXIES) admits its ports only from named peers: open to anywhere, a peer inside
+// the trusted range could name any client and escape the per-address sign-in limits.
+func (p *problems) trustedProxies(o *objects) {
+	for _, d := range o.deployments {
+		if v, _ := env(o, d.Spec.Template.Spec.Containers[0], "CARDROOM_TRUSTED_PROXIES"); v == "" {
+			continue
+		}
+		for _, np := range o.netpols {
+			if !labels.SelectorFromSet(np.Spec.PodSelector.MatchLabels).Matches(labels.Set(d.Spec.Template.Labels)) {
+				continue
+			}
+			for _, r := range np.Spec.Ingress {
+				if len(r.From) == 0 {
+					p.add("Deployment %s trusts proxies (CARDROOM_TRUSTED_PROXIES) while NetworkPolicy %s admits its ports from anywhere", d.Name, np.Name)
+				}
+			}
+		}
+	}
 }
 
 // scaling: a Deployment that runs more than one pod (under an autoscaler) has a disruption budget

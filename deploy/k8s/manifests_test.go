@@ -85,6 +85,13 @@ func TestAuditCatchesEachMistake(t *testing.T) {
 			c.ReadinessProbe.HTTPGet = &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(9464)}
 		}},
 		{"no liveness probe", "prod", "no liveness probe", func(o *objects) { ctr(o, "gateway").LivenessProbe = nil }},
+		{"trusted proxies with the port open to anywhere", "prod", "admits its ports from anywhere", func(o *objects) {
+			for _, np := range o.netpols {
+				if np.Name == "gateway" {
+					np.Spec.Ingress[0].From = nil
+				}
+			}
+		}},
 		{"probe on another port", "dev", "readiness probe on port 9464", func(o *objects) { ctr(o, "stats").ReadinessProbe.GRPC.Port = 9464 }},
 		{"readiness asks for the wrong service", "dev", "does not ask for cardroom.rules.v1.RulesService", func(o *objects) {
 			ctr(o, "saboteur-rules").ReadinessProbe.GRPC.Service = ptr.To("")

@@ -268,8 +268,10 @@ func (s *slot) open(ctx context.Context) (*opened, error) {
 	t0 := time.Now()
 	owner := s.players[0]
 	var cr *gatewayv1.CreateTableResponse
+	// One request id for every try: a retry after a lost answer gets the same table.
+	create := &gatewayv1.CreateTableRequest{Game: s.game.name, Seats: uint32(s.game.seats), Options: fastOptions(s.game.name), RequestId: rand.Text()}
 	err := s.patient(ctx, func() (err error) {
-		cr, err = s.client.CreateTable(owner.ctx(ctx), &gatewayv1.CreateTableRequest{Game: s.game.name, Seats: uint32(s.game.seats), Options: fastOptions(s.game.name)})
+		cr, err = s.client.CreateTable(owner.ctx(ctx), create)
 		return err
 	})
 	if err != nil {

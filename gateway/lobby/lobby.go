@@ -205,11 +205,28 @@ type Match struct {
 	Seats int
 }
 
+// Once is what a client's request id for a call that creates a table or a ticket is recorded
+// with, in the same write as the record it created: a retry finds both or neither.
+type Once struct {
+	// Key names the request: its player and request id.
+	Key string
+	// Call is a digest of the request's other fields: the same key with another call is a
+	// client's mistake, not a retry.
+	Call string
+	// ID is the table or ticket the request created.
+	ID string
+}
+
 // Store is the lobby store.
 type Store interface {
 	// CreateTable writes a new table and its invite code (if any), expiring after ttl (0: never).
 	// ErrExists if the id or code is taken. A table in an owned state enters the owned set.
 	CreateTable(ctx context.Context, t Table, ttl time.Duration) error
+	// CreateTableOnce is CreateTable under a request id: unless once.Key is recorded, it writes the
+	// table and records once (forgotten after keep) in one write. When once.Key is recorded, it
+	// writes nothing and returns the recorded Once with found true. ErrExists as CreateTable's, with
+	// nothing recorded.
+	CreateTableOnce(ctx context.Context, t Table, ttl time.Duration, once Once, keep time.Duration) (prior Once, found bool, err error)
 	LoadTable(ctx context.Context, id string) (Table, error)
 	// TableByCode is the id of the table with that invite code.
 	TableByCode(ctx context.Context, code string) (string, error)
@@ -221,6 +238,8 @@ type Store interface {
 
 	// CreateTicket writes a new ticket (State Forming or Queued; a queued one enters its pool's queue).
 	CreateTicket(ctx context.Context, t Ticket) error
+	// CreateTicketOnce is CreateTicket under a request id, as CreateTableOnce is CreateTable's.
+	CreateTicketOnce(ctx context.Context, t Ticket, once Once, keep time.Duration) (prior Once, found bool, err error)
 	LoadTicket(ctx context.Context, id string) (Ticket, error)
 	// UpdateTicket writes t if the stored version is still t.Version, as version t.Version+1, and
 	// puts it in or out of its pool's queue according to its state. A positive ttl makes it expire.

@@ -20,6 +20,13 @@ type Memory struct {
 	presence map[string]map[int]time.Time
 	drive    map[string]memLease
 	matches  map[string]Match
+	onces    map[string]memOnce
+	swept    time.Time
+}
+
+type memOnce struct {
+	once    Once
+	expires time.Time
 }
 
 type memRecord struct {
@@ -40,7 +47,7 @@ func NewMemory() *Memory {
 	return &Memory{
 		now: time.Now, tables: map[string]memRecord{}, codes: map[string]string{}, tickets: map[string]memRecord{},
 		queues: map[string][]string{}, presence: map[string]map[int]time.Time{}, drive: map[string]memLease{},
-		matches: map[string]Match{},
+		matches: map[string]Match{}, onces: map[string]memOnce{},
 	}
 }
 
@@ -51,6 +58,41 @@ func (m *Memory) live(r memRecord, ok bool) bool {
 func (m *Memory) CreateTable(_ context.Context, t Table, ttl time.Duration) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.createTable(t, ttl)
+}
+
+// once returns the live record of key, forgetting the expired ones now and then.
+func (m *Memory) once(key string) (Once, bool) {
+	now := m.now()
+	if now.Sub(m.swept) > time.Minute {
+		for k, o := range m.onces {
+			if !now.Before(o.expires) {
+				delete(m.onces, k)
+			}
+		}
+		m.swept = now
+	}
+	o, ok := m.onces[key]
+	if !ok || !now.Before(o.expires) {
+		return Once{}, false
+	}
+	return o.once, true
+}
+
+func (m *Memory) CreateTableOnce(_ context.Context, t Table, ttl time.Duration, once Once, keep time.Duration) (Once, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if prior, ok := m.once(once.Key); ok {
+		return prior, true, nil
+	}
+	if err := m.createTable(t, ttl); err != nil {
+		return Once{}, false, err
+	}
+	m.onces[once.Key] = memOnce{once: once, expires: m.now().Add(keep)}
+	return Once{}, false, nil
+}
+
+func (m *Memory) createTable(t Table, ttl time.Duration) error {
 	if r, ok := m.tables[t.ID]; m.live(r, ok) {
 		return ErrExists
 	}
@@ -140,6 +182,23 @@ func (m *Memory) UpdateTable(_ context.Context, t Table, ttl time.Duration) erro
 func (m *Memory) CreateTicket(_ context.Context, t Ticket) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.createTicket(t)
+}
+
+func (m *Memory) CreateTicketOnce(_ context.Context, t Ticket, once Once, keep time.Duration) (Once, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if prior, ok := m.once(once.Key); ok {
+		return prior, true, nil
+	}
+	if err := m.createTicket(t); err != nil {
+		return Once{}, false, err
+	}
+	m.onces[once.Key] = memOnce{once: once, expires: m.now().Add(keep)}
+	return Once{}, false, nil
+}
+
+func (m *Memory) createTicket(t Ticket) error {
 	if r, ok := m.tickets[t.ID]; m.live(r, ok) {
 		return ErrExists
 	}

@@ -23,7 +23,8 @@ import (
 // scored by queue time), pools (pools with a queue), drive (the owned set: tables whose lifecycle
 // has an owner, scored by lease expiry ms, 0 when free), owner (table → replica), claim:<token>
 // and m:<table> (a claimed match: its seats and tickets); and, with a tag of its own, gw:pr:{table}
-// (seat → last seen ms).
+// (seat → last seen ms); once:<player>:<request id> (hash: c the call's digest, i the table or ticket
+// it created; see Once), which the creating scripts write with the record.
 //
 // The scripts read and write tables, codes, tickets, queues and the owned set together, so all of
 // those keys share one hash tag: on Redis Cluster the lobby lives in one hash slot (one primary,
@@ -39,7 +40,7 @@ type Redis struct {
 
 // NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:").
 func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*Redis, error) {
-	for _, s := range []*redis.Script{createTableScript, updateTableScript, ticketScript, claimMatchScript, claimDriveScript, renewDriveScript} {
+	for _, s := range []*redis.Script{createTableScript, createTableOnceScript, updateTableScript, ticketScript, ticketOnceScript, claimMatchScript, claimDriveScript, renewDriveScript} {
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			return nil, fmt.Errorf("load lobby script: %w", err)
 		}
@@ -68,7 +69,9 @@ func owned(st TableState) string {
 	return "0"
 }
 
-var createTableScript = redis.NewScript(`
+// createTableSrc creates a table (KEYS[1]) and its code (KEYS[2]), putting it in the owned set
+// (KEYS[3]) if its state is owned; 0 when the id or the code is taken.
+const createTableSrc = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if ARGV[2] ~= '' then
   if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
@@ -79,19 +82,59 @@ if tonumber(ARGV[3]) > 0 then
   if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 end
 if ARGV[4] == '1' then redis.call('ZADD', KEYS[3], 'NX', 0, ARGV[5]) end
-return 1`)
+return 1`
+
+var (
+	createTableScript     = redis.NewScript(createTableSrc)
+	createTableOnceScript = redis.NewScript(onceScript(createTableSrc))
+)
+
+// onceScript makes a creating script run under a request id (KEYS[#KEYS], a hash: c call, i id):
+// when the id is recorded, it writes nothing and answers {call, id}; when not, it runs src and, if
+// src creates (returns 1), records ARGV[#ARGV-2] call and ARGV[#ARGV-1] id for ARGV[#ARGV] ms.
+func onceScript(src string) string {
+	body, ok := strings.CutSuffix(strings.TrimSpace(src), "return 1")
+	if !ok {
+		panic("lobby: a creating script must end with return 1")
+	}
+	return `
+local prior = redis.call('HMGET', KEYS[#KEYS], 'c', 'i')
+if prior[1] then return {prior[1], prior[2]} end
+` + body + `
+redis.call('HSET', KEYS[#KEYS], 'c', ARGV[#ARGV-2], 'i', ARGV[#ARGV-1])
+redis.call('PEXPIRE', KEYS[#KEYS], ARGV[#ARGV])
+return 1`
+}
+
+func (r *Redis) onceKey(key string) string { return r.prefix + "once:" + key }
+
+// runOnce runs a script made by onceScript with its keys and arguments, the once's appended.
+func (r *Redis) runOnce(ctx context.Context, s *redis.Script, keys []string, args []any, once Once, keep time.Duration) (res int64, prior Once, found bool, err error) {
+	keys = append(keys, r.onceKey(once.Key))
+	args = append(args, once.Call, once.ID, keep.Milliseconds())
+	v, err := s.Run(ctx, r.rdb, keys, args...).Result()
+	if err != nil {
+		return 0, Once{}, false, err
+	}
+	switch v := v.(type) {
+	case int64:
+		return v, Once{}, false, nil
+	case []any:
+		if len(v) == 2 {
+			call, _ := v[0].(string)
+			id, _ := v[1].(string)
+			return 0, Once{Key: once.Key, Call: call, ID: id}, true, nil
+		}
+	}
+	return 0, Once{}, false, fmt.Errorf("unexpected answer %v", v)
+}
 
 func (r *Redis) CreateTable(ctx context.Context, t Table, ttl time.Duration) error {
-	data, err := json.Marshal(t)
+	keys, args, err := r.createTableArgs(t, ttl)
 	if err != nil {
 		return err
 	}
-	code := ""
-	if t.InviteCode != "" {
-		code = t.ID
-	}
-	n, err := createTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode), r.driveKey()},
-		data, code, ttl.Milliseconds(), owned(t.State), t.ID).Int()
+	n, err := createTableScript.Run(ctx, r.rdb, keys, args...).Int()
 	if err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
@@ -99,6 +142,36 @@ func (r *Redis) CreateTable(ctx context.Context, t Table, ttl time.Duration) err
 		return ErrExists
 	}
 	return nil
+}
+
+func (r *Redis) CreateTableOnce(ctx context.Context, t Table, ttl time.Duration, once Once, keep time.Duration) (Once, bool, error) {
+	keys, args, err := r.createTableArgs(t, ttl)
+	if err != nil {
+		return Once{}, false, err
+	}
+	n, prior, found, err := r.runOnce(ctx, createTableOnceScript, keys, args, once, keep)
+	switch {
+	case err != nil:
+		return Once{}, false, fmt.Errorf("create table: %w", err)
+	case found:
+		return prior, true, nil
+	case n == 0:
+		return Once{}, false, ErrExists
+	}
+	return Once{}, false, nil
+}
+
+func (r *Redis) createTableArgs(t Table, ttl time.Duration) ([]string, []any, error) {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	code := ""
+	if t.InviteCode != "" {
+		code = t.ID
+	}
+	return []string{r.tableKey(t.ID), r.codeKey(t.InviteCode), r.driveKey()},
+		[]any{data, code, ttl.Milliseconds(), owned(t.State), t.ID}, nil
 }
 
 func (r *Redis) LoadTable(ctx context.Context, id string) (Table, error) {
@@ -171,7 +244,7 @@ func (r *Redis) UpdateTable(ctx context.Context, t Table, ttl time.Duration) err
 
 // ticketScript creates (ARGV[1] = 0) or updates (ARGV[1] = the expected version) a ticket and
 // keeps its pool's queue in step with its state.
-var ticketScript = redis.NewScript(`
+const ticketSrc = `
 local v = redis.call('HGET', KEYS[1], 'v')
 if ARGV[1] == '0' then
   if v then return 0 end
@@ -189,20 +262,50 @@ else
   redis.call('ZREM', KEYS[2], ARGV[12])
 end
 if tonumber(ARGV[13]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[13]) end
-return 1`)
+return 1`
 
-func (r *Redis) writeTicket(ctx context.Context, t Ticket, from uint64, ttl time.Duration) error {
+var (
+	ticketScript     = redis.NewScript(ticketSrc)
+	ticketOnceScript = redis.NewScript(onceScript(ticketSrc))
+)
+
+func (r *Redis) ticketArgs(t Ticket, from uint64, ttl time.Duration) ([]string, []any, error) {
 	data, err := json.Marshal(t)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	bots := "0"
 	if t.BotsMayFill {
 		bots = "1"
 	}
-	n, err := ticketScript.Run(ctx, r.rdb, []string{r.ticketKey(t.ID), r.queueKey(t.Pool), r.prefix + "pools"},
-		from, data, int(t.State), t.TableID, t.Pool, len(t.Players), t.MinSeats, t.MaxSeats, bots,
-		t.QueuedAt.Add(t.MaxWait).UnixMilli(), t.QueuedAt.UnixMilli(), t.ID, ttl.Milliseconds()).Int()
+	return []string{r.ticketKey(t.ID), r.queueKey(t.Pool), r.prefix + "pools"},
+		[]any{from, data, int(t.State), t.TableID, t.Pool, len(t.Players), t.MinSeats, t.MaxSeats, bots,
+			t.QueuedAt.Add(t.MaxWait).UnixMilli(), t.QueuedAt.UnixMilli(), t.ID, ttl.Milliseconds()}, nil
+}
+
+func (r *Redis) CreateTicketOnce(ctx context.Context, t Ticket, once Once, keep time.Duration) (Once, bool, error) {
+	keys, args, err := r.ticketArgs(t, 0, 0)
+	if err != nil {
+		return Once{}, false, err
+	}
+	n, prior, found, err := r.runOnce(ctx, ticketOnceScript, keys, args, once, keep)
+	switch {
+	case err != nil:
+		return Once{}, false, fmt.Errorf("create ticket: %w", err)
+	case found:
+		return prior, true, nil
+	case n == 0:
+		return Once{}, false, ErrExists
+	}
+	return Once{}, false, nil
+}
+
+func (r *Redis) writeTicket(ctx context.Context, t Ticket, from uint64, ttl time.Duration) error {
+	keys, args, err := r.ticketArgs(t, from, ttl)
+	if err != nil {
+		return err
+	}
+	n, err := ticketScript.Run(ctx, r.rdb, keys, args...).Int()
 	if err != nil {
 		return fmt.Errorf("write ticket: %w", err)
 	}

@@ -1,6 +1,6 @@
 // The gateway's public API over the Connect protocol (connect-es), from the page's own origin, and
 // the session kept in localStorage.
-import { createClient, type Interceptor } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { createRegistry } from "@bufbuild/protobuf";
 import { GatewayService, file_cardroom_gateway_v1_gateway } from "./gen/cardroom/gateway/v1/gateway_pb";
@@ -135,4 +135,20 @@ export function newActionId(): string {
   const b = new Uint8Array(12);
   crypto.getRandomValues(b);
   return "web-" + Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+// once makes a call that creates something (CreateTable, EnqueueTicket) with one new request id,
+// trying again with the same id when the answer was lost on the way (UNAVAILABLE, or no answer
+// in time): the gateway applies the id once, so a retry answers what the first call made.
+export async function once<T>(call: (requestId: string) => Promise<T>): Promise<T> {
+  const id = newActionId();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await call(id);
+    } catch (e) {
+      const c = ConnectError.from(e).code;
+      if (attempt >= 3 || (c !== Code.Unavailable && c !== Code.DeadlineExceeded)) throw e;
+      await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
+    }
+  }
 }

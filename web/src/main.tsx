@@ -3,7 +3,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { ConnectError, Code } from "@connectrpc/connect";
 import { create } from "@bufbuild/protobuf";
 import { DurationSchema, timestampDate, type Any } from "@bufbuild/protobuf/wkt";
-import { api, lastName, loadSession, newActionId, saveSession, signIn, signedOut, signOutEverywhere, type Session } from "./api";
+import { api, lastName, loadSession, newActionId, once, saveSession, signIn, signedOut, signOutEverywhere, type Session } from "./api";
 import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
@@ -154,7 +154,9 @@ function Lobby() {
   }, []);
   const queue = async (game: string) => {
     try {
-      const r = await api.enqueueTicket({ game, botsMayFill: true, botLevel: fill, maxWait: create(DurationSchema, { seconds: 2n }) });
+      const r = await once((requestId) =>
+        api.enqueueTicket({ game, botsMayFill: true, botLevel: fill, maxWait: create(DurationSchema, { seconds: 2n }), requestId }),
+      );
       go("queue", r.ticketId);
     } catch (e) {
       setErr(errorText(e));
@@ -162,7 +164,7 @@ function Lobby() {
   };
   const createTable = async (game: string) => {
     try {
-      const r = await api.createTable({ game });
+      const r = await once((requestId) => api.createTable({ game, requestId }));
       go("private", r.tableId);
     } catch (e) {
       setErr(errorText(e));

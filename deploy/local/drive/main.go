@@ -331,8 +331,10 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 	// Every gateway replica shares the session key, so the token is good on all of them.
 	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+in.GetSessionToken())
 	var t *gatewayv1.CreateTableResponse
+	// One request id for every try: a retry after a lost answer gets the same table.
+	create := &gatewayv1.CreateTableRequest{Game: game, Seats: seats, Options: untimed(game), RequestId: actionID()}
 	err = g.call(ctx, "CreateTable", func(c gatewayv1.GatewayServiceClient) (err error) {
-		t, err = c.CreateTable(ctx, &gatewayv1.CreateTableRequest{Game: game, Seats: seats, Options: untimed(game)})
+		t, err = c.CreateTable(ctx, create)
 		return err
 	})
 	if err != nil {

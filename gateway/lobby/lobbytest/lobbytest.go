@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore func(t *testing.T) lobby.Store) {
 		{"TableRequestIDsConcurrent", testRequestIDsConcurrent},
 		{"TableRequestIDsBounded", testRequestIDsBounded},
 		{"TableExpiry", testTableExpiry},
+		{"CreateOnce", testCreateOnce},
 		{"Tickets", testTickets},
 		{"MatchFull", testMatchFull},
 		{"MatchAfterWait", testMatchAfterWait},
@@ -733,5 +734,45 @@ func testMatchOwned(t *testing.T, s lobby.Store) {
 	}
 	if claimed(t, s, "r2", table, time.Now().Add(time.Hour)) {
 		t.Fatal("a dropped table is in the owned set")
+	}
+}
+
+// testCreateOnce: a table or ticket created under a request id is written with the id's record; the
+// id again writes nothing and answers the record, whatever table or ticket comes with it.
+func testCreateOnce(t *testing.T, s lobby.Store) {
+	ctx := t.Context()
+	key := "p-" + uid() + ":req"
+	a, b := lobby.Table{ID: "t" + uid(), Game: "g", State: lobby.TableOpen, Capacity: 2, InviteCode: "A" + uid()},
+		lobby.Table{ID: "t" + uid(), Game: "g", State: lobby.TableOpen, Capacity: 2, InviteCode: "B" + uid()}
+	if _, found, err := s.CreateTableOnce(ctx, a, time.Hour, lobby.Once{Key: key, Call: "c1", ID: a.ID}, time.Hour); err != nil || found {
+		t.Fatalf("first: found %v, %v", found, err)
+	}
+	prior, found, err := s.CreateTableOnce(ctx, b, time.Hour, lobby.Once{Key: key, Call: "c2", ID: b.ID}, time.Hour)
+	if err != nil || !found || prior.Call != "c1" || prior.ID != a.ID {
+		t.Fatalf("again: %+v found %v, %v", prior, found, err)
+	}
+	if _, err := s.LoadTable(ctx, b.ID); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("the second table was written: %v", err)
+	}
+	// A taken id records nothing.
+	other := "p-" + uid() + ":req"
+	if _, _, err := s.CreateTableOnce(ctx, a, time.Hour, lobby.Once{Key: other, Call: "c", ID: a.ID}, time.Hour); !errors.Is(err, lobby.ErrExists) {
+		t.Fatalf("a taken id: %v", err)
+	}
+	if _, found, err := s.CreateTableOnce(ctx, b, time.Hour, lobby.Once{Key: other, Call: "c", ID: b.ID}, time.Hour); err != nil || found {
+		t.Fatalf("after a taken id: found %v, %v", found, err)
+	}
+	tk := ticket("pool"+uid(), 1, 2, 2, false, t0, time.Minute)
+	tk2 := ticket("pool"+uid(), 1, 2, 2, false, t0, time.Minute)
+	tkey := "p-" + uid() + ":tk"
+	if _, found, err := s.CreateTicketOnce(ctx, tk, lobby.Once{Key: tkey, Call: "t", ID: tk.ID}, time.Hour); err != nil || found {
+		t.Fatalf("first ticket: found %v, %v", found, err)
+	}
+	prior, found, err = s.CreateTicketOnce(ctx, tk2, lobby.Once{Key: tkey, Call: "t", ID: tk2.ID}, time.Hour)
+	if err != nil || !found || prior.ID != tk.ID {
+		t.Fatalf("ticket again: %+v found %v, %v", prior, found, err)
+	}
+	if _, err := s.LoadTicket(ctx, tk2.ID); !errors.Is(err, lobby.ErrNotFound) {
+		t.Fatalf("the second ticket was written: %v", err)
 	}
 }

@@ -27,6 +27,7 @@ const (
 	ActionIDReused  = "ACTION_ID_REUSED"  // an action id already used at the table for another action
 	RequestIDReused = "REQUEST_ID_REUSED" // a request id already used at the table with other arguments
 	UnknownBotLevel = "UNKNOWN_BOT_LEVEL" // a bot level that is not a cardroom.game.v1.BotLevel
+	WeakSecret      = "WEAK_SECRET"       // a device secret too regular to be random
 )
 
 // Codes of requests that met a state that moved on or was busy (ABORTED): try again.
@@ -63,6 +64,10 @@ const (
 	NameTaken   = "NAME_TAKEN"
 	NotYourSeat = "NOT_YOUR_SEAT"
 	RateLimited = "RATE_LIMITED"
+	// SignInThrottled: too many failed password sign-ins from the caller's address, for the user
+	// name or in all; or other sign-ins from the address are being checked (RESOURCE_EXHAUSTED,
+	// with a google.rpc.RetryInfo saying how long to wait).
+	SignInThrottled = "SIGN_IN_THROTTLED"
 )
 
 // Codes every game shares (kit/engine names them for the games). Games add their own, e.g.

@@ -159,7 +159,9 @@ func (s *session) newTable(ctx context.Context, game string) (string, string, bo
 	var err error
 	switch {
 	case s.opt.Create:
-		r, err := s.c.CreateTable(s.auth(ctx), &gatewayv1.CreateTableRequest{Game: game, Seats: s.opt.Seats})
+		req := &gatewayv1.CreateTableRequest{Game: game, Seats: s.opt.Seats, RequestId: "play-" + randomHex(12)}
+		var r *gatewayv1.CreateTableResponse
+		err := once(ctx, func() (err error) { r, err = s.c.CreateTable(s.auth(ctx), req); return err })
 		if err != nil {
 			return "", "", false, err
 		}
@@ -178,8 +180,10 @@ func (s *session) newTable(ctx context.Context, game string) (string, string, bo
 }
 
 func (s *session) queue(ctx context.Context, game string) (string, error) {
-	r, err := s.c.EnqueueTicket(s.auth(ctx), &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: s.opt.Seats,
-		MaxSeats: s.opt.Seats, BotsMayFill: true, BotLevel: s.opt.Bots, MaxWait: durationpb.New(s.opt.Wait)})
+	req := &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: s.opt.Seats, MaxSeats: s.opt.Seats, BotsMayFill: true,
+		BotLevel: s.opt.Bots, MaxWait: durationpb.New(s.opt.Wait), RequestId: "play-" + randomHex(12)}
+	var r *gatewayv1.EnqueueTicketResponse
+	err := once(ctx, func() (err error) { r, err = s.c.EnqueueTicket(s.auth(ctx), req); return err })
 	if err != nil {
 		return "", err
 	}
@@ -209,6 +213,25 @@ func (s *session) queue(ctx context.Context, game string) (string, error) {
 		case gatewayv1.TicketState_TICKET_STATE_CANCELLED:
 			return "", errors.New("the ticket was cancelled")
 		}
+	}
+}
+
+// once makes a call that creates something (its request carries a request id) and calls it again,
+// with the same id, when the answer was lost on the way (UNAVAILABLE, or none in time), up to
+// three times: the gateway applies a request id once, so a retry answers what the first call made.
+func once(ctx context.Context, call func() error) error {
+	wait := retryWait
+	for attempt := 0; ; attempt++ {
+		err := call()
+		if c := status.Code(err); attempt >= 3 || c != codes.Unavailable && c != codes.DeadlineExceeded {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wait = min(2*wait, maxRetryWait)
 	}
 }
 

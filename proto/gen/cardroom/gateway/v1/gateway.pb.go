@@ -931,6 +931,12 @@ type CreateTableRequest struct {
 	TimeLimits *v1.TimeLimits `protobuf:"bytes,4,opt,name=time_limits,json=timeLimits,proto3" json:"time_limits,omitempty"`
 	// The level a bot plays an absent player's seat at (unspecified: NORMAL).
 	TakeoverLevel v1.BotLevel `protobuf:"varint,5,opt,name=takeover_level,json=takeoverLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"takeover_level,omitempty"`
+	// Optional, at most 128 bytes: makes a retry safe. The same request id from the same player
+	// within an hour, with the same other fields, creates nothing: it answers the table the first
+	// call created, as it is now (NOT_FOUND, TABLE_NOT_FOUND, if it has ended and expired since). The
+	// same id with other fields is refused with INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such
+	// protection, every call creates a table.
+	RequestId     string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -998,6 +1004,13 @@ func (x *CreateTableRequest) GetTakeoverLevel() v1.BotLevel {
 		return x.TakeoverLevel
 	}
 	return v1.BotLevel(0)
+}
+
+func (x *CreateTableRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
 }
 
 type CreateTableResponse struct {
@@ -1551,7 +1564,12 @@ type EnqueueTicketRequest struct {
 	// asking for different levels still play together; the bots of a table take the level of its
 	// oldest ticket, the one whose wait ran out. A value that is not a level is refused with
 	// INVALID_ARGUMENT (UNKNOWN_BOT_LEVEL).
-	BotLevel      v1.BotLevel `protobuf:"varint,9,opt,name=bot_level,json=botLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"bot_level,omitempty"`
+	BotLevel v1.BotLevel `protobuf:"varint,9,opt,name=bot_level,json=botLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"bot_level,omitempty"`
+	// Optional, at most 128 bytes: makes a retry safe. The same request id from the same player
+	// within an hour, with the same other fields, creates nothing: it answers the ticket the first
+	// call created, whatever became of it since. The same id with other fields is refused with
+	// INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such protection, every call makes a ticket.
+	RequestId     string `protobuf:"bytes,10,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1647,6 +1665,13 @@ func (x *EnqueueTicketRequest) GetBotLevel() v1.BotLevel {
 		return x.BotLevel
 	}
 	return v1.BotLevel(0)
+}
+
+func (x *EnqueueTicketRequest) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
 }
 
 type EnqueueTicketResponse struct {
@@ -2922,14 +2947,16 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\tyour_seat\x18\v \x01(\rH\x00R\byourSeat\x88\x01\x01\x12A\n" +
 	"\x0etakeover_level\x18\f \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\rtakeoverLevelB\f\n" +
 	"\n" +
-	"_your_seat\"\xf0\x01\n" +
+	"_your_seat\"\x8f\x02\n" +
 	"\x12CreateTableRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
 	"\x05seats\x18\x02 \x01(\rR\x05seats\x12.\n" +
 	"\aoptions\x18\x03 \x01(\v2\x14.google.protobuf.AnyR\aoptions\x12=\n" +
 	"\vtime_limits\x18\x04 \x01(\v2\x1c.cardroom.game.v1.TimeLimitsR\n" +
 	"timeLimits\x12A\n" +
-	"\x0etakeover_level\x18\x05 \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\rtakeoverLevel\"\x83\x01\n" +
+	"\x0etakeover_level\x18\x05 \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\rtakeoverLevel\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x06 \x01(\tR\trequestId\"\x83\x01\n" +
 	"\x13CreateTableResponse\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1f\n" +
 	"\vinvite_code\x18\x02 \x01(\tR\n" +
@@ -2959,7 +2986,7 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x0fGetTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\"D\n" +
 	"\x10GetTableResponse\x120\n" +
-	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"\x85\x03\n" +
+	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"\xa4\x03\n" +
 	"\x14EnqueueTicketRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
 	"\tmin_seats\x18\x02 \x01(\rR\bminSeats\x12\x1b\n" +
@@ -2971,7 +2998,10 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\bmax_wait\x18\a \x01(\v2\x19.google.protobuf.DurationR\amaxWait\x12\x1d\n" +
 	"\n" +
 	"party_size\x18\b \x01(\rR\tpartySize\x127\n" +
-	"\tbot_level\x18\t \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\bbotLevel\"4\n" +
+	"\tbot_level\x18\t \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\bbotLevel\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\n" +
+	" \x01(\tR\trequestId\"4\n" +
 	"\x15EnqueueTicketResponse\x12\x1b\n" +
 	"\tticket_id\x18\x01 \x01(\tR\bticketId\"0\n" +
 	"\x11JoinTicketRequest\x12\x1b\n" +

@@ -73,6 +73,7 @@ type GatewayServiceClient interface {
 	// ListGames lists the games this cardroom offers.
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
 	// CreateTable opens a private table; the caller takes its first place and receives an invite code.
+	// A retry with the same request_id creates nothing and answers the same table.
 	CreateTable(ctx context.Context, in *CreateTableRequest, opts ...grpc.CallOption) (*CreateTableResponse, error)
 	// JoinTable takes a place at a private table by its invite code, before the start. A caller who
 	// already has a place (or, once started, a seat) is answered the table as it is: a retry is safe.
@@ -89,7 +90,8 @@ type GatewayServiceClient interface {
 	// GetTable describes a table: its players, its state and, once started, its seats.
 	GetTable(ctx context.Context, in *GetTableRequest, opts ...grpc.CallOption) (*GetTableResponse, error)
 	// EnqueueTicket asks for a game with strangers. With party_size > 1 the ticket waits for the
-	// friends to join it (JoinTicket with its id) before it enters the queue.
+	// friends to join it (JoinTicket with its id) before it enters the queue. A retry with the same
+	// request_id makes no second ticket and answers the same ticket id.
 	EnqueueTicket(ctx context.Context, in *EnqueueTicketRequest, opts ...grpc.CallOption) (*EnqueueTicketResponse, error)
 	// JoinTicket adds the caller to a friend's party ticket.
 	JoinTicket(ctx context.Context, in *JoinTicketRequest, opts ...grpc.CallOption) (*JoinTicketResponse, error)
@@ -353,6 +355,7 @@ type GatewayServiceServer interface {
 	// ListGames lists the games this cardroom offers.
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
 	// CreateTable opens a private table; the caller takes its first place and receives an invite code.
+	// A retry with the same request_id creates nothing and answers the same table.
 	CreateTable(context.Context, *CreateTableRequest) (*CreateTableResponse, error)
 	// JoinTable takes a place at a private table by its invite code, before the start. A caller who
 	// already has a place (or, once started, a seat) is answered the table as it is: a retry is safe.
@@ -369,7 +372,8 @@ type GatewayServiceServer interface {
 	// GetTable describes a table: its players, its state and, once started, its seats.
 	GetTable(context.Context, *GetTableRequest) (*GetTableResponse, error)
 	// EnqueueTicket asks for a game with strangers. With party_size > 1 the ticket waits for the
-	// friends to join it (JoinTicket with its id) before it enters the queue.
+	// friends to join it (JoinTicket with its id) before it enters the queue. A retry with the same
+	// request_id makes no second ticket and answers the same ticket id.
 	EnqueueTicket(context.Context, *EnqueueTicketRequest) (*EnqueueTicketResponse, error)
 	// JoinTicket adds the caller to a friend's party ticket.
 	JoinTicket(context.Context, *JoinTicketRequest) (*JoinTicketResponse, error)
