@@ -53,7 +53,6 @@ func browserBodyOptions(maxRequestBytes int) ([]vanguard.TranscoderOption, vangu
 				return &boundedGzip{limit: int64(limit), maxRequestBytes: maxRequestBytes}
 			}),
 		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return checkedJSON{vanguard.NewJSONCodec(res)} }),
-		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return checkedProto{vanguard.NewProtoCodec(res)} }),
 	}, vanguard.WithMaxMessageBufferBytes(uint32(limit)) //nolint:gosec // limit is a few MiB at most
 }
 
@@ -116,16 +115,6 @@ func (c checkedJSON) Unmarshal(data []byte, msg proto.Message) error {
 
 func (c checkedJSON) UnmarshalField(data []byte, msg proto.Message, field protoreflect.FieldDescriptor) error {
 	if err := c.JSONCodec.UnmarshalField(data, msg, field); err != nil {
-		return malformed(err)
-	}
-	return nil
-}
-
-// checkedProto is checkedJSON for the binary codec.
-type checkedProto struct{ *vanguard.ProtoCodec }
-
-func (c checkedProto) Unmarshal(data []byte, msg proto.Message) error {
-	if err := c.ProtoCodec.Unmarshal(data, msg); err != nil {
 		return malformed(err)
 	}
 	return nil

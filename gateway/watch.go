@@ -491,12 +491,19 @@ func visible(e *hubEvent, seat int) bool {
 }
 
 func (s *Server) Watch(req *gatewayv1.WatchRequest, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {
-	ctx := stream.Context()
+	// Over HTTP the stream ends at its maximum age (BrowserHandler), UNAVAILABLE: the client
+	// resumes after the last sequence it saw, as when a native connection reaches its age.
+	ctx, cancel := streamDeadline(stream.Context())
+	defer cancel()
 	sess, err := s.begin(ctx, req)
 	if err != nil {
 		return err
 	}
-	return s.toStatus(ctx, s.watch(ctx, sess, req, stream))
+	err = s.watch(ctx, sess, req, stream)
+	if err != nil && errors.Is(context.Cause(ctx), errStreamAge) {
+		return status.Error(codes.Unavailable, "the stream reached its maximum age: resume after the last sequence received")
+	}
+	return s.toStatus(ctx, err)
 }
 
 func (s *Server) watch(ctx context.Context, sess Session, req *gatewayv1.WatchRequest, stream grpc.ServerStreamingServer[gatewayv1.WatchResponse]) error {

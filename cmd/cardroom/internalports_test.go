@@ -179,3 +179,19 @@ func TestFollowListen(t *testing.T) {
 		t.Fatalf("a metrics port out of range: %v, want the flag named", err)
 	}
 }
+
+// TestServePortTakenNamesTheFlags: when a port serve needs is taken, the error says which flags
+// move it.
+func TestServePortTakenNamesTheFlags(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	var stderr bytes.Buffer
+	code := serve(t.Context(), []string{"--listen", "127.0.0.1:0", "--metrics-listen", taken.Addr().String(), "--log-level", "error"},
+		func(string) string { return "" }, &bytes.Buffer{}, &stderr, nil)
+	if code != 1 || !strings.Contains(stderr.String(), "--listen") || !strings.Contains(stderr.String(), "--metrics-listen") {
+		t.Fatalf("serve with its metrics port taken: exit %d, %q", code, stderr.String())
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"syscall"
 
 	"google.golang.org/grpc"
 
@@ -40,6 +41,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	if err := runServe(ctx, cfg, stdout, ready); err != nil {
 		slog.Error("cardroom serve failed", slog.Any("error", err))
+		if errors.Is(err, syscall.EADDRINUSE) {
+			fmt.Fprintf(stderr, "cardroom serve: %v\na port is taken (another cardroom?): move them all with --listen HOST:PORT (the gateway there, the rules and stats services on the next %d ports, the metrics port with them), or the metrics alone with --metrics-listen (empty: off)\n", err, len(engines())+1)
+		}
 		return 1
 	}
 	return 0

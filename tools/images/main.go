@@ -174,7 +174,9 @@ func baseImage() (v1.Image, error) {
 	cf.Config.User = fmt.Sprintf("%d:%d", nonroot, nonroot)
 	cf.Config.WorkingDir = "/"
 	// Inside a container the processes listen on every interface (the binaries default to
-	// loopback) and log JSON.
+	// loopback) and log JSON. Beyond loopback the rules and stats services refuse to start without
+	// CARDROOM_SERVICE_TOKEN (`cardroom serve` makes a random one: its internal ports stay closed),
+	// and the metrics port answers profiles to loopback callers only.
 	cf.Config.Env = []string{
 		"CARDROOM_LISTEN=0.0.0.0:7070",
 		"CARDROOM_METRICS_LISTEN=0.0.0.0:9464",

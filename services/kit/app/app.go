@@ -182,6 +182,22 @@ func SignalContext(ctx context.Context) (context.Context, context.CancelFunc) {
 
 // Run serves until ctx ends or a server fails, then stops in order and returns the first error.
 func (a *App) Run(ctx context.Context) error {
+	// The metrics port first: when it is taken, nothing has started and everything opened so far
+	// is closed again.
+	var metricsLis net.Listener
+	if a.Config.MetricsListen != "" {
+		lis, err := net.Listen("tcp", a.Config.MetricsListen)
+		if err != nil {
+			for _, s := range a.servers {
+				_ = s.lis.Close()
+			}
+			for _, cerr := range a.Close(context.WithoutCancel(ctx)) {
+				a.Log.Warn("closing failed", slog.Any("error", cerr))
+			}
+			return fmt.Errorf("listen metrics %s: %w (choose another address with --metrics-listen or CARDROOM_METRICS_LISTEN; empty turns metrics off)", a.Config.MetricsListen, err)
+		}
+		metricsLis = lis
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errc := make(chan error, len(a.servers)+len(a.loops)+1)
@@ -196,11 +212,8 @@ func (a *App) Run(ctx context.Context) error {
 		}()
 	}
 	var metrics *http.Server
-	if a.Config.MetricsListen != "" {
-		lis, err := net.Listen("tcp", a.Config.MetricsListen)
-		if err != nil {
-			return fmt.Errorf("listen metrics %s: %w (choose another address with --metrics-listen or CARDROOM_METRICS_LISTEN; empty turns metrics off)", a.Config.MetricsListen, err)
-		}
+	if metricsLis != nil {
+		lis := metricsLis
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", a.tel.Metrics)
 		// Profiles for operators, on the same internal port as the metrics (never the public one),
