@@ -192,7 +192,11 @@ func readRecords(r io.Reader) (map[int]*tableLog, error) {
 		case kindResumed:
 			t.resumed = append(t.resumed, at)
 		case kindFinished:
-			t.finished, t.id = at, rec.ID
+			// With a player at every seat, each stream records it: the first counts.
+			if t.finished.IsZero() || at.Before(t.finished) {
+				t.finished = at
+			}
+			t.id = rec.ID
 		case kindEnd:
 			if rec.ID != "" {
 				t.id = rec.ID
