@@ -125,7 +125,7 @@ chaos-long: ## chaos with twice the tables and graceful Redis and NATS restarts 
 	CHAOS_LONG=1 scripts/chaos
 	CHAOS_LONG=1 CHAOS_CLUSTER=1 scripts/chaos
 
-soak: ## 10 minutes of steady play in the distributed mode; fails when goroutines, heap, descriptors or Redis keys grow (outside CI)
+soak: ## 10 minutes of steady play in the distributed mode; fails when goroutines, heap or descriptors grow, or Redis keys per finished table (outside CI)
 	scripts/soak
 
 # Images (docs/deploy.md): ko builds each main package into cardroom/<binary>:<tag> on a base that
