@@ -325,7 +325,9 @@ func (g *gateways) watch(ctx context.Context, table string, after uint64) (<-cha
 // playTable plays table number i of the run, first through gateway i mod len(clients). With
 // everySeat, one player of ours sits at every seat (the others join with the invite code, each
 // through the next gateway), each following the table on a Watch stream of its own and audited
-// against the replay for its seat; otherwise one player of ours and bots. It fails when, waiting
+// against the replay for its seat; otherwise one player of ours and bots. A spectator of ours (a
+// player without a seat) follows every table too, its stream audited against the replay's public
+// events: so every viewer a client can be is checked. It fails when, waiting
 // for an event, a player receives none for stall (0: no bound): a stream that stopped without an
 // error.
 func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, addrs []string, i int, game string, seats uint32, name string, everySeat bool, stall time.Duration, rec *recorder) (result, error) {
@@ -386,11 +388,29 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 			return res, fmt.Errorf("add bots: %w", err)
 		}
 	}
+	// A spectator follows every table as well: its stream must carry the public events only. It
+	// may watch only once the table has started; from sequence 0, it gets every event all the same.
+	sr := &result{table: res.table, answered: map[string]answer{}}
+	sp, err := newPlayer(int(seats), name+" watching", sr)
+	if err != nil {
+		return res, err
+	}
+	sp.spectator = true
+	var stops []context.CancelFunc // the Watch streams end with the table's play
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+	watch := func(p *seatPlayer) (err error) {
+		var stop context.CancelFunc
+		p.wctx, stop = context.WithCancel(p.ctx)
+		stops = append(stops, stop)
+		p.events, p.werr, err = p.g.watch(p.wctx, res.table, 0)
+		return err
+	}
 	for _, p := range players {
-		var cancel context.CancelFunc
-		p.wctx, cancel = context.WithCancel(p.ctx)
-		defer cancel()
-		if p.events, p.werr, err = p.g.watch(p.wctx, res.table, 0); err != nil {
+		if err := watch(p); err != nil {
 			return res, fmt.Errorf("watch: %w", err)
 		}
 	}
@@ -400,6 +420,10 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 	}); err != nil {
 		return res, fmt.Errorf("start: %w", err)
 	}
+	if err := watch(sp); err != nil {
+		return res, fmt.Errorf("spectator's watch: %w", err)
+	}
+	players = append(players, sp)
 	errs := make([]error, len(players))
 	var wg sync.WaitGroup
 	for k, p := range players {
@@ -407,7 +431,11 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 		go func() {
 			defer wg.Done()
 			if err := p.play(stall); err != nil {
-				errs[k] = fmt.Errorf("seat player %d: %w", k+1, err)
+				who := fmt.Sprintf("seat player %d", k+1)
+				if p.spectator {
+					who = "spectator"
+				}
+				errs[k] = fmt.Errorf("%s: %w", who, err)
 			}
 		}()
 	}
@@ -429,6 +457,9 @@ type seatPlayer struct {
 	res       *result
 	events    <-chan *eventsv1.Event
 	werr      <-chan error
+	// spectator watches the table without a seat: it sends no action, and its stream must carry
+	// exactly the table's public events.
+	spectator bool
 }
 
 // play plays the player's seat with its first legal action whenever it has one, following the
@@ -455,12 +486,14 @@ func (p *seatPlayer) play(stall time.Duration) error {
 	}
 	for {
 		var legal *gatewayv1.ListLegalActionsResponse
-		err := g.call(ctx, "ListLegalActions", func(c gatewayv1.GatewayServiceClient) (err error) {
-			legal, err = c.ListLegalActions(ctx, &gatewayv1.ListLegalActionsRequest{TableId: res.table})
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("legal actions: %w", err)
+		if !p.spectator {
+			err := g.call(ctx, "ListLegalActions", func(c gatewayv1.GatewayServiceClient) (err error) {
+				legal, err = c.ListLegalActions(ctx, &gatewayv1.ListLegalActionsRequest{TableId: res.table})
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("legal actions: %w", err)
+			}
 		}
 		if len(legal.GetActions()) > 0 {
 			v := legal.GetVersion()
@@ -511,7 +544,7 @@ func (p *seatPlayer) play(stall time.Duration) error {
 				return err
 			}
 			if done {
-				return checkReplay(ctx, g, res, last)
+				return checkReplay(ctx, g, res, last, p.spectator)
 			}
 		case <-stalled:
 			return fmt.Errorf("no event on the Watch stream for %s (after sequence %d)", stall, last)
@@ -523,7 +556,7 @@ func (p *seatPlayer) play(stall time.Duration) error {
 
 // checkReplay reads the finished table's replay and our seat, and audits the run against them
 // (audit, check.go).
-func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64) error {
+func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64, spectating bool) error {
 	var r *gatewayv1.GetReplayResponse
 	err := g.call(ctx, "GetReplay", func(c gatewayv1.GatewayServiceClient) (err error) {
 		r, err = c.GetReplay(ctx, &gatewayv1.GetReplayRequest{TableId: res.table})
@@ -540,10 +573,16 @@ func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64) 
 	if err != nil {
 		return fmt.Errorf("get table: %w", err)
 	}
-	if t.GetTable().YourSeat == nil {
+	seat := spectator
+	switch {
+	case spectating && t.GetTable().YourSeat != nil:
+		return fmt.Errorf("get table: a spectator given seat %d", t.GetTable().GetYourSeat())
+	case !spectating && t.GetTable().YourSeat == nil:
 		return fmt.Errorf("get table: no seat of ours at the finished table")
+	case !spectating:
+		seat = int(t.GetTable().GetYourSeat())
 	}
-	if err := audit(r, t.GetTable().GetYourSeat(), res.answered, res.stream); err != nil {
+	if err := audit(r, seat, res.answered, res.stream); err != nil {
 		return err
 	}
 	if n := len(r.GetEntries()); n > 0 {
