@@ -117,15 +117,15 @@ run-distributed: ## every service its own process on loopback: 2 gateways, 2 rep
 	scripts/run-distributed $(ARGS)
 
 .PHONY: chaos chaos-long soak
-chaos: ## faults during games in the distributed mode (replicas, Redis, NATS, stats killed; network latency and cuts), then on the clusters (a Redis primary and the stream's NATS leader killed; answers wait for a Redis replica), every action audited
+chaos: ## faults during games in the distributed mode (replicas, Redis, NATS, stats killed; network latency and cuts; two pairs of faults at once), then on the clusters (a Redis primary and the stream's NATS leader killed; answers wait for a Redis replica), every action audited
 	scripts/chaos
 	CHAOS_CLUSTER=1 scripts/chaos
 
-chaos-long: ## chaos with twice the tables, graceful Redis and NATS restarts, and two faults at once (outside CI)
+chaos-long: ## chaos with twice the tables and graceful Redis and NATS restarts (outside CI)
 	CHAOS_LONG=1 scripts/chaos
 	CHAOS_LONG=1 CHAOS_CLUSTER=1 scripts/chaos
 
-soak: ## 10 minutes of steady play in the distributed mode; fails when goroutines, heap, descriptors or Redis keys grow (outside CI)
+soak: ## 10 minutes of steady play in the distributed mode; fails when goroutines, heap or descriptors grow, or Redis keys per finished table (outside CI)
 	scripts/soak
 
 # Images (docs/deploy.md): ko builds each main package into cardroom/<binary>:<tag> on a base that

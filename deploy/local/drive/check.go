@@ -9,7 +9,8 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// audit checks a finished table's run against its replay, where seat is our seat:
+// audit checks a finished table's run against its replay, where seat is our seat (spectator: we
+// watched without one, and sent no action):
 //
 //   - the replay holds each version once, 1..n, and its events each sequence once, 1..m;
 //   - every action we were answered OK for is in it exactly once, by our seat, at the version the
@@ -19,7 +20,7 @@ import (
 //     that our seat may see (public ones and our seat's), in order: same sequence, version,
 //     audience and content. A gap anywhere, an event twice, or an event whose content differs
 //     from the table's log (an event stream that diverged from the table) fails.
-func audit(r *gatewayv1.GetReplayResponse, seat uint32, answered map[string]answer, stream []*eventsv1.Event) error {
+func audit(r *gatewayv1.GetReplayResponse, seat int, answered map[string]answer, stream []*eventsv1.Event) error {
 	var all []*eventsv1.Event
 	all = append(all, r.GetCreatedEvents()...)
 	ids := map[string][]uint64{} // action id → versions it appears at
@@ -28,7 +29,7 @@ func audit(r *gatewayv1.GetReplayResponse, seat uint32, answered map[string]answ
 			return fmt.Errorf("replay entry %d has version %d: an action lost or applied twice", i, en.GetVersion())
 		}
 		if id := en.GetActionId(); id != "" {
-			if en.GetSeat() != seat {
+			if int(en.GetSeat()) != seat {
 				return fmt.Errorf("replay version %d: action id %s given on seat %d's entry, ours is %d", en.GetVersion(), id, en.GetSeat(), seat)
 			}
 			ids[id] = append(ids[id], en.GetVersion())
@@ -77,9 +78,12 @@ func audit(r *gatewayv1.GetReplayResponse, seat uint32, answered map[string]answ
 	return nil
 }
 
-func visibleTo(e *eventsv1.Event, seat uint32) bool {
+// spectator is the seat of a viewer without one.
+const spectator = -1
+
+func visibleTo(e *eventsv1.Event, seat int) bool {
 	v, ok := e.GetVisibility().GetAudience().(*eventsv1.Visibility_Seat)
-	return ok && v.Seat == seat
+	return ok && seat >= 0 && v.Seat == uint32(seat)
 }
 
 func lastSeq(s []*eventsv1.Event) uint64 {

@@ -103,3 +103,29 @@ func TestAuditFails(t *testing.T) {
 		})
 	}
 }
+
+// TestAuditSpectator: a spectator's stream must be exactly the public events; a seat's private
+// event on it (a leak), or a public one missing, fails.
+func TestAuditSpectator(t *testing.T) {
+	r := replay()
+	var public []*eventsv1.Event
+	for _, e := range seat0() {
+		if e.GetVisibility().GetPublic() {
+			public = append(public, e)
+		}
+	}
+	// The replay a spectator reads carries no action ids.
+	for _, en := range r.Entries {
+		en.ActionId = ""
+	}
+	if err := audit(r, spectator, nil, public); err != nil {
+		t.Fatal(err)
+	}
+	leak := append([]*eventsv1.Event{public[0], ev(2, 0, 0, "hand 0")}, public[1:]...)
+	if err := audit(r, spectator, nil, leak); err == nil || !strings.Contains(err.Error(), "where the replay has 4") {
+		t.Errorf("seat 0's hand on a spectator's stream: %v, want a failure", err)
+	}
+	if err := audit(r, spectator, nil, public[:3]); err == nil {
+		t.Error("a spectator's stream without the last public event passed")
+	}
+}

@@ -6,6 +6,10 @@
 //
 //	drive -addr 127.0.0.1:7070,127.0.0.1:7071 -tables 8
 //
+// With -every-seat, every other table has a player of ours at each seat instead of bots (they join
+// with the table's invite code), each with its own Watch stream, and each seat's stream is audited
+// against the replay: what every seat was shown, not one seat's only.
+//
 // With -continue, each of the -tables players starts another table whenever one finishes, until
 // SIGUSR1 (the tables in play then are finished), so that tables are in play at any moment. With
 // -record FILE it writes, as JSON lines, the time of every call, retry, stream event, broken and
@@ -63,12 +67,13 @@ func main() {
 	recordTo := flag.String("record", "", "write every table's timed calls, retries and stream events to this file, as JSON lines")
 	timeout := flag.Duration("timeout", 2*time.Minute, "bound on the whole run")
 	stall := flag.Duration("stall", 0, "fail a table whose Watch stream delivers nothing for this long while it waits (0: no bound)")
+	everySeat := flag.Bool("every-seat", false, "play every other table of each game with a player of ours at each seat (no bots), each seat's Watch stream audited")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	o := options{tables: *tables, stall: *stall}
+	o := options{tables: *tables, stall: *stall, everySeat: *everySeat}
 	if *cont {
 		enough := make(chan struct{})
 		usr1 := make(chan os.Signal, 1)
@@ -98,6 +103,8 @@ func main() {
 type options struct {
 	tables int
 	stall  time.Duration // see playTable
+	// everySeat plays every other table with a player of ours at each seat (see playTable).
+	everySeat bool
 	// until, when set, keeps every player starting tables until it is closed.
 	until <-chan struct{}
 	rec   *recorder
@@ -159,7 +166,9 @@ func run(ctx context.Context, out io.Writer, addrs []string, gameList string, o 
 				i := int(next.Add(1) - 1)
 				g := games[i%len(games)]
 				gw := addrs[i%len(addrs)]
-				r, err := playTable(ctx, clients, addrs, i, g, seats[g], fmt.Sprintf("driver %d", i), o.stall, o.rec)
+				// With -every-seat, every other table of each game has a player of ours at each seat.
+				every := o.everySeat && (i/len(games))%2 == 0
+				r, err := playTable(ctx, clients, addrs, i, g, seats[g], fmt.Sprintf("driver %d", i), every, o.stall, o.rec)
 				if err != nil {
 					// With -continue the player goes on with another table, so that later faults still
 					// find tables in play; the run fails all the same.
@@ -313,55 +322,154 @@ func (g *gateways) watch(ctx context.Context, table string, after uint64) (<-cha
 	return events, errc, nil
 }
 
-// playTable plays table number i of the run, first through gateway i mod len(clients). It fails
-// when, waiting for an event, none arrives for stall (0: no bound): a stream that stopped
-// without an error.
-func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, addrs []string, i int, game string, seats uint32, name string, stall time.Duration, rec *recorder) (result, error) {
+// playTable plays table number i of the run, first through gateway i mod len(clients). With
+// everySeat, one player of ours sits at every seat (the others join with the invite code, each
+// through the next gateway), each following the table on a Watch stream of its own and audited
+// against the replay for its seat; otherwise one player of ours and bots. A spectator of ours (a
+// player without a seat) follows every table too, its stream audited against the replay's public
+// events: so every viewer a client can be is checked. It fails when, waiting
+// for an event, a player receives none for stall (0: no bound): a stream that stopped without an
+// error.
+func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, addrs []string, i int, game string, seats uint32, name string, everySeat bool, stall time.Duration, rec *recorder) (result, error) {
 	res := result{answered: map[string]answer{}}
-	g := &gateways{clients: clients, addrs: addrs, cur: i % len(clients), res: &res, rec: rec, table: i}
 	rec.add(record{Table: i, Kind: kindBegin, Game: game})
-	var in *gatewayv1.SignInResponse
-	err := g.call(ctx, "SignIn", func(c gatewayv1.GatewayServiceClient) (err error) {
-		in, err = c.SignIn(ctx, &gatewayv1.SignInRequest{DisplayName: name})
-		return err
-	})
-	if err != nil {
-		return res, fmt.Errorf("sign in: %w", err)
+	newPlayer := func(k int, name string, res *result) (*seatPlayer, error) {
+		p := &seatPlayer{g: &gateways{clients: clients, addrs: addrs, cur: (i + k) % len(clients), res: res, rec: rec, table: i}, res: res}
+		var in *gatewayv1.SignInResponse
+		err := p.g.call(ctx, "SignIn", func(c gatewayv1.GatewayServiceClient) (err error) {
+			in, err = c.SignIn(ctx, &gatewayv1.SignInRequest{DisplayName: name})
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("sign in: %w", err)
+		}
+		// Every gateway replica shares the session key, so the token is good on all of them.
+		p.ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+in.GetSessionToken())
+		return p, nil
 	}
-	// Every gateway replica shares the session key, so the token is good on all of them.
-	ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+in.GetSessionToken())
+	owner, err := newPlayer(0, name, &res)
+	if err != nil {
+		return res, err
+	}
 	var t *gatewayv1.CreateTableResponse
 	// One request id for every try: a retry after a lost answer gets the same table.
 	create := &gatewayv1.CreateTableRequest{Game: game, Seats: seats, Options: untimed(game), RequestId: actionID()}
-	err = g.call(ctx, "CreateTable", func(c gatewayv1.GatewayServiceClient) (err error) {
-		t, err = c.CreateTable(ctx, create)
+	err = owner.g.call(owner.ctx, "CreateTable", func(c gatewayv1.GatewayServiceClient) (err error) {
+		t, err = c.CreateTable(owner.ctx, create)
 		return err
 	})
 	if err != nil {
 		return res, fmt.Errorf("create table: %w", err)
 	}
 	res.table = t.GetTableId()
-	// One request id for every attempt: a retry after a gateway died between adding the bots and
-	// answering is answered with the table, not given more bots or refused as full.
-	bots := &gatewayv1.AddBotsRequest{TableId: res.table, Count: seats - 1, RequestId: actionID()}
-	if err := g.call(ctx, "AddBots", func(c gatewayv1.GatewayServiceClient) error {
-		_, err := c.AddBots(ctx, bots)
-		return err
-	}); err != nil {
-		return res, fmt.Errorf("add bots: %w", err)
+	players := []*seatPlayer{owner}
+	if everySeat {
+		for k := 1; k < int(seats); k++ {
+			pr := &result{table: res.table, answered: map[string]answer{}}
+			p, err := newPlayer(k, fmt.Sprintf("%s seat %d", name, k+1), pr)
+			if err != nil {
+				return res, err
+			}
+			// A join repeated after a lost answer finds the player at the table: in effect.
+			if err := p.g.call(p.ctx, "JoinTable", func(c gatewayv1.GatewayServiceClient) error {
+				_, err := c.JoinTable(p.ctx, &gatewayv1.JoinTableRequest{InviteCode: t.GetInviteCode()})
+				return err
+			}); err != nil {
+				return res, fmt.Errorf("join: %w", err)
+			}
+			players = append(players, p)
+		}
+	} else {
+		// One request id for every attempt: a retry after a gateway died between adding the bots
+		// and answering is answered with the table, not given more bots or refused as full.
+		bots := &gatewayv1.AddBotsRequest{TableId: res.table, Count: seats - 1, RequestId: actionID()}
+		if err := owner.g.call(owner.ctx, "AddBots", func(c gatewayv1.GatewayServiceClient) error {
+			_, err := c.AddBots(owner.ctx, bots)
+			return err
+		}); err != nil {
+			return res, fmt.Errorf("add bots: %w", err)
+		}
 	}
-	wctx, stopWatch := context.WithCancel(ctx)
-	defer stopWatch()
-	events, werr, err := g.watch(wctx, res.table, 0)
+	// A spectator follows every table as well: its stream must carry the public events only. It
+	// may watch only once the table has started; from sequence 0, it gets every event all the same.
+	sr := &result{table: res.table, answered: map[string]answer{}}
+	sp, err := newPlayer(int(seats), name+" watching", sr)
 	if err != nil {
-		return res, fmt.Errorf("watch: %w", err)
+		return res, err
 	}
-	if err := g.call(ctx, "StartTable", func(c gatewayv1.GatewayServiceClient) error {
-		_, err := c.StartTable(ctx, &gatewayv1.StartTableRequest{TableId: res.table})
+	sp.spectator = true
+	var stops []context.CancelFunc // the Watch streams end with the table's play
+	defer func() {
+		for _, stop := range stops {
+			stop()
+		}
+	}()
+	watch := func(p *seatPlayer) (err error) {
+		var stop context.CancelFunc
+		p.wctx, stop = context.WithCancel(p.ctx)
+		stops = append(stops, stop)
+		p.events, p.werr, err = p.g.watch(p.wctx, res.table, 0)
+		return err
+	}
+	for _, p := range players {
+		if err := watch(p); err != nil {
+			return res, fmt.Errorf("watch: %w", err)
+		}
+	}
+	if err := owner.g.call(owner.ctx, "StartTable", func(c gatewayv1.GatewayServiceClient) error {
+		_, err := c.StartTable(owner.ctx, &gatewayv1.StartTableRequest{TableId: res.table})
 		return err
 	}); err != nil {
 		return res, fmt.Errorf("start: %w", err)
 	}
+	if err := watch(sp); err != nil {
+		return res, fmt.Errorf("spectator's watch: %w", err)
+	}
+	players = append(players, sp)
+	errs := make([]error, len(players))
+	var wg sync.WaitGroup
+	for k, p := range players {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := p.play(stall); err != nil {
+				who := fmt.Sprintf("seat player %d", k+1)
+				if p.spectator {
+					who = "spectator"
+				}
+				errs[k] = fmt.Errorf("%s: %w", who, err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, p := range players[1:] {
+		res.acted += p.res.acted
+		res.retries += p.res.retries
+		res.resumed += p.res.resumed
+		res.events += p.res.events
+	}
+	return res, errors.Join(errs...)
+}
+
+// seatPlayer is one player of ours at a table: its session (in ctx), the gateways it calls, its
+// Watch stream and what it did.
+type seatPlayer struct {
+	ctx, wctx context.Context
+	g         *gateways
+	res       *result
+	events    <-chan *eventsv1.Event
+	werr      <-chan error
+	// spectator watches the table without a seat: it sends no action, and its stream must carry
+	// exactly the table's public events.
+	spectator bool
+}
+
+// play plays the player's seat with its first legal action whenever it has one, following the
+// Watch stream (resumed on another gateway when one goes away), until TableFinished; then audits
+// the run against the replay (checkReplay).
+func (p *seatPlayer) play(stall time.Duration) error {
+	ctx, g, res := p.ctx, p.g, p.res
+	events, werr := p.events, p.werr
 	var last uint64
 	seen := func(e *eventsv1.Event) (bool, error) {
 		// The stream carries our seat's and public events: sequences only grow, none twice.
@@ -380,12 +488,14 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 	}
 	for {
 		var legal *gatewayv1.ListLegalActionsResponse
-		err := g.call(ctx, "ListLegalActions", func(c gatewayv1.GatewayServiceClient) (err error) {
-			legal, err = c.ListLegalActions(ctx, &gatewayv1.ListLegalActionsRequest{TableId: res.table})
-			return err
-		})
-		if err != nil {
-			return res, fmt.Errorf("legal actions: %w", err)
+		if !p.spectator {
+			err := g.call(ctx, "ListLegalActions", func(c gatewayv1.GatewayServiceClient) (err error) {
+				legal, err = c.ListLegalActions(ctx, &gatewayv1.ListLegalActionsRequest{TableId: res.table})
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("legal actions: %w", err)
+			}
 		}
 		if len(legal.GetActions()) > 0 {
 			v := legal.GetVersion()
@@ -402,9 +512,9 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 			switch status.Code(err) {
 			case codes.OK:
 				res.acted++
-			case codes.Aborted, codes.FailedPrecondition: // a bot or a timeout moved first
+			case codes.Aborted, codes.FailedPrecondition: // a bot, another player or a timeout moved first
 			default:
-				return res, fmt.Errorf("act: %w", err)
+				return fmt.Errorf("act: %w", err)
 			}
 		}
 		var stalled <-chan time.Time
@@ -417,13 +527,13 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 			if !ok {
 				err := <-werr
 				if status.Code(err) != codes.Unavailable {
-					return res, fmt.Errorf("watch ended before the table finished: %w", err)
+					return fmt.Errorf("watch ended before the table finished: %w", err)
 				}
 				// The gateway went away: resume after the last event seen, on another.
 				res.resumed++
 				g.cur = (g.cur + 1) % len(g.clients)
-				if events, werr, err = g.watch(wctx, res.table, last); err != nil {
-					return res, fmt.Errorf("resume watch: %w", err)
+				if events, werr, err = g.watch(p.wctx, res.table, last); err != nil {
+					return fmt.Errorf("resume watch: %w", err)
 				}
 				g.rec.add(record{Table: g.table, Kind: kindResumed, Seq: last, Gateway: g.addr()})
 				continue
@@ -433,22 +543,22 @@ func playTable(ctx context.Context, clients []gatewayv1.GatewayServiceClient, ad
 				done, err = seen(<-events)
 			}
 			if err != nil {
-				return res, err
+				return err
 			}
 			if done {
-				return res, checkReplay(ctx, g, &res, last)
+				return checkReplay(ctx, g, res, last, p.spectator)
 			}
 		case <-stalled:
-			return res, fmt.Errorf("no event on the Watch stream for %s (after sequence %d)", stall, last)
+			return fmt.Errorf("no event on the Watch stream for %s (after sequence %d)", stall, last)
 		case <-ctx.Done():
-			return res, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }
 
 // checkReplay reads the finished table's replay and our seat, and audits the run against them
 // (audit, check.go).
-func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64) error {
+func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64, spectating bool) error {
 	var r *gatewayv1.GetReplayResponse
 	err := g.call(ctx, "GetReplay", func(c gatewayv1.GatewayServiceClient) (err error) {
 		r, err = c.GetReplay(ctx, &gatewayv1.GetReplayRequest{TableId: res.table})
@@ -465,10 +575,16 @@ func checkReplay(ctx context.Context, g *gateways, res *result, lastSeq uint64) 
 	if err != nil {
 		return fmt.Errorf("get table: %w", err)
 	}
-	if t.GetTable().YourSeat == nil {
+	seat := spectator
+	switch {
+	case spectating && t.GetTable().YourSeat != nil:
+		return fmt.Errorf("get table: a spectator given seat %d", t.GetTable().GetYourSeat())
+	case !spectating && t.GetTable().YourSeat == nil:
 		return fmt.Errorf("get table: no seat of ours at the finished table")
+	case !spectating:
+		seat = int(t.GetTable().GetYourSeat())
 	}
-	if err := audit(r, t.GetTable().GetYourSeat(), res.answered, res.stream); err != nil {
+	if err := audit(r, seat, res.answered, res.stream); err != nil {
 		return err
 	}
 	if n := len(r.GetEntries()); n > 0 {

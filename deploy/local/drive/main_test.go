@@ -74,7 +74,7 @@ func TestCheckReplay(t *testing.T) {
 			dead := &fakeGateway{unavailable: 1 << 30}
 			live := &fakeGateway{replay: &gatewayv1.GetReplayResponse{CreatedEvents: created, Entries: tc.entries}, unavailable: 1}
 			g := &gateways{clients: []gatewayv1.GatewayServiceClient{dead, live}, res: &res}
-			err := checkReplay(t.Context(), g, &res, tc.last)
+			err := checkReplay(t.Context(), g, &res, tc.last, false)
 			switch {
 			case tc.want == "" && err != nil:
 				t.Fatal(err)

@@ -19,7 +19,12 @@ package main
 //   - Calls retried and streams resumed are counted between K and the next fault.
 //   - A fault that lasts a set time (a network cut healed after 10 s) is written with "@heal" after
 //     its times: its recoveries are measured from its end (up, the heal) instead of K, and a table
-//     served again before the heal counts 0.
+//     served again before the heal counts 0; and also from its start, K, which is how long its
+//     tables waited (a table the cut held until the heal waited the whole cut, which the figure
+//     from the heal does not show). Tables served again only after the heal are counted as
+//     waiting through the cut.
+//   - Acts in flight at the fault are the Act calls whose first attempt was sent before K and whose
+//     final answer came after it, whatever it was: the writes the fault caught half done.
 
 import (
 	"bufio"
@@ -123,6 +128,9 @@ type act struct {
 	version        uint64
 }
 
+// span is one call's first attempt and final answer.
+type span struct{ sent, answered time.Time }
+
 type stamped struct {
 	t       time.Time
 	version uint64
@@ -135,6 +143,7 @@ type tableLog struct {
 	begin, finished    time.Time
 	end                time.Time // the end record: done, or failed
 	acts               []act     // Acts answered OK
+	calls              []span    // every Act, whatever its answer
 	events             []stamped // events received
 	broken, resumed    []time.Time
 	retries, throttled []time.Time // attempts answered UNAVAILABLE; RESOURCE_EXHAUSTED (rate limit)
@@ -164,6 +173,9 @@ func readRecords(r io.Reader) (map[int]*tableLog, error) {
 		case kindBegin:
 			t.begin, t.game = at, rec.Game
 		case kindCall:
+			if rec.Call == "Act" {
+				t.calls = append(t.calls, span{sent: time.Unix(0, rec.Sent), answered: at})
+			}
 			if rec.Call == "Act" && rec.Code == "OK" {
 				t.acts = append(t.acts, act{sent: time.Unix(0, rec.Sent), answered: at, version: rec.Version})
 			}
@@ -180,7 +192,11 @@ func readRecords(r io.Reader) (map[int]*tableLog, error) {
 		case kindResumed:
 			t.resumed = append(t.resumed, at)
 		case kindFinished:
-			t.finished, t.id = at, rec.ID
+			// With a player at every seat, each stream records it: the first counts.
+			if t.finished.IsZero() || at.Before(t.finished) {
+				t.finished = at
+			}
+			t.id = rec.ID
 		case kindEnd:
 			if rec.ID != "" {
 				t.id = rec.ID
@@ -198,15 +214,34 @@ func readRecords(r io.Reader) (map[int]*tableLog, error) {
 // never stands for a recovery that did not happen.
 const never = time.Duration(math.MaxInt64)
 
-// recovery is the table's recovery after f, and whether it was in play at f at all.
+// recovery is the table's recovery after f (from f.from()), and whether it was in play at f at
+// all.
 func (t *tableLog) recovery(f fault) (time.Duration, bool) {
-	if t.begin.IsZero() || !t.begin.Before(f.kill) || !t.finished.IsZero() && !t.finished.After(f.kill) ||
-		!t.end.IsZero() && !t.end.After(f.kill) {
+	at, ok := t.servedAgain(f)
+	if !ok {
 		return 0, false
 	}
-	best := never
+	return since(at, f.from()), true
+}
+
+// since is the time from start until at, 0 when at came first, never for a zero at.
+func since(at, start time.Time) time.Duration {
+	if at.IsZero() {
+		return never
+	}
+	return max(0, at.Sub(start))
+}
+
+// servedAgain is when the table was first served again after f (zero: never), and whether it was
+// in play at f.
+func (t *tableLog) servedAgain(f fault) (time.Time, bool) {
+	if t.begin.IsZero() || !t.begin.Before(f.kill) || !t.finished.IsZero() && !t.finished.After(f.kill) ||
+		!t.end.IsZero() && !t.end.After(f.kill) {
+		return time.Time{}, false
+	}
+	var best time.Time
 	if !t.finished.IsZero() {
-		best = max(0, t.finished.Sub(f.from()))
+		best = t.finished
 	}
 	i, _ := slices.BinarySearchFunc(t.acts, f.down, func(a act, d time.Time) int { return a.sent.Compare(d) })
 	if i < len(t.acts) {
@@ -217,10 +252,22 @@ func (t *tableLog) recovery(f fault) (time.Duration, bool) {
 			if t.events[j].t.After(at) {
 				at = t.events[j].t
 			}
-			best = min(best, max(0, at.Sub(f.from())))
+			if best.IsZero() || at.Before(best) {
+				best = at
+			}
 		}
 	}
 	return best, true
+}
+
+// inFlight counts the table's Act calls sent before at and answered after it.
+func (t *tableLog) inFlight(at time.Time) (n int) {
+	for _, c := range t.calls {
+		if c.sent.Before(at) && c.answered.After(at) {
+			n++
+		}
+	}
+	return n
 }
 
 // faultReport is what one fault did.
@@ -240,6 +287,12 @@ type faultReport struct {
 	Resumed   int     `json:"streams_resumed"`
 	SMedian   float64 `json:"stream_median_s,omitempty"`
 	SWorst    float64 `json:"stream_worst_s,omitempty"` // -1: a stream never delivered again
+	// For a fault that lasts (FromHeal): the same recoveries from its start, how long its tables
+	// waited, and how many were served again only after the heal.
+	StartMedian float64 `json:"start_median_s,omitempty"`
+	StartWorst  float64 `json:"start_worst_s,omitempty"`
+	Waited      int     `json:"waited_through,omitempty"`
+	InFlight    int     `json:"acts_in_flight"` // Act calls sent before the injection, answered after it
 }
 
 func analyze(faults []fault, tables map[int]*tableLog) []faultReport {
@@ -266,7 +319,7 @@ func analyze(faults []fault, tables map[int]*tableLog) []faultReport {
 		if !f.up.IsZero() {
 			r.OutFor = f.up.Sub(f.kill).Seconds()
 		}
-		var rec, srec []time.Duration
+		var rec, srec, start []time.Duration
 		worst := time.Duration(-1)
 		for _, n := range nums {
 			t := tables[n]
@@ -287,11 +340,19 @@ func analyze(faults []fault, tables map[int]*tableLog) []faultReport {
 				}
 				srec = append(srec, d)
 			}
-			d, ok := t.recovery(f)
+			at, ok := t.servedAgain(f)
 			if !ok {
 				continue
 			}
+			r.InFlight += t.inFlight(f.kill)
+			d := since(at, f.from())
 			rec = append(rec, d)
+			if f.heal {
+				start = append(start, since(at, f.kill))
+				if at.IsZero() || at.After(f.up) {
+					r.Waited++
+				}
+			}
 			if d > worst {
 				worst = d
 				r.Slowest = fmt.Sprintf("#%d %s %s", t.num, t.game, t.id)
@@ -301,6 +362,9 @@ func analyze(faults []fault, tables map[int]*tableLog) []faultReport {
 		r.Median, r.Worst = stats(rec)
 		if len(srec) > 0 {
 			r.SMedian, r.SWorst = stats(srec)
+		}
+		if len(start) > 0 {
+			r.StartMedian, r.StartWorst = stats(start)
 		}
 		out = append(out, r)
 	}
@@ -340,8 +404,8 @@ func secs(v float64) string {
 
 // printReports writes the table of faults and returns the breaches of limit.
 func printReports(w io.Writer, reports []faultReport, limit time.Duration) []string {
-	const row = "%-58s %-12s %-7s %6s %8s %8s %6s %7s %9s %7s %8s %8s  %s\n"
-	fmt.Fprintf(w, row, "fault", "injected", "out for", "tables", "median", "worst", "failed",
+	const row = "%-58s %-12s %-7s %6s %9s %8s %8s %9s %9s %6s %6s %7s %9s %7s %8s %8s  %s\n"
+	fmt.Fprintf(w, row, "fault", "injected", "out for", "tables", "in flight", "median", "worst", "start.med", "start.wst", "waited", "failed",
 		"retried", "throttled", "resumed", "s.median", "s.worst", "slowest table")
 	var bad []string
 	over := func(v float64) bool { return v < 0 || v > limit.Seconds() }
@@ -362,12 +426,16 @@ func printReports(w io.Writer, reports []faultReport, limit time.Duration) []str
 		if r.Tables > 0 {
 			med, worst = secs(r.Median), secs(r.Worst)
 		}
+		stm, stw, waited := "-", "-", "-"
+		if r.FromHeal && r.Tables > 0 {
+			stm, stw, waited = secs(r.StartMedian), secs(r.StartWorst), strconv.Itoa(r.Waited)
+		}
 		name := r.Fault
 		if r.FromHeal {
 			name += " [from heal]"
 		}
-		fmt.Fprintf(w, row, name, injected, out, strconv.Itoa(r.Tables), med, worst, strconv.Itoa(r.Failed),
-			strconv.Itoa(r.Retried), strconv.Itoa(r.Throttled), strconv.Itoa(r.Resumed), sm, sw, r.Slowest)
+		fmt.Fprintf(w, row, name, injected, out, strconv.Itoa(r.Tables), strconv.Itoa(r.InFlight), med, worst, stm, stw, waited,
+			strconv.Itoa(r.Failed), strconv.Itoa(r.Retried), strconv.Itoa(r.Throttled), strconv.Itoa(r.Resumed), sm, sw, r.Slowest)
 		if r.Failed > 0 {
 			bad = append(bad, fmt.Sprintf("%s: %d tables failed", r.Fault, r.Failed))
 		}

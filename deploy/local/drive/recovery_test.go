@@ -157,3 +157,46 @@ func TestHealedFaultMeasuredFromItsEnd(t *testing.T) {
 		t.Errorf("recovery %s, %v: want 0", d, ok)
 	}
 }
+
+// TestCutMeasuredFromItsStart: a cut's report gives, besides the recoveries from the heal, those
+// from its start (how long its tables waited) and how many tables waited through it; and every
+// fault counts the Acts in flight at its injection.
+func TestCutMeasuredFromItsStart(t *testing.T) {
+	var r records
+	// Table 0: an Act sent at 900 is answered at 11,200 (held by the cut from 1,000 to 11,000), its
+	// event at 11,400: it waited through the cut.
+	r.add(1, record{Table: 0, Kind: kindBegin, Game: "g"})
+	r.add(11200, record{Table: 0, Kind: kindCall, Call: "Act", Code: "OK", Sent: 900, Version: 1})
+	r.add(11300, record{Table: 0, Kind: kindCall, Call: "Act", Code: "OK", Sent: 11250, Version: 2})
+	r.add(11400, record{Table: 0, Kind: kindEvent, Seq: 2, Version: 2})
+	// Table 1, not touched by the cut: served again 0.3 s into it. Its Act refused at 1,100 was in
+	// flight at the cut's start as well.
+	r.add(2, record{Table: 1, Kind: kindBegin, Game: "h"})
+	r.add(1100, record{Table: 1, Kind: kindCall, Call: "Act", Code: "Aborted", Sent: 950})
+	r.add(1250, record{Table: 1, Kind: kindCall, Call: "Act", Code: "OK", Sent: 1200, Version: 5})
+	r.add(1300, record{Table: 1, Kind: kindEvent, Seq: 5, Version: 5})
+	tables, err := readRecords(&r.buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := fault{name: "cut", kill: ms(1000), down: ms(1000), up: ms(11000), heal: true}
+	reps := analyze([]fault{cut}, tables)
+	g := reps[0]
+	near := func(a, b float64) bool { return a-b < 1e-9 && b-a < 1e-9 }
+	if g.Tables != 2 || !near(g.Worst, 0.4) || !near(g.StartWorst, 10.4) || !near(g.StartMedian, (0.3+10.4)/2) ||
+		g.Waited != 1 || g.InFlight != 2 {
+		t.Errorf("cut: %+v; want worst 0.4 s from the heal, 10.4 s from the start, 1 table waiting through it, 2 Acts in flight", g)
+	}
+	var out bytes.Buffer
+	if bad := printReports(&out, reps, 5*time.Second); len(bad) != 0 {
+		t.Errorf("breaches %q: the limit applies from the heal", bad)
+	}
+	if !strings.Contains(out.String(), "10.40 s") {
+		t.Errorf("report without the wait from the cut's start:\n%s", out.String())
+	}
+	// A fault that does not last: no figures from its start.
+	reps = analyze([]fault{{name: "kill", kill: ms(1000), down: ms(1000)}}, tables)
+	if reps[0].StartWorst != 0 || reps[0].Waited != 0 || reps[0].InFlight != 2 {
+		t.Errorf("kill: %+v", reps[0])
+	}
+}

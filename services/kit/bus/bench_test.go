@@ -54,6 +54,46 @@ func BenchmarkPublication(b *testing.B) {
 	}
 }
 
+// BenchmarkStreamSync: stream publications kept on disk (file storage, as the deployments keep
+// the event stream) by a server that fsyncs every two minutes (sync=default, JetStream's default),
+// every second (sync=1s) and before acknowledging each write (sync=always), pipelined as a busy
+// rules service publishes (256 awaiting their acknowledgement: with 4,096, the client stalls on
+// the always-syncing server). ns/op is the wall time per message: its inverse is the messages a
+// second one stream takes from one publisher on this disk.
+func BenchmarkStreamSync(b *testing.B) {
+	data := make([]byte, 600)
+	measure := func(b *testing.B, fn func()) {
+		start := cpuTime(b)
+		b.ResetTimer()
+		fn()
+		b.StopTimer()
+		b.ReportMetric(float64((cpuTime(b)-start).Nanoseconds())/1e3/float64(b.N), "cpu-µs/op")
+	}
+	for _, c := range []struct {
+		name string
+		opts []natsembed.Option
+	}{
+		{"sync=default", nil},
+		{"sync=1s", []natsembed.Option{natsembed.SyncEvery(time.Second)}},
+		{"sync=always", []natsembed.Option{natsembed.SyncAlways()}},
+	} {
+		opts := c.opts
+		b.Run(c.name, func(b *testing.B) {
+			ns, err := natsembed.Start(0, b.TempDir(), opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ns.Shutdown()
+			bs, err := bus.Connect(context.Background(), ns.URL(), "bench", bus.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bs.Close()
+			benchStreamWindow(b, bs, data, false, 256, measure)
+		})
+	}
+}
+
 func benchmarkPublication(b *testing.B, bs *bus.Bus) {
 	data := make([]byte, 600)
 	sj := bs.Subjects()
@@ -100,6 +140,12 @@ func benchmarkPublication(b *testing.B, bs *bus.Bus) {
 // benchStream publishes b.N stream messages as a rules service's commits do: each with its message
 // id and, when traced, the trace context of the caller's span in its header.
 func benchStream(b *testing.B, bs *bus.Bus, data []byte, traced bool, measure func(*testing.B, func())) {
+	benchStreamWindow(b, bs, data, traced, 4096, measure)
+}
+
+// benchStreamWindow is benchStream with at most window publications awaiting their
+// acknowledgement.
+func benchStreamWindow(b *testing.B, bs *bus.Bus, data []byte, traced bool, window int, measure func(*testing.B, func())) {
 	b.ReportAllocs()
 	sj := bs.Subjects()
 	ctx := context.Background()
@@ -108,7 +154,7 @@ func benchStream(b *testing.B, bs *bus.Bus, data []byte, traced bool, measure fu
 			TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled}))
 	}
 	measure(b, func() {
-		waits := make([]func(context.Context) error, 0, 4096)
+		waits := make([]func(context.Context) error, 0, window)
 		for i := range b.N {
 			wait, err := bs.PublishAsync(ctx, []bus.Message{{Subject: sj.Public("bench"), ID: "bench:" + strconv.Itoa(i), Data: data}})
 			if err != nil {

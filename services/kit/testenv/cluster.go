@@ -53,6 +53,11 @@ func (c *RedisCluster) Client() *redis.ClusterClient {
 	return redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs})
 }
 
+// persistence is how every redis-server started here keeps its data: as production must run it
+// (docs/operations.md, "Durability"), an append-only file fsynced before each round of replies, so
+// that a node killed and started again comes back with what it answered, as a real one would.
+var persistence = []string{"--save", "", "--appendonly", "yes", "--appendfsync", "always"}
+
 // Kill ends the node at addr at once (SIGKILL), as a crash would, and waits for it to be gone; its
 // replica then takes its slots over after the cluster node timeout (2 s).
 func (c *RedisCluster) Kill(addr string) error {
@@ -62,6 +67,26 @@ func (c *RedisCluster) Kill(addr string) error {
 			_ = c.procs[i].Wait()
 			return nil
 		}
+	}
+	return fmt.Errorf("no node %s in the cluster", addr)
+}
+
+// Restart starts the node at addr again, after Kill, as it was started (same port, directory,
+// append-only file and cluster configuration), and waits until it answers. A cluster node whose
+// replica took over in the meantime rejoins as that replica's replica.
+func (c *RedisCluster) Restart(ctx context.Context, addr string) error {
+	for i, a := range c.Addrs {
+		if a != addr {
+			continue
+		}
+		old := c.procs[i]
+		cmd := exec.Command(old.Path, old.Args[1:]...)
+		killWithParent(cmd)
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("start redis-server %s again: %w", addr, err)
+		}
+		c.procs[i] = cmd
+		return untilNode(ctx, addr, func(ctx context.Context, rdb *redis.Client) error { return rdb.Ping(ctx).Err() })
 	}
 	return fmt.Errorf("no node %s in the cluster", addr)
 }
@@ -134,10 +159,11 @@ func StartRedisCluster(primaries, replicas int) (*RedisCluster, error) {
 	}
 	for _, p := range ports {
 		ps := strconv.Itoa(p)
-		cmd := exec.Command(server, "--port", ps, "--bind", "127.0.0.1", "--cluster-enabled", "yes",
-			"--cluster-config-file", "nodes-"+ps+".conf", "--cluster-node-timeout", "2000",
-			"--dir", dir, "--save", "", "--appendonly", "no", "--daemonize", "no",
-			"--logfile", filepath.Join(dir, "redis-"+ps+".log"), "--repl-diskless-sync-delay", "0")
+		args := []string{"--port", ps, "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+			"--cluster-config-file", "nodes-" + ps + ".conf", "--cluster-node-timeout", "2000",
+			"--dir", dir, "--appendfilename", "appendonly-" + ps + ".aof", "--appenddirname", "aof-" + ps,
+			"--daemonize", "no", "--logfile", filepath.Join(dir, "redis-"+ps+".log"), "--repl-diskless-sync-delay", "0"}
+		cmd := exec.Command(server, append(args, persistence...)...)
 		killWithParent(cmd)
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("start redis-server on %d: %w", p, err)
@@ -261,8 +287,8 @@ func StartRedis() (*RedisCluster, error) {
 		return nil, err
 	}
 	ps := strconv.Itoa(ports[0])
-	cmd := exec.Command(server, "--port", ps, "--bind", "127.0.0.1", "--dir", dir, "--save", "",
-		"--appendonly", "no", "--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log"))
+	cmd := exec.Command(server, append([]string{"--port", ps, "--bind", "127.0.0.1", "--dir", dir,
+		"--daemonize", "no", "--logfile", filepath.Join(dir, "redis.log")}, persistence...)...)
 	killWithParent(cmd)
 	if err := cmd.Start(); err != nil {
 		c.Stop()
@@ -305,9 +331,10 @@ func StartRedisPair() (*RedisCluster, error) {
 	for i, p := range ports {
 		ps := strconv.Itoa(p)
 		args := []string{"--port", ps, "--bind", "127.0.0.1", "--dir", dir, "--dbfilename", "dump-" + ps + ".rdb",
-			"--save", "", "--appendonly", "no", "--daemonize", "no", "--logfile", filepath.Join(dir, "redis-"+ps+".log"),
+			"--appenddirname", "aof-" + ps, "--daemonize", "no", "--logfile", filepath.Join(dir, "redis-"+ps+".log"),
 			// A replica's full copy starts at once, not after the default 5 s wait for others.
 			"--repl-diskless-sync-delay", "0"}
+		args = append(args, persistence...)
 		if i == 1 {
 			args = append(args, "--replicaof", "127.0.0.1", strconv.Itoa(ports[0]))
 		}
