@@ -2,6 +2,7 @@ package k8s_test
 
 import (
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -598,6 +599,7 @@ func (p *problems) dev(o *objects) {
 		}
 		if name == "nats" {
 			p.natsCluster(o, st)
+			p.natsSync(o, st)
 			if !antiAffine(st.Spec.Template) {
 				p.add("dev: nats servers may share a node (no pod anti-affinity on kubernetes.io/hostname)")
 			}
@@ -610,6 +612,39 @@ func (p *problems) dev(o *objects) {
 			}
 		}
 	}
+}
+
+// natsSync: dev's NATS servers read a configuration file (a ConfigMap mounted where --config
+// points) that fsyncs JetStream every second (docs/operations.md, "Durability"); flags cannot say it.
+func (p *problems) natsSync(o *objects, st *appsv1.StatefulSet) {
+	c := st.Spec.Template.Spec.Containers[0]
+	var file string
+	for _, a := range c.Args {
+		if v, ok := strings.CutPrefix(a, "--config="); ok {
+			file = v
+		}
+	}
+	if file == "" {
+		p.add("dev: nats reads no configuration file, so JetStream fsyncs at NATS's default (sync_interval)")
+		return
+	}
+	dir, key := path.Split(file)
+	for _, m := range c.VolumeMounts {
+		if path.Clean(m.MountPath) != path.Clean(dir) {
+			continue
+		}
+		for _, v := range st.Spec.Template.Spec.Volumes {
+			if v.Name != m.Name || v.ConfigMap == nil {
+				continue
+			}
+			for _, cm := range o.configMaps {
+				if cm.Name == v.ConfigMap.Name && strings.Contains(cm.Data[key], `sync_interval: "1s"`) {
+					return
+				}
+			}
+		}
+	}
+	p.add("dev: nats's configuration file %s sets no sync_interval: \"1s\"", file)
 }
 
 // natsCluster: dev's NATS StatefulSet is one cluster whose servers route to each other, every

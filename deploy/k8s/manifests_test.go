@@ -200,6 +200,20 @@ func TestAuditCatchesEachMistake(t *testing.T) {
 				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app.kubernetes.io/name": "stats"}},
 			}})
 		}},
+		{"nats fsyncs lazily", "dev", "sets no sync_interval", func(o *objects) {
+			for _, m := range o.configMaps {
+				if m.Name == "nats-config" {
+					m.Data["nats.conf"] = "jetstream {\n  store_dir: \"/data\"\n}\n"
+				}
+			}
+		}},
+		{"nats without its configuration", "dev", "reads no configuration file", func(o *objects) {
+			for _, st := range o.statefulSets {
+				if st.Name == "nats" {
+					st.Spec.Template.Spec.Containers[0].Args = st.Spec.Template.Spec.Containers[0].Args[1:]
+				}
+			}
+		}},
 		{"prod without anti-affinity", "prod", "no pod anti-affinity", func(o *objects) { dep(o, "gateway").Spec.Template.Spec.Affinity = nil }},
 		{"prod anti-affinity on others", "prod", "does not keep its own pods", func(o *objects) {
 			a := dep(o, "sponsio-rules").Spec.Template.Spec.Affinity.PodAntiAffinity
