@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 )
 
 // hashGate bounds the password hashes running at once and orders those waiting. Ordinary sign-ins
@@ -23,7 +24,18 @@ type hashGate struct {
 	running int
 	suspect bool // a suspect's hash runs
 	queue   []*hashWaiter
+
+	// ordinary counts the ordinary hashes running; lastOrdinary is when the last one ended.
+	ordinary     int
+	lastOrdinary time.Time
+	idleGap      time.Duration
+	now          func() time.Time
+	wake         *time.Timer // grants again when the gap has passed
 }
+
+// idleGap is how long the hashers must have had no ordinary hash before a suspect's starts: a
+// player signing in again and again (a page that retries, a client reconnecting) is not cut in on.
+const idleGap = 250 * time.Millisecond
 
 type hashWaiter struct {
 	suspect suspicion
@@ -31,7 +43,7 @@ type hashWaiter struct {
 	ready   chan struct{}
 }
 
-func newHashGate(n int) *hashGate { return &hashGate{n: max(1, n)} }
+func newHashGate(n int) *hashGate { return &hashGate{n: max(1, n), idleGap: idleGap, now: time.Now} }
 
 // suspicion grades a sign-in's try (throttle.go).
 type suspicion int
@@ -74,6 +86,9 @@ func (g *hashGate) release(w *hashWaiter) {
 	g.running--
 	if w.suspect != ordinary {
 		g.suspect = false
+	} else {
+		g.ordinary--
+		g.lastOrdinary = g.now()
 	}
 	g.grant()
 }
@@ -87,7 +102,22 @@ func (g *hashGate) grant() {
 		case i >= 0:
 			return // ordinary ones wait for a hasher, and suspects behind them
 		case !g.suspect && (g.running == 0 || g.running+1 < g.n):
-			// Only suspects wait: the first of the mildest.
+			// Only suspects wait: the first of the mildest, once the ordinary ones have left the
+			// hashers alone for the gap.
+			if g.ordinary > 0 {
+				return
+			}
+			if wait := g.lastOrdinary.Add(g.idleGap).Sub(g.now()); wait > 0 {
+				if g.wake == nil {
+					g.wake = time.AfterFunc(wait, func() {
+						g.mu.Lock()
+						defer g.mu.Unlock()
+						g.wake = nil
+						g.grant()
+					})
+				}
+				return
+			}
 			if i = slices.IndexFunc(g.queue, func(w *hashWaiter) bool { return w.suspect == mild }); i < 0 {
 				i = 0
 			}
@@ -100,6 +130,8 @@ func (g *hashGate) grant() {
 		g.running++
 		if w.suspect != ordinary {
 			g.suspect = true
+		} else {
+			g.ordinary++
 		}
 		close(w.ready)
 	}

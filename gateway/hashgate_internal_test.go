@@ -5,13 +5,18 @@ import (
 	"errors"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // TestHashGate: ordinary hashes go first come, first served, two at once; a suspect's waits while
 // an ordinary one waits, while another suspect's runs, and (with two hashers) while anything runs;
-// among suspects the mild go first; a waiter whose context ends leaves the queue.
+// among suspects the mild go first; a suspect waits for a gap after the last ordinary hash; a
+// waiter whose context ends leaves the queue.
 func TestHashGate(t *testing.T) {
 	g := newHashGate(2)
+	clock := time.Unix(0, 0)
+	g.now = func() time.Time { return clock } // g.mu is held
+	g.idleGap = 0
 	ctx := t.Context()
 	type turn struct {
 		release func()
@@ -93,6 +98,27 @@ func TestHashGate(t *testing.T) {
 	m.release()
 	<-s3.done
 	s3.release()
+
+	// A suspect waits for the gap after the last ordinary hash, and then starts.
+	g.mu.Lock()
+	g.idleGap = time.Hour
+	g.mu.Unlock()
+	o := start(ordinary)
+	<-o.done
+	s4 := start(suspect)
+	queued(1)
+	o.release()
+	if started(s4) {
+		t.Fatal("a suspect started within the gap after an ordinary hash")
+	}
+	g.mu.Lock()
+	clock = clock.Add(time.Hour)
+	g.wake.Stop()
+	g.wake = nil
+	g.grant()
+	g.mu.Unlock()
+	<-s4.done
+	s4.release()
 
 	// A waiter whose context ends leaves the queue.
 	e, f := start(ordinary), start(ordinary)

@@ -89,7 +89,7 @@ func (s *Server) enqueue(ctx context.Context, sess Session, req *gatewayv1.Enque
 	}
 	if rid := req.GetRequestId(); rid != "" {
 		once := lobby.Once{Key: onceKey(sess, rid), Call: callDigest("EnqueueTicket", req), ID: t.ID}
-		prior, found, err := s.lobby.CreateTicketOnce(ctx, t, once, requestIDKeep)
+		prior, found, err := s.lobby.CreateTicketOnce(ctx, t, once, s.requestIDKeep())
 		if err != nil {
 			return nil, err
 		}

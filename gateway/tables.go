@@ -194,7 +194,7 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 			once := lobby.Once{Key: onceKey(sess, rid), Call: callDigest("CreateTable", req), ID: t.ID}
 			var prior lobby.Once
 			var found bool
-			prior, found, err = s.lobby.CreateTableOnce(ctx, t, openTableTTL, once, requestIDKeep)
+			prior, found, err = s.lobby.CreateTableOnce(ctx, t, openTableTTL, once, s.requestIDKeep())
 			if err == nil && found {
 				return s.createdTable(ctx, sess, prior, once.Call)
 			}
@@ -227,8 +227,11 @@ func (s *Server) createdTable(ctx context.Context, sess Session, prior lobby.Onc
 }
 
 // requestIDKeep is how long a request id of a call that creates (CreateTable, EnqueueTicket) is
-// remembered: a retry within it creates nothing.
+// remembered, unless the retention of finished tables is shorter: a retry within it creates
+// nothing. Retries come within seconds; the records of a busy hour are one small key per call.
 const requestIDKeep = time.Hour
+
+func (s *Server) requestIDKeep() time.Duration { return min(requestIDKeep, s.opt.Retention) }
 
 // onceKey names a player's request id in the lobby.
 func onceKey(sess Session, requestID string) string { return sess.Player + ":" + requestID }

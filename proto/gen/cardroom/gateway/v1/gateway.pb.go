@@ -932,10 +932,11 @@ type CreateTableRequest struct {
 	// The level a bot plays an absent player's seat at (unspecified: NORMAL).
 	TakeoverLevel v1.BotLevel `protobuf:"varint,5,opt,name=takeover_level,json=takeoverLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"takeover_level,omitempty"`
 	// Optional, at most 128 bytes: makes a retry safe. The same request id from the same player
-	// within an hour, with the same other fields, creates nothing: it answers the table the first
-	// call created, as it is now (NOT_FOUND, TABLE_NOT_FOUND, if it has ended and expired since). The
-	// same id with other fields is refused with INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such
-	// protection, every call creates a table.
+	// within an hour (or the cardroom's retention of finished tables, if shorter), with the same
+	// other fields, creates nothing: it answers the table the first call created, as it is now
+	// (NOT_FOUND, TABLE_NOT_FOUND, if it has ended and expired since). The same id with other fields
+	// is refused with INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such protection, every call
+	// creates a table.
 	RequestId     string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1566,9 +1567,10 @@ type EnqueueTicketRequest struct {
 	// INVALID_ARGUMENT (UNKNOWN_BOT_LEVEL).
 	BotLevel v1.BotLevel `protobuf:"varint,9,opt,name=bot_level,json=botLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"bot_level,omitempty"`
 	// Optional, at most 128 bytes: makes a retry safe. The same request id from the same player
-	// within an hour, with the same other fields, creates nothing: it answers the ticket the first
-	// call created, whatever became of it since. The same id with other fields is refused with
-	// INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such protection, every call makes a ticket.
+	// within an hour (or the cardroom's retention of finished tables, if shorter), with the same
+	// other fields, creates nothing: it answers the ticket the first call created, whatever became
+	// of it since. The same id with other fields is refused with INVALID_ARGUMENT
+	// (REQUEST_ID_REUSED). Empty: no such protection, every call makes a ticket.
 	RequestId     string `protobuf:"bytes,10,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -438,10 +438,11 @@ export type CreateTableRequest = Message<"cardroom.gateway.v1.CreateTableRequest
 
   /**
    * Optional, at most 128 bytes: makes a retry safe. The same request id from the same player
-   * within an hour, with the same other fields, creates nothing: it answers the table the first
-   * call created, as it is now (NOT_FOUND, TABLE_NOT_FOUND, if it has ended and expired since). The
-   * same id with other fields is refused with INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such
-   * protection, every call creates a table.
+   * within an hour (or the cardroom's retention of finished tables, if shorter), with the same
+   * other fields, creates nothing: it answers the table the first call created, as it is now
+   * (NOT_FOUND, TABLE_NOT_FOUND, if it has ended and expired since). The same id with other fields
+   * is refused with INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such protection, every call
+   * creates a table.
    *
    * @generated from field: string request_id = 6;
    */
@@ -743,9 +744,10 @@ export type EnqueueTicketRequest = Message<"cardroom.gateway.v1.EnqueueTicketReq
 
   /**
    * Optional, at most 128 bytes: makes a retry safe. The same request id from the same player
-   * within an hour, with the same other fields, creates nothing: it answers the ticket the first
-   * call created, whatever became of it since. The same id with other fields is refused with
-   * INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such protection, every call makes a ticket.
+   * within an hour (or the cardroom's retention of finished tables, if shorter), with the same
+   * other fields, creates nothing: it answers the ticket the first call created, whatever became
+   * of it since. The same id with other fields is refused with INVALID_ARGUMENT
+   * (REQUEST_ID_REUSED). Empty: no such protection, every call makes a ticket.
    *
    * @generated from field: string request_id = 10;
    */
