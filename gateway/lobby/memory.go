@@ -20,6 +20,8 @@ type Memory struct {
 	presence map[string]map[int]time.Time
 	drive    map[string]memLease
 	matches  map[string]Match
+	// lists are the public lists (listKey → index), mine each person's tables.
+	lists, mine map[string]*memIndex
 }
 
 type memRecord struct {
@@ -72,6 +74,7 @@ func (m *Memory) CreateTable(_ context.Context, t Table, ttl time.Duration) erro
 	}
 	m.tables[t.ID] = r
 	m.own(t.ID, t.State)
+	m.index(&t)
 	return nil
 }
 
@@ -134,6 +137,7 @@ func (m *Memory) UpdateTable(_ context.Context, t Table, ttl time.Duration) erro
 	}
 	m.tables[t.ID] = r
 	m.own(t.ID, t.State)
+	m.index(&t)
 	return nil
 }
 
