@@ -52,7 +52,9 @@ func (r *Redis) indexArgs(t *Table, args ...any) []any {
 	return args
 }
 
-func (r *Redis) listKey(l Listing, game string) string { return r.prefix + "ix:" + l.key() + ":" + game }
+func (r *Redis) listKey(l Listing, game string) string {
+	return r.prefix + "ix:" + l.key() + ":" + game
+}
 
 // loadMany loads the tables ids in one round trip; a missing one is absent from the map.
 func (r *Redis) loadMany(ctx context.Context, ids []string) (map[string]Table, error) {
