@@ -114,8 +114,9 @@ type Table struct {
 	// Public tables are listed (ListTables): matched tables always, private ones when their owner
 	// asks.
 	Public bool `json:"public,omitempty"`
-	// StartedAt is when the table's seats were fixed (zero before).
-	StartedAt time.Time `json:"started,omitzero"`
+	// StartedAt is when the table's seats were fixed (zero before), FinishedAt when it ended.
+	StartedAt  time.Time `json:"started,omitzero"`
+	FinishedAt time.Time `json:"finished,omitzero"`
 	// Requests are the latest requests applied under a client's request id, oldest first (at most
 	// MaxRequests). They are written with the change they made, in the same compare-and-set, so a
 	// retry that finds its id here finds that change too.

@@ -70,9 +70,11 @@ type DescribeGameResponse struct {
 	MinSeats uint32                 `protobuf:"varint,2,opt,name=min_seats,json=minSeats,proto3" json:"min_seats,omitempty"`
 	MaxSeats uint32                 `protobuf:"varint,3,opt,name=max_seats,json=maxSeats,proto3" json:"max_seats,omitempty"`
 	// Full names of the game's messages, for decoding the Any fields.
-	OptionsType   string `protobuf:"bytes,4,opt,name=options_type,json=optionsType,proto3" json:"options_type,omitempty"`
-	ActionType    string `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
-	ViewType      string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
+	OptionsType string `protobuf:"bytes,4,opt,name=options_type,json=optionsType,proto3" json:"options_type,omitempty"`
+	ActionType  string `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
+	ViewType    string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
+	// The seats of the game's usual table (between min_seats and max_seats).
+	UsualSeats    uint32 `protobuf:"varint,7,opt,name=usual_seats,json=usualSeats,proto3" json:"usual_seats,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -147,6 +149,13 @@ func (x *DescribeGameResponse) GetViewType() string {
 		return x.ViewType
 	}
 	return ""
+}
+
+func (x *DescribeGameResponse) GetUsualSeats() uint32 {
+	if x != nil {
+		return x.UsualSeats
+	}
+	return 0
 }
 
 type CreateTableRequest struct {
@@ -1404,7 +1413,7 @@ var File_cardroom_rules_v1_rules_proto protoreflect.FileDescriptor
 const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\n" +
 	"\x1dcardroom/rules/v1/rules.proto\x12\x11cardroom.rules.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n" +
-	"\x13DescribeGameRequest\"\xc5\x01\n" +
+	"\x13DescribeGameRequest\"\xe6\x01\n" +
 	"\x14DescribeGameResponse\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
 	"\tmin_seats\x18\x02 \x01(\rR\bminSeats\x12\x1b\n" +
@@ -1412,7 +1421,9 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\foptions_type\x18\x04 \x01(\tR\voptionsType\x12\x1f\n" +
 	"\vaction_type\x18\x05 \x01(\tR\n" +
 	"actionType\x12\x1b\n" +
-	"\tview_type\x18\x06 \x01(\tR\bviewType\"f\n" +
+	"\tview_type\x18\x06 \x01(\tR\bviewType\x12\x1f\n" +
+	"\vusual_seats\x18\a \x01(\rR\n" +
+	"usualSeats\"f\n" +
 	"\x12CreateTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x125\n" +
 	"\x06config\x18\x02 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\"K\n" +
