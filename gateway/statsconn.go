@@ -9,7 +9,9 @@ import (
 
 // StatsInProcess is a client of a stats service in the same process (`cardroom serve`): calls are
 // method calls, without a connection.
-func StatsInProcess(srv statsv1.StatsServiceServer) statsv1.StatsServiceClient { return statsDirect{srv} }
+func StatsInProcess(srv statsv1.StatsServiceServer) statsv1.StatsServiceClient {
+	return statsDirect{srv}
+}
 
 type statsDirect struct{ srv statsv1.StatsServiceServer }
 
