@@ -20,6 +20,8 @@ import type { Event } from "../../events/v1/events_pb";
 import { file_cardroom_events_v1_events } from "../../events/v1/events_pb";
 import type { BotLevel, PlayerRef, Seat, TableSummary, TimeLimits } from "../../game/v1/game_pb";
 import { file_cardroom_game_v1_game } from "../../game/v1/game_pb";
+import type { GameStats, LiveGame } from "../../stats/v1/stats_pb";
+import { file_cardroom_stats_v1_stats } from "../../stats/v1/stats_pb";
 import type { Any, Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -28,7 +30,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cardroom/gateway/v1/gateway.proto.
  */
 export const file_cardroom_gateway_v1_gateway: GenFile = /*@__PURE__*/
-  fileDesc("CiFjYXJkcm9vbS9nYXRld2F5L3YxL2dhdGV3YXkucHJvdG8SE2NhcmRyb29tLmdhdGV3YXkudjEiqQEKDVNpZ25JblJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEjcKBmRldmljZRgCIAEoCzIlLmNhcmRyb29tLmdhdGV3YXkudjEuRGV2aWNlQ3JlZGVudGlhbEgAEjsKCHBhc3N3b3JkGAMgASgLMicuY2FyZHJvb20uZ2F0ZXdheS52MS5QYXNzd29yZENyZWRlbnRpYWxIAEIMCgpjcmVkZW50aWFsIjUKEERldmljZUNyZWRlbnRpYWwSEQoJZGV2aWNlX2lkGAEgASgJEg4KBnNlY3JldBgCIAEoCSJLChJQYXNzd29yZENyZWRlbnRpYWwSEQoJdXNlcl9uYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhAKCHJlZ2lzdGVyGAMgASgIIpQBCg5TaWduSW5SZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpuZXdfcGxheWVyGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCSIXChVSZWZyZXNoU2Vzc2lvblJlcXVlc3QiXwoWUmVmcmVzaFNlc3Npb25SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhAKDlNpZ25PdXRSZXF1ZXN0IhEKD1NpZ25PdXRSZXNwb25zZSISChBMaXN0R2FtZXNSZXF1ZXN0InwKCEdhbWVJbmZvEgwKBGdhbWUYASABKAkSEQoJbWluX3NlYXRzGAIgASgNEhEKCW1heF9zZWF0cxgDIAEoDRIUCgxvcHRpb25zX3R5cGUYBCABKAkSEwoLYWN0aW9uX3R5cGUYBSABKAkSEQoJdmlld190eXBlGAYgASgJIkEKEUxpc3RHYW1lc1Jlc3BvbnNlEiwKBWdhbWVzGAEgAygLMh0uY2FyZHJvb20uZ2F0ZXdheS52MS5HYW1lSW5mbyKgAwoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIuCgVzdGF0ZRgDIAEoDjIfLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGVTdGF0ZRIXCg9vd25lcl9wbGF5ZXJfaWQYBCABKAkSEAoIY2FwYWNpdHkYBSABKA0SLAoHcGxheWVycxgGIAMoCzIbLmNhcmRyb29tLmdhbWUudjEuUGxheWVyUmVmEiUKBXNlYXRzGAcgAygLMhYuY2FyZHJvb20uZ2FtZS52MS5TZWF0EhMKC2ludml0ZV9jb2RlGAggASgJEiUKB29wdGlvbnMYCSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAogASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzEhYKCXlvdXJfc2VhdBgLIAEoDUgAiAEBEjIKDnRha2VvdmVyX2xldmVsGAwgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbEIMCgpfeW91cl9zZWF0Ir8BChJDcmVhdGVUYWJsZVJlcXVlc3QSDAoEZ2FtZRgBIAEoCRINCgVzZWF0cxgCIAEoDRIlCgdvcHRpb25zGAMgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIxCgt0aW1lX2xpbWl0cxgEIAEoCzIcLmNhcmRyb29tLmdhbWUudjEuVGltZUxpbWl0cxIyCg50YWtlb3Zlcl9sZXZlbBgFIAEoDjIaLmNhcmRyb29tLmdhbWUudjEuQm90TGV2ZWwiZwoTQ3JlYXRlVGFibGVSZXNwb25zZRIQCgh0YWJsZV9pZBgBIAEoCRITCgtpbnZpdGVfY29kZRgCIAEoCRIpCgV0YWJsZRgDIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJwoQSm9pblRhYmxlUmVxdWVzdBITCgtpbnZpdGVfY29kZRgBIAEoCSI+ChFKb2luVGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJQoRTGVhdmVUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPwoSTGVhdmVUYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSJwCg5BZGRCb3RzUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRINCgVjb3VudBgCIAEoDRISCgpyZXF1ZXN0X2lkGAMgASgJEikKBWxldmVsGAQgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbCI8Cg9BZGRCb3RzUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIiUKEVN0YXJ0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj8KElN0YXJ0VGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiIwoPR2V0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj0KEEdldFRhYmxlUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIqsCChRFbnF1ZXVlVGlja2V0UmVxdWVzdBIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoDRIRCgltYXhfc2VhdHMYAyABKA0SJQoHb3B0aW9ucxgEIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSMQoLdGltZV9saW1pdHMYBSABKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlRpbWVMaW1pdHMSFQoNYm90c19tYXlfZmlsbBgGIAEoCBIrCghtYXhfd2FpdBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpwYXJ0eV9zaXplGAggASgNEi0KCWJvdF9sZXZlbBgJIAEoDjIaLmNhcmRyb29tLmdhbWUudjEuQm90TGV2ZWwiKgoVRW5xdWV1ZVRpY2tldFJlc3BvbnNlEhEKCXRpY2tldF9pZBgBIAEoCSImChFKb2luVGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAkiFAoSSm9pblRpY2tldFJlc3BvbnNlIigKE0NhbmNlbFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIhYKFENhbmNlbFRpY2tldFJlc3BvbnNlIicKEldhdGNoVGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAki8AEKE1dhdGNoVGlja2V0UmVzcG9uc2USEQoJdGlja2V0X2lkGAEgASgJEi8KBXN0YXRlGAIgASgOMiAuY2FyZHJvb20uZ2F0ZXdheS52MS5UaWNrZXRTdGF0ZRIPCgdwbGF5ZXJzGAMgASgNEhIKCnBhcnR5X3NpemUYBCABKA0SKQoGd2FpdGVkGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD3BsYXllcnNfd2FpdGluZxgGIAEoDRIQCgh0YWJsZV9pZBgHIAEoCRIRCgRzZWF0GAggASgNSACIAQFCBwoFX3NlYXQiqgEKCkFjdFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSJAoGYWN0aW9uGAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIRCglhY3Rpb25faWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgFIAEoCEITChFfZXhwZWN0ZWRfdmVyc2lvbiKwAQoLQWN0UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIpCgZldmVudHMYAiADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSEAoIZmluaXNoZWQYAyABKAgSEAoIcmVwbGF5ZWQYBCABKAgSKwoNbGVnYWxfYWN0aW9ucxgFIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSFAoMbGVnYWxfbGFiZWxzGAYgAygJIiIKDkdldFZpZXdSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJItYBCg9HZXRWaWV3UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIiCgR2aWV3GAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIsCghkZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoFdGFibGUYBCABKAsyHi5jYXJkcm9vbS5nYW1lLnYxLlRhYmxlU3VtbWFyeRIVCg1sYXN0X3NlcXVlbmNlGAUgASgEEhEKBHNlYXQYBiABKA1IAIgBAUIHCgVfc2VhdCIrChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJiChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIlCgdhY3Rpb25zGAIgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIOCgZsYWJlbHMYAyADKAkiZgoMV2F0Y2hSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhYKDmFmdGVyX3NlcXVlbmNlGAIgASgEEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgDIAEoCBINCgViYXRjaBgEIAEoCCKeAQoNV2F0Y2hSZXNwb25zZRIoCgVldmVudBgBIAEoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudBI4Cg1sZWdhbF9hY3Rpb25zGAIgASgLMiEuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWdhbEFjdGlvbnMSKQoGZXZlbnRzGAMgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50IlYKDExlZ2FsQWN0aW9ucxIPCgd2ZXJzaW9uGAEgASgEEiUKB2FjdGlvbnMYAiADKAsyFC5nb29nbGUucHJvdG9idWYuQW55Eg4KBmxhYmVscxgDIAMoCSIkChBHZXRSZXBsYXlSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIuYBCgtSZXBsYXlFbnRyeRIPCgd2ZXJzaW9uGAEgASgEEg4KBHNlYXQYAiABKA1IABIRCgd0aW1lb3V0GAMgASgISAASDwoFYWJvcnQYBCABKAhIABIkCgZhY3Rpb24YBSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBmV2ZW50cxgHIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudBIRCglhY3Rpb25faWQYCCABKAlCBAoCYnkiqAEKEUdldFJlcGxheVJlc3BvbnNlEi0KBXRhYmxlGAEgASgLMh4uY2FyZHJvb20uZ2FtZS52MS5UYWJsZVN1bW1hcnkSMQoOY3JlYXRlZF9ldmVudHMYAiADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSMQoHZW50cmllcxgDIAMoCzIgLmNhcmRyb29tLmdhdGV3YXkudjEuUmVwbGF5RW50cnkqigEKClRhYmxlU3RhdGUSGwoXVEFCTEVfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBUQUJMRV9TVEFURV9PUEVOEAESFwoTVEFCTEVfU1RBVEVfUExBWUlORxACEhgKFFRBQkxFX1NUQVRFX0ZJTklTSEVEEAMSFgoSVEFCTEVfU1RBVEVfQ0xPU0VEEAQqlAEKC1RpY2tldFN0YXRlEhwKGFRJQ0tFVF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFFRJQ0tFVF9TVEFURV9GT1JNSU5HEAESFwoTVElDS0VUX1NUQVRFX1FVRVVFRBACEhgKFFRJQ0tFVF9TVEFURV9NQVRDSEVEEAMSGgoWVElDS0VUX1NUQVRFX0NBTkNFTExFRBAEMvoNCg5HYXRld2F5U2VydmljZRJRCgZTaWduSW4SIi5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25JblJlcXVlc3QaIy5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25JblJlc3BvbnNlEmkKDlJlZnJlc2hTZXNzaW9uEiouY2FyZHJvb20uZ2F0ZXdheS52MS5SZWZyZXNoU2Vzc2lvblJlcXVlc3QaKy5jYXJkcm9vbS5nYXRld2F5LnYxLlJlZnJlc2hTZXNzaW9uUmVzcG9uc2USVAoHU2lnbk91dBIjLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbk91dFJlcXVlc3QaJC5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25PdXRSZXNwb25zZRJaCglMaXN0R2FtZXMSJS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RHYW1lc1JlcXVlc3QaJi5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RHYW1lc1Jlc3BvbnNlEmAKC0NyZWF0ZVRhYmxlEicuY2FyZHJvb20uZ2F0ZXdheS52MS5DcmVhdGVUYWJsZVJlcXVlc3QaKC5jYXJkcm9vbS5nYXRld2F5LnYxLkNyZWF0ZVRhYmxlUmVzcG9uc2USWgoJSm9pblRhYmxlEiUuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGFibGVSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGFibGVSZXNwb25zZRJdCgpMZWF2ZVRhYmxlEiYuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWF2ZVRhYmxlUmVxdWVzdBonLmNhcmRyb29tLmdhdGV3YXkudjEuTGVhdmVUYWJsZVJlc3BvbnNlElQKB0FkZEJvdHMSIy5jYXJkcm9vbS5nYXRld2F5LnYxLkFkZEJvdHNSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5BZGRCb3RzUmVzcG9uc2USXQoKU3RhcnRUYWJsZRImLmNhcmRyb29tLmdhdGV3YXkudjEuU3RhcnRUYWJsZVJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLlN0YXJ0VGFibGVSZXNwb25zZRJXCghHZXRUYWJsZRIkLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0VGFibGVSZXF1ZXN0GiUuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRUYWJsZVJlc3BvbnNlEmYKDUVucXVldWVUaWNrZXQSKS5jYXJkcm9vbS5nYXRld2F5LnYxLkVucXVldWVUaWNrZXRSZXF1ZXN0GiouY2FyZHJvb20uZ2F0ZXdheS52MS5FbnF1ZXVlVGlja2V0UmVzcG9uc2USXQoKSm9pblRpY2tldBImLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRpY2tldFJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UaWNrZXRSZXNwb25zZRJjCgxDYW5jZWxUaWNrZXQSKC5jYXJkcm9vbS5nYXRld2F5LnYxLkNhbmNlbFRpY2tldFJlcXVlc3QaKS5jYXJkcm9vbS5nYXRld2F5LnYxLkNhbmNlbFRpY2tldFJlc3BvbnNlEmIKC1dhdGNoVGlja2V0EicuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFRpY2tldFJlcXVlc3QaKC5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoVGlja2V0UmVzcG9uc2UwARJICgNBY3QSHy5jYXJkcm9vbS5nYXRld2F5LnYxLkFjdFJlcXVlc3QaIC5jYXJkcm9vbS5nYXRld2F5LnYxLkFjdFJlc3BvbnNlElQKB0dldFZpZXcSIy5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFZpZXdSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRWaWV3UmVzcG9uc2USbwoQTGlzdExlZ2FsQWN0aW9ucxIsLmNhcmRyb29tLmdhdGV3YXkudjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaLS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJQCgVXYXRjaBIhLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hSZXF1ZXN0GiIuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFJlc3BvbnNlMAESWgoJR2V0UmVwbGF5EiUuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRSZXBsYXlSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRSZXBsYXlSZXNwb25zZWIGcHJvdG8z", [file_cardroom_events_v1_events, file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiFjYXJkcm9vbS9nYXRld2F5L3YxL2dhdGV3YXkucHJvdG8SE2NhcmRyb29tLmdhdGV3YXkudjEiqQEKDVNpZ25JblJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEjcKBmRldmljZRgCIAEoCzIlLmNhcmRyb29tLmdhdGV3YXkudjEuRGV2aWNlQ3JlZGVudGlhbEgAEjsKCHBhc3N3b3JkGAMgASgLMicuY2FyZHJvb20uZ2F0ZXdheS52MS5QYXNzd29yZENyZWRlbnRpYWxIAEIMCgpjcmVkZW50aWFsIjUKEERldmljZUNyZWRlbnRpYWwSEQoJZGV2aWNlX2lkGAEgASgJEg4KBnNlY3JldBgCIAEoCSJLChJQYXNzd29yZENyZWRlbnRpYWwSEQoJdXNlcl9uYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhAKCHJlZ2lzdGVyGAMgASgIIpQBCg5TaWduSW5SZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpuZXdfcGxheWVyGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCSIXChVSZWZyZXNoU2Vzc2lvblJlcXVlc3QiXwoWUmVmcmVzaFNlc3Npb25SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhAKDlNpZ25PdXRSZXF1ZXN0IhEKD1NpZ25PdXRSZXNwb25zZSISChBMaXN0R2FtZXNSZXF1ZXN0IpEBCghHYW1lSW5mbxIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoDRIRCgltYXhfc2VhdHMYAyABKA0SFAoMb3B0aW9uc190eXBlGAQgASgJEhMKC2FjdGlvbl90eXBlGAUgASgJEhEKCXZpZXdfdHlwZRgGIAEoCRITCgt1c3VhbF9zZWF0cxgHIAEoDSJ2ChFMaXN0R2FtZXNSZXNwb25zZRIsCgVnYW1lcxgBIAMoCzIdLmNhcmRyb29tLmdhdGV3YXkudjEuR2FtZUluZm8SMwoQZGVmYXVsdF9tYXhfd2FpdBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiLBBAoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIuCgVzdGF0ZRgDIAEoDjIfLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGVTdGF0ZRIXCg9vd25lcl9wbGF5ZXJfaWQYBCABKAkSEAoIY2FwYWNpdHkYBSABKA0SLAoHcGxheWVycxgGIAMoCzIbLmNhcmRyb29tLmdhbWUudjEuUGxheWVyUmVmEiUKBXNlYXRzGAcgAygLMhYuY2FyZHJvb20uZ2FtZS52MS5TZWF0EhMKC2ludml0ZV9jb2RlGAggASgJEiUKB29wdGlvbnMYCSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAogASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzEhYKCXlvdXJfc2VhdBgLIAEoDUgAiAEBEjIKDnRha2VvdmVyX2xldmVsGAwgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbBIOCgZwdWJsaWMYDSABKAgSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgwKCl95b3VyX3NlYXQizwEKEkNyZWF0ZVRhYmxlUmVxdWVzdBIMCgRnYW1lGAEgASgJEg0KBXNlYXRzGAIgASgNEiUKB29wdGlvbnMYAyABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAQgASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzEjIKDnRha2VvdmVyX2xldmVsGAUgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbBIOCgZwdWJsaWMYByABKAgiZwoTQ3JlYXRlVGFibGVSZXNwb25zZRIQCgh0YWJsZV9pZBgBIAEoCRITCgtpbnZpdGVfY29kZRgCIAEoCRIpCgV0YWJsZRgDIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiOQoQSm9pblRhYmxlUmVxdWVzdBITCgtpbnZpdGVfY29kZRgBIAEoCRIQCgh0YWJsZV9pZBgCIAEoCSI+ChFKb2luVGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJQoRTGVhdmVUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPwoSTGVhdmVUYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSJwCg5BZGRCb3RzUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRINCgVjb3VudBgCIAEoDRISCgpyZXF1ZXN0X2lkGAMgASgJEikKBWxldmVsGAQgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbCI8Cg9BZGRCb3RzUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIiUKEVN0YXJ0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj8KElN0YXJ0VGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiIwoPR2V0VGFibGVSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIj0KEEdldFRhYmxlUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIqsCChRFbnF1ZXVlVGlja2V0UmVxdWVzdBIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoDRIRCgltYXhfc2VhdHMYAyABKA0SJQoHb3B0aW9ucxgEIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSMQoLdGltZV9saW1pdHMYBSABKAsyHC5jYXJkcm9vbS5nYW1lLnYxLlRpbWVMaW1pdHMSFQoNYm90c19tYXlfZmlsbBgGIAEoCBIrCghtYXhfd2FpdBgHIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgpwYXJ0eV9zaXplGAggASgNEi0KCWJvdF9sZXZlbBgJIAEoDjIaLmNhcmRyb29tLmdhbWUudjEuQm90TGV2ZWwiKgoVRW5xdWV1ZVRpY2tldFJlc3BvbnNlEhEKCXRpY2tldF9pZBgBIAEoCSImChFKb2luVGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAkiFAoSSm9pblRpY2tldFJlc3BvbnNlIigKE0NhbmNlbFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIhYKFENhbmNlbFRpY2tldFJlc3BvbnNlIicKEldhdGNoVGlja2V0UmVxdWVzdBIRCgl0aWNrZXRfaWQYASABKAki8AEKE1dhdGNoVGlja2V0UmVzcG9uc2USEQoJdGlja2V0X2lkGAEgASgJEi8KBXN0YXRlGAIgASgOMiAuY2FyZHJvb20uZ2F0ZXdheS52MS5UaWNrZXRTdGF0ZRIPCgdwbGF5ZXJzGAMgASgNEhIKCnBhcnR5X3NpemUYBCABKA0SKQoGd2FpdGVkGAUgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhcKD3BsYXllcnNfd2FpdGluZxgGIAEoDRIQCgh0YWJsZV9pZBgHIAEoCRIRCgRzZWF0GAggASgNSACIAQFCBwoFX3NlYXQiqgEKCkFjdFJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkSJAoGYWN0aW9uGAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIRCglhY3Rpb25faWQYAyABKAkSHQoQZXhwZWN0ZWRfdmVyc2lvbhgEIAEoBEgAiAEBEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgFIAEoCEITChFfZXhwZWN0ZWRfdmVyc2lvbiKwAQoLQWN0UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIpCgZldmVudHMYAiADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSEAoIZmluaXNoZWQYAyABKAgSEAoIcmVwbGF5ZWQYBCABKAgSKwoNbGVnYWxfYWN0aW9ucxgFIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSFAoMbGVnYWxfbGFiZWxzGAYgAygJIiIKDkdldFZpZXdSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJItYBCg9HZXRWaWV3UmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIiCgR2aWV3GAIgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIsCghkZWFkbGluZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLQoFdGFibGUYBCABKAsyHi5jYXJkcm9vbS5nYW1lLnYxLlRhYmxlU3VtbWFyeRIVCg1sYXN0X3NlcXVlbmNlGAUgASgEEhEKBHNlYXQYBiABKA1IAIgBAUIHCgVfc2VhdCIrChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSJiChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoBBIlCgdhY3Rpb25zGAIgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIOCgZsYWJlbHMYAyADKAkiZgoMV2F0Y2hSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEhYKDmFmdGVyX3NlcXVlbmNlGAIgASgEEh0KFWluY2x1ZGVfbGVnYWxfYWN0aW9ucxgDIAEoCBINCgViYXRjaBgEIAEoCCKeAQoNV2F0Y2hSZXNwb25zZRIoCgVldmVudBgBIAEoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudBI4Cg1sZWdhbF9hY3Rpb25zGAIgASgLMiEuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWdhbEFjdGlvbnMSKQoGZXZlbnRzGAMgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50IlYKDExlZ2FsQWN0aW9ucxIPCgd2ZXJzaW9uGAEgASgEEiUKB2FjdGlvbnMYAiADKAsyFC5nb29nbGUucHJvdG9idWYuQW55Eg4KBmxhYmVscxgDIAMoCSIkChBHZXRSZXBsYXlSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJIuYBCgtSZXBsYXlFbnRyeRIPCgd2ZXJzaW9uGAEgASgEEg4KBHNlYXQYAiABKA1IABIRCgd0aW1lb3V0GAMgASgISAASDwoFYWJvcnQYBCABKAhIABIkCgZhY3Rpb24YBSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EigKBHRpbWUYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBmV2ZW50cxgHIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudBIRCglhY3Rpb25faWQYCCABKAlCBAoCYnkiqAEKEUdldFJlcGxheVJlc3BvbnNlEi0KBXRhYmxlGAEgASgLMh4uY2FyZHJvb20uZ2FtZS52MS5UYWJsZVN1bW1hcnkSMQoOY3JlYXRlZF9ldmVudHMYAiADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSMQoHZW50cmllcxgDIAMoCzIgLmNhcmRyb29tLmdhdGV3YXkudjEuUmVwbGF5RW50cnkieAoRTGlzdFRhYmxlc1JlcXVlc3QSLgoFc3RhdGUYASABKA4yHy5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlU3RhdGUSDAoEZ2FtZRgCIAEoCRIRCglwYWdlX3NpemUYAyABKA0SEgoKcGFnZV90b2tlbhgEIAEoCSJZChJMaXN0VGFibGVzUmVzcG9uc2USKgoGdGFibGVzGAEgAygLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiFQoTTGlzdE15VGFibGVzUmVxdWVzdCJ1ChRMaXN0TXlUYWJsZXNSZXNwb25zZRIvCgtpbl9wcm9ncmVzcxgBIAMoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUSLAoIZmluaXNoZWQYAiADKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlIkIKF0dldFBsYXllclByb2ZpbGVSZXF1ZXN0EhEKCXBsYXllcl9pZBgBIAEoCRIUCgxyZWNlbnRfbGltaXQYAiABKA0iTwoMUGxheWVyUmF0aW5nEgoKAm11GAEgASgBEg0KBXNpZ21hGAIgASgBEg8KB29yZGluYWwYAyABKAESEwoLcmF0ZWRfZ2FtZXMYBCABKAQiagoKUGxheWVyR2FtZRIMCgRnYW1lGAEgASgJEjEKBnJhdGluZxgCIAEoCzIhLmNhcmRyb29tLmdhdGV3YXkudjEuUGxheWVyUmF0aW5nEg0KBWdhbWVzGAMgASgEEgwKBHdpbnMYBCABKAQiuQEKC1Byb2ZpbGVHYW1lEhAKCHRhYmxlX2lkGAEgASgJEgwKBGdhbWUYAiABKAkSLwoLZmluaXNoZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKDHBsYXllcl9jb3VudBgEIAEoDRIMCgRyYW5rGAUgASgNEg4KBndpbm5lchgGIAEoCBIUCgxyYXRpbmdfYWZ0ZXIYByABKAESDwoHYWJvcnRlZBgIIAEoCCLhAQoYR2V0UGxheWVyUHJvZmlsZVJlc3BvbnNlEhEKCXBsYXllcl9pZBgBIAEoCRIUCgxkaXNwbGF5X25hbWUYAiABKAkSOgoKdmlzaWJpbGl0eRgDIAEoDjImLmNhcmRyb29tLmdhdGV3YXkudjEuUHJvZmlsZVZpc2liaWxpdHkSLgoFZ2FtZXMYBCADKAsyHy5jYXJkcm9vbS5nYXRld2F5LnYxLlBsYXllckdhbWUSMAoGcmVjZW50GAUgAygLMiAuY2FyZHJvb20uZ2F0ZXdheS52MS5Qcm9maWxlR2FtZSJZChtTZXRQcm9maWxlVmlzaWJpbGl0eVJlcXVlc3QSOgoKdmlzaWJpbGl0eRgBIAEoDjImLmNhcmRyb29tLmdhdGV3YXkudjEuUHJvZmlsZVZpc2liaWxpdHkiHgocU2V0UHJvZmlsZVZpc2liaWxpdHlSZXNwb25zZSJMChVHZXRMZWFkZXJib2FyZFJlcXVlc3QSDAoEZ2FtZRgBIAEoCRIRCglwYWdlX3NpemUYAiABKA0SEgoKcGFnZV90b2tlbhgDIAEoCSKZAQoQTGVhZGVyYm9hcmRFbnRyeRIMCgRyYW5rGAEgASgEEhEKCXBsYXllcl9pZBgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSMQoGcmF0aW5nGAQgASgLMiEuY2FyZHJvb20uZ2F0ZXdheS52MS5QbGF5ZXJSYXRpbmcSDQoFZ2FtZXMYBSABKAQSDAoEd2lucxgGIAEoBCKGAQoWR2V0TGVhZGVyYm9hcmRSZXNwb25zZRIMCgRnYW1lGAEgASgJEg0KBXRvdGFsGAIgASgEEjYKB2VudHJpZXMYAyADKAsyJS5jYXJkcm9vbS5nYXRld2F5LnYxLkxlYWRlcmJvYXJkRW50cnkSFwoPbmV4dF9wYWdlX3Rva2VuGAQgASgJIiUKFUdldEdhbWVGaWd1cmVzUmVxdWVzdBIMCgRnYW1lGAEgASgJInAKFkdldEdhbWVGaWd1cmVzUmVzcG9uc2USKwoFc3RhdHMYASABKAsyHC5jYXJkcm9vbS5zdGF0cy52MS5HYW1lU3RhdHMSKQoEbGl2ZRgCIAEoCzIbLmNhcmRyb29tLnN0YXRzLnYxLkxpdmVHYW1lKooBCgpUYWJsZVN0YXRlEhsKF1RBQkxFX1NUQVRFX1VOU1BFQ0lGSUVEEAASFAoQVEFCTEVfU1RBVEVfT1BFThABEhcKE1RBQkxFX1NUQVRFX1BMQVlJTkcQAhIYChRUQUJMRV9TVEFURV9GSU5JU0hFRBADEhYKElRBQkxFX1NUQVRFX0NMT1NFRBAEKpQBCgtUaWNrZXRTdGF0ZRIcChhUSUNLRVRfU1RBVEVfVU5TUEVDSUZJRUQQABIYChRUSUNLRVRfU1RBVEVfRk9STUlORxABEhcKE1RJQ0tFVF9TVEFURV9RVUVVRUQQAhIYChRUSUNLRVRfU1RBVEVfTUFUQ0hFRBADEhoKFlRJQ0tFVF9TVEFURV9DQU5DRUxMRUQQBCqdAQoRUHJvZmlsZVZpc2liaWxpdHkSIgoeUFJPRklMRV9WSVNJQklMSVRZX1VOU1BFQ0lGSUVEEAASHQoZUFJPRklMRV9WSVNJQklMSVRZX1BVQkxJQxABEiMKH1BST0ZJTEVfVklTSUJJTElUWV9SQVRJTkdTX09OTFkQAhIgChxQUk9GSUxFX1ZJU0lCSUxJVFlfTkFNRV9PTkxZEAMyghMKDkdhdGV3YXlTZXJ2aWNlElEKBlNpZ25JbhIiLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbkluUmVxdWVzdBojLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbkluUmVzcG9uc2USaQoOUmVmcmVzaFNlc3Npb24SKi5jYXJkcm9vbS5nYXRld2F5LnYxLlJlZnJlc2hTZXNzaW9uUmVxdWVzdBorLmNhcmRyb29tLmdhdGV3YXkudjEuUmVmcmVzaFNlc3Npb25SZXNwb25zZRJUCgdTaWduT3V0EiMuY2FyZHJvb20uZ2F0ZXdheS52MS5TaWduT3V0UmVxdWVzdBokLmNhcmRyb29tLmdhdGV3YXkudjEuU2lnbk91dFJlc3BvbnNlEloKCUxpc3RHYW1lcxIlLmNhcmRyb29tLmdhdGV3YXkudjEuTGlzdEdhbWVzUmVxdWVzdBomLmNhcmRyb29tLmdhdGV3YXkudjEuTGlzdEdhbWVzUmVzcG9uc2USYAoLQ3JlYXRlVGFibGUSJy5jYXJkcm9vbS5nYXRld2F5LnYxLkNyZWF0ZVRhYmxlUmVxdWVzdBooLmNhcmRyb29tLmdhdGV3YXkudjEuQ3JlYXRlVGFibGVSZXNwb25zZRJaCglKb2luVGFibGUSJS5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UYWJsZVJlcXVlc3QaJi5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UYWJsZVJlc3BvbnNlEl0KCkxlYXZlVGFibGUSJi5jYXJkcm9vbS5nYXRld2F5LnYxLkxlYXZlVGFibGVSZXF1ZXN0GicuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWF2ZVRhYmxlUmVzcG9uc2USVAoHQWRkQm90cxIjLmNhcmRyb29tLmdhdGV3YXkudjEuQWRkQm90c1JlcXVlc3QaJC5jYXJkcm9vbS5nYXRld2F5LnYxLkFkZEJvdHNSZXNwb25zZRJdCgpTdGFydFRhYmxlEiYuY2FyZHJvb20uZ2F0ZXdheS52MS5TdGFydFRhYmxlUmVxdWVzdBonLmNhcmRyb29tLmdhdGV3YXkudjEuU3RhcnRUYWJsZVJlc3BvbnNlElcKCEdldFRhYmxlEiQuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRUYWJsZVJlcXVlc3QaJS5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFRhYmxlUmVzcG9uc2USZgoNRW5xdWV1ZVRpY2tldBIpLmNhcmRyb29tLmdhdGV3YXkudjEuRW5xdWV1ZVRpY2tldFJlcXVlc3QaKi5jYXJkcm9vbS5nYXRld2F5LnYxLkVucXVldWVUaWNrZXRSZXNwb25zZRJdCgpKb2luVGlja2V0EiYuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGlja2V0UmVxdWVzdBonLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRpY2tldFJlc3BvbnNlEmMKDENhbmNlbFRpY2tldBIoLmNhcmRyb29tLmdhdGV3YXkudjEuQ2FuY2VsVGlja2V0UmVxdWVzdBopLmNhcmRyb29tLmdhdGV3YXkudjEuQ2FuY2VsVGlja2V0UmVzcG9uc2USYgoLV2F0Y2hUaWNrZXQSJy5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoVGlja2V0UmVxdWVzdBooLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hUaWNrZXRSZXNwb25zZTABEkgKA0FjdBIfLmNhcmRyb29tLmdhdGV3YXkudjEuQWN0UmVxdWVzdBogLmNhcmRyb29tLmdhdGV3YXkudjEuQWN0UmVzcG9uc2USVAoHR2V0VmlldxIjLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0Vmlld1JlcXVlc3QaJC5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFZpZXdSZXNwb25zZRJvChBMaXN0TGVnYWxBY3Rpb25zEiwuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBotLmNhcmRyb29tLmdhdGV3YXkudjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlElAKBVdhdGNoEiEuY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFJlcXVlc3QaIi5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoUmVzcG9uc2UwARJaCglHZXRSZXBsYXkSJS5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFJlcGxheVJlcXVlc3QaJi5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFJlcGxheVJlc3BvbnNlEl0KCkxpc3RUYWJsZXMSJi5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RUYWJsZXNSZXF1ZXN0GicuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0VGFibGVzUmVzcG9uc2USYwoMTGlzdE15VGFibGVzEiguY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0TXlUYWJsZXNSZXF1ZXN0GikuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0TXlUYWJsZXNSZXNwb25zZRJvChBHZXRQbGF5ZXJQcm9maWxlEiwuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRQbGF5ZXJQcm9maWxlUmVxdWVzdBotLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0UGxheWVyUHJvZmlsZVJlc3BvbnNlEnsKFFNldFByb2ZpbGVWaXNpYmlsaXR5EjAuY2FyZHJvb20uZ2F0ZXdheS52MS5TZXRQcm9maWxlVmlzaWJpbGl0eVJlcXVlc3QaMS5jYXJkcm9vbS5nYXRld2F5LnYxLlNldFByb2ZpbGVWaXNpYmlsaXR5UmVzcG9uc2USaQoOR2V0TGVhZGVyYm9hcmQSKi5jYXJkcm9vbS5nYXRld2F5LnYxLkdldExlYWRlcmJvYXJkUmVxdWVzdBorLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0TGVhZGVyYm9hcmRSZXNwb25zZRJpCg5HZXRHYW1lRmlndXJlcxIqLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0R2FtZUZpZ3VyZXNSZXF1ZXN0GisuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRHYW1lRmlndXJlc1Jlc3BvbnNlYgZwcm90bzM", [file_cardroom_events_v1_events, file_cardroom_game_v1_game, file_cardroom_stats_v1_stats, file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message cardroom.gateway.v1.SignInRequest
@@ -290,6 +292,14 @@ export type GameInfo = Message<"cardroom.gateway.v1.GameInfo"> & {
    * @generated from field: string view_type = 6;
    */
   viewType: string;
+
+  /**
+   * The number of seats of the game's usual table (e.g. 6 for Saboteur 2): what a client's "Play"
+   * asks for (EnqueueTicketRequest.min_seats and max_seats) unless the player chooses.
+   *
+   * @generated from field: uint32 usual_seats = 7;
+   */
+  usualSeats: number;
 };
 
 /**
@@ -307,6 +317,14 @@ export type ListGamesResponse = Message<"cardroom.gateway.v1.ListGamesResponse">
    * @generated from field: repeated cardroom.gateway.v1.GameInfo games = 1;
    */
   games: GameInfo[];
+
+  /**
+   * The wait of a ticket that names none (EnqueueTicketRequest.max_wait): after it, bots take the
+   * seats no player took (with bots_may_fill).
+   *
+   * @generated from field: google.protobuf.Duration default_max_wait = 2;
+   */
+  defaultMaxWait?: Duration | undefined;
 };
 
 /**
@@ -394,6 +412,32 @@ export type Table = Message<"cardroom.gateway.v1.Table"> & {
    * @generated from field: cardroom.game.v1.BotLevel takeover_level = 12;
    */
   takeoverLevel: BotLevel;
+
+  /**
+   * Listed by ListTables (see CreateTableRequest.public).
+   *
+   * @generated from field: bool public = 13;
+   */
+  public: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 14;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When the seats were fixed (unset before the start).
+   *
+   * @generated from field: google.protobuf.Timestamp started_at = 15;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * When the game ended (FINISHED only).
+   *
+   * @generated from field: google.protobuf.Timestamp finished_at = 16;
+   */
+  finishedAt?: Timestamp | undefined;
 };
 
 /**
@@ -435,6 +479,15 @@ export type CreateTableRequest = Message<"cardroom.gateway.v1.CreateTableRequest
    * @generated from field: cardroom.game.v1.BotLevel takeover_level = 5;
    */
   takeoverLevel: BotLevel;
+
+  /**
+   * When true, the table is listed by ListTables (open: anyone may join it by its table id; then
+   * anyone may watch it and, once finished, replay it). Default false: only its invite code lets
+   * people join, and it is in no list.
+   *
+   * @generated from field: bool public = 7;
+   */
+  public: boolean;
 };
 
 /**
@@ -472,6 +525,9 @@ export const CreateTableResponseSchema: GenMessage<CreateTableResponse> = /*@__P
   messageDesc(file_cardroom_gateway_v1_gateway, 13);
 
 /**
+ * JoinTableRequest names the table by exactly one of its invite code or, for a public table, its
+ * id (as ListTables gives it).
+ *
  * @generated from message cardroom.gateway.v1.JoinTableRequest
  */
 export type JoinTableRequest = Message<"cardroom.gateway.v1.JoinTableRequest"> & {
@@ -479,6 +535,11 @@ export type JoinTableRequest = Message<"cardroom.gateway.v1.JoinTableRequest"> &
    * @generated from field: string invite_code = 1;
    */
   inviteCode: string;
+
+  /**
+   * @generated from field: string table_id = 2;
+   */
+  tableId: string;
 };
 
 /**
@@ -1325,6 +1386,490 @@ export const GetReplayResponseSchema: GenMessage<GetReplayResponse> = /*@__PURE_
   messageDesc(file_cardroom_gateway_v1_gateway, 43);
 
 /**
+ * @generated from message cardroom.gateway.v1.ListTablesRequest
+ */
+export type ListTablesRequest = Message<"cardroom.gateway.v1.ListTablesRequest"> & {
+  /**
+   * Which list: OPEN, PLAYING or FINISHED (required).
+   *
+   * @generated from field: cardroom.gateway.v1.TableState state = 1;
+   */
+  state: TableState;
+
+  /**
+   * Only this game's tables (empty: every game's).
+   *
+   * @generated from field: string game = 2;
+   */
+  game: string;
+
+  /**
+   * 1 to 100 tables a page (0: 20).
+   *
+   * @generated from field: uint32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * The previous answer's next_page_token, for the page after it (empty: the first page).
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ListTablesRequest.
+ * Use `create(ListTablesRequestSchema)` to create a new message.
+ */
+export const ListTablesRequestSchema: GenMessage<ListTablesRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 44);
+
+/**
+ * @generated from message cardroom.gateway.v1.ListTablesResponse
+ */
+export type ListTablesResponse = Message<"cardroom.gateway.v1.ListTablesResponse"> & {
+  /**
+   * Newest first: open tables by creation, live ones by start, finished ones by end. Players and
+   * seats are named as at the table: a name two people share is told apart as "Ann (2)".
+   *
+   * @generated from field: repeated cardroom.gateway.v1.Table tables = 1;
+   */
+  tables: Table[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ListTablesResponse.
+ * Use `create(ListTablesResponseSchema)` to create a new message.
+ */
+export const ListTablesResponseSchema: GenMessage<ListTablesResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 45);
+
+/**
+ * @generated from message cardroom.gateway.v1.ListMyTablesRequest
+ */
+export type ListMyTablesRequest = Message<"cardroom.gateway.v1.ListMyTablesRequest"> & {
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ListMyTablesRequest.
+ * Use `create(ListMyTablesRequestSchema)` to create a new message.
+ */
+export const ListMyTablesRequestSchema: GenMessage<ListMyTablesRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 46);
+
+/**
+ * @generated from message cardroom.gateway.v1.ListMyTablesResponse
+ */
+export type ListMyTablesResponse = Message<"cardroom.gateway.v1.ListMyTablesResponse"> & {
+  /**
+   * Open tables the caller waits at and tables they are seated at, newest first.
+   *
+   * @generated from field: repeated cardroom.gateway.v1.Table in_progress = 1;
+   */
+  inProgress: Table[];
+
+  /**
+   * Tables the caller played that finished, newest first, until they expire (the replay's
+   * retention).
+   *
+   * @generated from field: repeated cardroom.gateway.v1.Table finished = 2;
+   */
+  finished: Table[];
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ListMyTablesResponse.
+ * Use `create(ListMyTablesResponseSchema)` to create a new message.
+ */
+export const ListMyTablesResponseSchema: GenMessage<ListMyTablesResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 47);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetPlayerProfileRequest
+ */
+export type GetPlayerProfileRequest = Message<"cardroom.gateway.v1.GetPlayerProfileRequest"> & {
+  /**
+   * Whose profile (empty: the caller's).
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * At most this many recent games (0: 20; at most 100).
+   *
+   * @generated from field: uint32 recent_limit = 2;
+   */
+  recentLimit: number;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetPlayerProfileRequest.
+ * Use `create(GetPlayerProfileRequestSchema)` to create a new message.
+ */
+export const GetPlayerProfileRequestSchema: GenMessage<GetPlayerProfileRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 48);
+
+/**
+ * PlayerRating is an OpenSkill rating.
+ *
+ * @generated from message cardroom.gateway.v1.PlayerRating
+ */
+export type PlayerRating = Message<"cardroom.gateway.v1.PlayerRating"> & {
+  /**
+   * @generated from field: double mu = 1;
+   */
+  mu: number;
+
+  /**
+   * @generated from field: double sigma = 2;
+   */
+  sigma: number;
+
+  /**
+   * The ordinal shown and ranked by: mu - 3 sigma (0 for a new player).
+   *
+   * @generated from field: double ordinal = 3;
+   */
+  ordinal: number;
+
+  /**
+   * @generated from field: uint64 rated_games = 4;
+   */
+  ratedGames: bigint;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.PlayerRating.
+ * Use `create(PlayerRatingSchema)` to create a new message.
+ */
+export const PlayerRatingSchema: GenMessage<PlayerRating> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 49);
+
+/**
+ * PlayerGame is a player's record at one game.
+ *
+ * @generated from message cardroom.gateway.v1.PlayerGame
+ */
+export type PlayerGame = Message<"cardroom.gateway.v1.PlayerGame"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * Unset when the profile hides ratings.
+   *
+   * @generated from field: cardroom.gateway.v1.PlayerRating rating = 2;
+   */
+  rating?: PlayerRating | undefined;
+
+  /**
+   * 0 when the profile hides games.
+   *
+   * @generated from field: uint64 games = 3;
+   */
+  games: bigint;
+
+  /**
+   * @generated from field: uint64 wins = 4;
+   */
+  wins: bigint;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.PlayerGame.
+ * Use `create(PlayerGameSchema)` to create a new message.
+ */
+export const PlayerGameSchema: GenMessage<PlayerGame> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 50);
+
+/**
+ * ProfileGame is one of a player's finished games.
+ *
+ * @generated from message cardroom.gateway.v1.ProfileGame
+ */
+export type ProfileGame = Message<"cardroom.gateway.v1.ProfileGame"> & {
+  /**
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * @generated from field: string game = 2;
+   */
+  game: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 3;
+   */
+  finishedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: uint32 player_count = 4;
+   */
+  playerCount: number;
+
+  /**
+   * 1 for the best; ties share a rank.
+   *
+   * @generated from field: uint32 rank = 5;
+   */
+  rank: number;
+
+  /**
+   * @generated from field: bool winner = 6;
+   */
+  winner: boolean;
+
+  /**
+   * The player's displayed rating (ordinal) after the game; 0 when the profile hides ratings.
+   *
+   * @generated from field: double rating_after = 7;
+   */
+  ratingAfter: number;
+
+  /**
+   * @generated from field: bool aborted = 8;
+   */
+  aborted: boolean;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ProfileGame.
+ * Use `create(ProfileGameSchema)` to create a new message.
+ */
+export const ProfileGameSchema: GenMessage<ProfileGame> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 51);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetPlayerProfileResponse
+ */
+export type GetPlayerProfileResponse = Message<"cardroom.gateway.v1.GetPlayerProfileResponse"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * The profile's setting (the caller's own profile only; unspecified for others').
+   *
+   * @generated from field: cardroom.gateway.v1.ProfileVisibility visibility = 3;
+   */
+  visibility: ProfileVisibility;
+
+  /**
+   * @generated from field: repeated cardroom.gateway.v1.PlayerGame games = 4;
+   */
+  games: PlayerGame[];
+
+  /**
+   * Newest first; empty when the profile hides games.
+   *
+   * @generated from field: repeated cardroom.gateway.v1.ProfileGame recent = 5;
+   */
+  recent: ProfileGame[];
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetPlayerProfileResponse.
+ * Use `create(GetPlayerProfileResponseSchema)` to create a new message.
+ */
+export const GetPlayerProfileResponseSchema: GenMessage<GetPlayerProfileResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 52);
+
+/**
+ * @generated from message cardroom.gateway.v1.SetProfileVisibilityRequest
+ */
+export type SetProfileVisibilityRequest = Message<"cardroom.gateway.v1.SetProfileVisibilityRequest"> & {
+  /**
+   * @generated from field: cardroom.gateway.v1.ProfileVisibility visibility = 1;
+   */
+  visibility: ProfileVisibility;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.SetProfileVisibilityRequest.
+ * Use `create(SetProfileVisibilityRequestSchema)` to create a new message.
+ */
+export const SetProfileVisibilityRequestSchema: GenMessage<SetProfileVisibilityRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 53);
+
+/**
+ * @generated from message cardroom.gateway.v1.SetProfileVisibilityResponse
+ */
+export type SetProfileVisibilityResponse = Message<"cardroom.gateway.v1.SetProfileVisibilityResponse"> & {
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.SetProfileVisibilityResponse.
+ * Use `create(SetProfileVisibilityResponseSchema)` to create a new message.
+ */
+export const SetProfileVisibilityResponseSchema: GenMessage<SetProfileVisibilityResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 54);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetLeaderboardRequest
+ */
+export type GetLeaderboardRequest = Message<"cardroom.gateway.v1.GetLeaderboardRequest"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * 1 to 100 entries a page (0: 20).
+   *
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetLeaderboardRequest.
+ * Use `create(GetLeaderboardRequestSchema)` to create a new message.
+ */
+export const GetLeaderboardRequestSchema: GenMessage<GetLeaderboardRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 55);
+
+/**
+ * @generated from message cardroom.gateway.v1.LeaderboardEntry
+ */
+export type LeaderboardEntry = Message<"cardroom.gateway.v1.LeaderboardEntry"> & {
+  /**
+   * 1 for the best.
+   *
+   * @generated from field: uint64 rank = 1;
+   */
+  rank: bigint;
+
+  /**
+   * Empty, with display_name, for a player whose profile shows their name only.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string display_name = 3;
+   */
+  displayName: string;
+
+  /**
+   * @generated from field: cardroom.gateway.v1.PlayerRating rating = 4;
+   */
+  rating?: PlayerRating | undefined;
+
+  /**
+   * @generated from field: uint64 games = 5;
+   */
+  games: bigint;
+
+  /**
+   * @generated from field: uint64 wins = 6;
+   */
+  wins: bigint;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.LeaderboardEntry.
+ * Use `create(LeaderboardEntrySchema)` to create a new message.
+ */
+export const LeaderboardEntrySchema: GenMessage<LeaderboardEntry> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 56);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetLeaderboardResponse
+ */
+export type GetLeaderboardResponse = Message<"cardroom.gateway.v1.GetLeaderboardResponse"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * Rated players in the game.
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+
+  /**
+   * @generated from field: repeated cardroom.gateway.v1.LeaderboardEntry entries = 3;
+   */
+  entries: LeaderboardEntry[];
+
+  /**
+   * @generated from field: string next_page_token = 4;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetLeaderboardResponse.
+ * Use `create(GetLeaderboardResponseSchema)` to create a new message.
+ */
+export const GetLeaderboardResponseSchema: GenMessage<GetLeaderboardResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 57);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetGameFiguresRequest
+ */
+export type GetGameFiguresRequest = Message<"cardroom.gateway.v1.GetGameFiguresRequest"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetGameFiguresRequest.
+ * Use `create(GetGameFiguresRequestSchema)` to create a new message.
+ */
+export const GetGameFiguresRequestSchema: GenMessage<GetGameFiguresRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 58);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetGameFiguresResponse
+ */
+export type GetGameFiguresResponse = Message<"cardroom.gateway.v1.GetGameFiguresResponse"> & {
+  /**
+   * @generated from field: cardroom.stats.v1.GameStats stats = 1;
+   */
+  stats?: GameStats | undefined;
+
+  /**
+   * @generated from field: cardroom.stats.v1.LiveGame live = 2;
+   */
+  live?: LiveGame | undefined;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetGameFiguresResponse.
+ * Use `create(GetGameFiguresResponseSchema)` to create a new message.
+ */
+export const GetGameFiguresResponseSchema: GenMessage<GetGameFiguresResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 59);
+
+/**
  * TableState is where a table is in its life.
  *
  * @generated from enum cardroom.gateway.v1.TableState
@@ -1415,6 +1960,48 @@ export enum TicketState {
  */
 export const TicketStateSchema: GenEnum<TicketState> = /*@__PURE__*/
   enumDesc(file_cardroom_gateway_v1_gateway, 1);
+
+/**
+ * ProfileVisibility is what others see of a player's profile; the display name is always shown,
+ * and nothing else a player did (scores, abandoned games) ever is.
+ *
+ * @generated from enum cardroom.gateway.v1.ProfileVisibility
+ */
+export enum ProfileVisibility {
+  /**
+   * UNSPECIFIED: PUBLIC.
+   *
+   * @generated from enum value: PROFILE_VISIBILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * PUBLIC: the ratings, the games and wins, and the recent games with their tables.
+   *
+   * @generated from enum value: PROFILE_VISIBILITY_PUBLIC = 1;
+   */
+  PUBLIC = 1,
+
+  /**
+   * RATINGS_ONLY: the ratings (and the leaderboards name the player); no games.
+   *
+   * @generated from enum value: PROFILE_VISIBILITY_RATINGS_ONLY = 2;
+   */
+  RATINGS_ONLY = 2,
+
+  /**
+   * NAME_ONLY: the display name only; the leaderboards show the player's rank without a name.
+   *
+   * @generated from enum value: PROFILE_VISIBILITY_NAME_ONLY = 3;
+   */
+  NAME_ONLY = 3,
+}
+
+/**
+ * Describes the enum cardroom.gateway.v1.ProfileVisibility.
+ */
+export const ProfileVisibilitySchema: GenEnum<ProfileVisibility> = /*@__PURE__*/
+  enumDesc(file_cardroom_gateway_v1_gateway, 2);
 
 /**
  * GatewayService is what clients call. Every call but SignIn and ListGames needs a session token in
@@ -1629,6 +2216,75 @@ export const GatewayService: GenService<{
     methodKind: "unary";
     input: typeof GetReplayRequestSchema;
     output: typeof GetReplayResponseSchema;
+  },
+  /**
+   * ListTables lists the public tables in one state, newest first, a page at a time: open tables
+   * waiting for players (join them with JoinTable's table_id), tables being played (watch them as a
+   * spectator) and finished tables (replay them with GetReplay until they expire). A table is
+   * public when its owner made it so (CreateTableRequest.public); matched tables always are. A
+   * listing shows what every spectator may see, never an invite code (but to the table's own
+   * players), a hand, a role or a goal.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.ListTables
+   */
+  listTables: {
+    methodKind: "unary";
+    input: typeof ListTablesRequestSchema;
+    output: typeof ListTablesResponseSchema;
+  },
+  /**
+   * ListMyTables lists the caller's tables, public or not: those in progress (open or being played)
+   * and those finished recently, newest first, so that a player resumes from any device.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.ListMyTables
+   */
+  listMyTables: {
+    methodKind: "unary";
+    input: typeof ListMyTablesRequestSchema;
+    output: typeof ListMyTablesResponseSchema;
+  },
+  /**
+   * GetPlayerProfile is a player's page: display name, each game's rating, games and wins, and the
+   * recent games, as far as the player's profile visibility lets others see them (all of it by
+   * default; the player always sees their own in full).
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.GetPlayerProfile
+   */
+  getPlayerProfile: {
+    methodKind: "unary";
+    input: typeof GetPlayerProfileRequestSchema;
+    output: typeof GetPlayerProfileResponseSchema;
+  },
+  /**
+   * SetProfileVisibility chooses what others see of the caller's profile.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.SetProfileVisibility
+   */
+  setProfileVisibility: {
+    methodKind: "unary";
+    input: typeof SetProfileVisibilityRequestSchema;
+    output: typeof SetProfileVisibilityResponseSchema;
+  },
+  /**
+   * GetLeaderboard ranks a game's rated players by displayed rating, a page at a time.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.GetLeaderboard
+   */
+  getLeaderboard: {
+    methodKind: "unary";
+    input: typeof GetLeaderboardRequestSchema;
+    output: typeof GetLeaderboardResponseSchema;
+  },
+  /**
+   * GetGameFigures are a game's figures: games played, their length, seat advantage, option
+   * popularity, and the tables being played now.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.GetGameFigures
+   */
+  getGameFigures: {
+    methodKind: "unary";
+    input: typeof GetGameFiguresRequestSchema;
+    output: typeof GetGameFiguresResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cardroom_gateway_v1_gateway, 0);
