@@ -86,6 +86,21 @@ func (r *Redis) loadMany(ctx context.Context, ids []string) (map[string]Table, e
 	return out, nil
 }
 
+// listScript reads one batch of a list and the records of its tables in one round trip: ARGV max
+// score, offset, count, table key prefix; the answer is, per entry, its id, score, record (false
+// when expired) and version.
+var listScript = redis.NewScript(`
+local zs = redis.call('ZREVRANGEBYSCORE', KEYS[1], ARGV[1], '-inf', 'WITHSCORES', 'LIMIT', ARGV[2], ARGV[3])
+local out = {}
+for i = 1, #zs, 2 do
+  local f = redis.call('HMGET', ARGV[4] .. zs[i], 'd', 'v')
+  out[#out + 1] = zs[i]
+  out[#out + 1] = zs[i + 1]
+  out[#out + 1] = f[1]
+  out[#out + 1] = f[2]
+end
+return out`)
+
 func (r *Redis) ListTables(ctx context.Context, q TableQuery) (TablePage, error) {
 	if q.Limit <= 0 || q.Listing.key() == "" {
 		return TablePage{}, nil
@@ -98,27 +113,21 @@ func (r *Redis) ListTables(ctx context.Context, q TableQuery) (TablePage, error)
 	var page TablePage
 	var gone []string
 	var last Cursor // the page's last table's
-	count := int64(q.Limit + 1)
-	for offset := int64(0); ; offset += count {
-		zs, err := r.rdb.ZRevRangeByScoreWithScores(ctx, key, &redis.ZRangeBy{Min: "-inf", Max: hi, Offset: offset, Count: count}).Result()
+	count := q.Limit + 1
+	for offset := 0; ; offset += count {
+		res, err := listScript.Run(ctx, r.rdb, []string{key}, hi, offset, count, r.prefix+"t:").Slice()
 		if err != nil {
 			return TablePage{}, fmt.Errorf("list tables: %w", err)
 		}
-		var ids []string
-		var cursors []Cursor
-		for _, z := range zs {
-			id, _ := z.Member.(string)
-			c := Cursor{Score: int64(z.Score), ID: id}
-			if q.After.before(c.Score, c.ID) {
-				ids, cursors = append(ids, id), append(cursors, c)
+		for i := 0; i+3 < len(res); i += 4 {
+			id, _ := res[i].(string)
+			score, _ := res[i+1].(string)
+			f, _ := strconv.ParseFloat(score, 64)
+			c := Cursor{Score: int64(f), ID: id}
+			if !q.After.before(c.Score, c.ID) {
+				continue
 			}
-		}
-		tables, err := r.loadMany(ctx, ids)
-		if err != nil {
-			return TablePage{}, err
-		}
-		for i, id := range ids {
-			t, ok := tables[id]
+			d, ok := res[i+2].(string)
 			if !ok {
 				gone = append(gone, id)
 				continue
@@ -127,10 +136,18 @@ func (r *Redis) ListTables(ctx context.Context, q TableQuery) (TablePage, error)
 				page.Next = last
 				return page.drop(ctx, r, q, gone)
 			}
+			// Decoded here, not through r.decoded: a list's tables would push the tables being
+			// played out of it.
+			var t Table
+			if err := json.Unmarshal([]byte(d), &t); err != nil {
+				return TablePage{}, fmt.Errorf("decode table: %w", err)
+			}
+			v, _ := res[i+3].(string)
+			t.Version, _ = strconv.ParseUint(v, 10, 64)
 			page.Tables = append(page.Tables, t)
-			last = cursors[i]
+			last = c
 		}
-		if int64(len(zs)) < count {
+		if len(res) < 4*count {
 			return page.drop(ctx, r, q, gone)
 		}
 	}

@@ -41,7 +41,7 @@ type Redis struct {
 
 // NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:").
 func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*Redis, error) {
-	for _, s := range []*redis.Script{createTableScript, updateTableScript, ticketScript, claimMatchScript, claimDriveScript, renewDriveScript} {
+	for _, s := range []*redis.Script{createTableScript, updateTableScript, ticketScript, claimMatchScript, claimDriveScript, renewDriveScript, listScript} {
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			return nil, fmt.Errorf("load lobby script: %w", err)
 		}
