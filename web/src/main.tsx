@@ -11,6 +11,7 @@ import { BotLevel, PlayerKind, type Outcome, type PlayerRef, type TableSummary }
 import { isCard, keyWords, unpack, words, type Plain, type PlainObj } from "./plain";
 import { Card, cardsIn, cellOf, chooser, matches, type Legal } from "./cards";
 import { SapotagemPane, SponsioPane } from "./games";
+import { Leaderboard, Profile, Room } from "./room";
 import "./style.css";
 
 // Where the player is, kept in the URL's hash (and so across reloads): #/, #/private/<table>,
@@ -112,6 +113,9 @@ function App() {
           <TableScreen key={route.screen + route.id} id={route.id} me={session} spectate={route.screen === "spectate"} />
         )}
         {route.screen === "replay" && <Replay id={route.id} />}
+        {route.screen === "lobby" && <Room />}
+        {route.screen === "profile" && <Profile id={route.id} />}
+        {route.screen === "leaderboard" && <Leaderboard game={route.id} />}
       </main>
     </>
   );
