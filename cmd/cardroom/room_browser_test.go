@@ -30,12 +30,15 @@ func TestBrowserRoom(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(`.seats li`)),
 	)
 	table := tableOf(t, ann)
-	over := playMoves(t, ann, 1)
+	if playMoves(t, ann, 1) {
+		t.Fatal("a game of Sponsio over after one move") // the rest of the test needs it in play
+	}
+	over := false
 
 	// Bob's lobby lists the game being played; a click on it is the spectator's screen.
 	watch := fmt.Sprintf(`[data-testid=list-watch] [data-testid="watch-%s"]`, table)
 	runB(t, bob, 30*time.Second, chromedp.Navigate(url+"#/lobby"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=list-watch]`)))
-	if !over {
+	{
 		waitListed(t, bob, watch)
 		runB(t, bob, 30*time.Second, chromedp.Click(chromedp.CSS(watch)),
 			chromedp.WaitVisible(chromedp.CSS(`.seats li`)))
