@@ -33,25 +33,22 @@ func TestBrowserRoom(t *testing.T) {
 	if playMoves(t, ann, 1) {
 		t.Fatal("a game of Sponsio over after one move") // the rest of the test needs it in play
 	}
-	over := false
 
 	// Bob's lobby lists the game being played; a click on it is the spectator's screen.
 	watch := fmt.Sprintf(`[data-testid=list-watch] [data-testid="watch-%s"]`, table)
 	runB(t, bob, 30*time.Second, chromedp.Navigate(url+"#/lobby"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=list-watch]`)))
-	{
-		waitListed(t, bob, watch)
-		runB(t, bob, 30*time.Second, chromedp.Click(chromedp.CSS(watch)),
-			chromedp.WaitVisible(chromedp.CSS(`.seats li`)))
-		if got := evalJS[string](t, bob, `location.hash`); got != "#/spectate/"+table {
-			t.Fatalf("after a click on the live table Bob is at %s", got)
-		}
-		// Ann's own lobby offers the game to resume.
-		runB(t, ann, 30*time.Second, chromedp.Navigate(url+"#/lobby"))
-		waitListed(t, ann, fmt.Sprintf(`[data-testid=your-games] [data-testid="resume-%s"]`, table))
-		runB(t, ann, 30*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="resume-%s"]`, table))),
-			chromedp.WaitVisible(chromedp.CSS(`.seats li .you`)))
-		over = playMoves(t, ann, -1)
+	waitListed(t, bob, watch)
+	runB(t, bob, 30*time.Second, chromedp.Click(chromedp.CSS(watch)),
+		chromedp.WaitVisible(chromedp.CSS(`.seats li`)))
+	if got := evalJS[string](t, bob, `location.hash`); got != "#/spectate/"+table {
+		t.Fatalf("after a click on the live table Bob is at %s", got)
 	}
+	// Ann's own lobby offers the game to resume.
+	runB(t, ann, 30*time.Second, chromedp.Navigate(url+"#/lobby"))
+	waitListed(t, ann, fmt.Sprintf(`[data-testid=your-games] [data-testid="resume-%s"]`, table))
+	runB(t, ann, 30*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`[data-testid="resume-%s"]`, table))),
+		chromedp.WaitVisible(chromedp.CSS(`.seats li .you`)))
+	over := playMoves(t, ann, -1)
 	if !over {
 		t.Fatal("the game did not end")
 	}
