@@ -24,6 +24,8 @@ func TestBrowserRoom(t *testing.T) {
 	bob := newBrowser(t)() // a browser of its own: another person
 	signIn(t, ann, url, "Ann")
 	signIn(t, bob, url, "Bob")
+	// Ann registers a user name and password in the page, and plays as that account.
+	account(t, ann, "annroom", "correct horse battery", true)
 
 	runB(t, ann, 2*time.Minute,
 		chromedp.Click(chromedp.CSS(`[data-testid=queue-sponsio]`)),
@@ -43,6 +45,11 @@ func TestBrowserRoom(t *testing.T) {
 	if got := evalJS[string](t, bob, `location.hash`); got != "#/spectate/"+table {
 		t.Fatalf("after a click on the live table Bob is at %s", got)
 	}
+	// Ann signs in with her password in another browser: her game is there to resume.
+	other := newBrowser(t)()
+	signIn(t, other, url, "Guest")
+	account(t, other, "annroom", "correct horse battery", false)
+	waitListed(t, other, fmt.Sprintf(`[data-testid=your-games] [data-testid="resume-%s"]`, table))
 	// Ann's own lobby offers the game to resume.
 	runB(t, ann, 30*time.Second, chromedp.Navigate(url+"#/lobby"))
 	waitListed(t, ann, fmt.Sprintf(`[data-testid=your-games] [data-testid="resume-%s"]`, table))
@@ -105,4 +112,35 @@ func waitListed(t *testing.T, tab context.Context, sel string) {
 	runB(t, tab, 60*time.Second, chromedp.Poll[chromedp.Void](fmt.Sprintf(
 		`(document.querySelector(%q) ? true : (document.querySelector("[data-testid=refresh]")?.click(), false))`, sel),
 		chromedp.WithPollingInterval(500*time.Millisecond)))
+}
+
+// account registers (or signs in with) a user name and password in the room's account form; the
+// page starts again as that player.
+func account(t *testing.T, tab context.Context, user, password string, register bool) {
+	t.Helper()
+	button := `[data-testid=account-sign-in]`
+	if register {
+		button = `[data-testid=account-register]`
+	}
+	runB(t, tab, 30*time.Second,
+		chromedp.WaitVisible(chromedp.CSS(`form.account input[name=user]`)),
+		chromedp.SendKeys(chromedp.CSS(`form.account input[name=user]`), user),
+		chromedp.SendKeys(chromedp.CSS(`form.account input[name=password]`), password),
+		chromedp.Click(chromedp.CSS(button)),
+	)
+	// The page reloads: asked again (an answer lost to the reload is no answer) until it shows
+	// the account's name.
+	is := fmt.Sprintf(`document.querySelector("[data-testid=me]")?.textContent === %q`, user)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		ctx, cancel := context.WithTimeout(tab, 2*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](is))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page is not %s's 30s after the account form: %v", user, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

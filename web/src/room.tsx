@@ -5,6 +5,7 @@ import { useEffect, useState } from "preact/hooks";
 import { ConnectError, Code } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { api } from "./api";
+import { Account } from "./account";
 import { RuleViolationSchema, PlayerKind, type PlayerRef } from "./gen/cardroom/game/v1/game_pb";
 import {
   TableState,
@@ -116,6 +117,7 @@ export function Room() {
           </ul>
         </div>
       ))}
+      <Account />
       <p>
         <button onClick={() => setN(n + 1)} data-testid="refresh">
           refresh
