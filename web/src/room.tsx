@@ -117,6 +117,7 @@ export function Room() {
           </ul>
         </div>
       ))}
+      <Games />
       <Account />
       <p>
         <button onClick={() => setN(n + 1)} data-testid="refresh">
@@ -223,6 +224,54 @@ export function Leaderboard({ game }: { game: string }) {
           </li>
         ))}
       </ol>
+    </section>
+  );
+}
+
+// What each game is, in a paragraph, and its rules in short (docs/games has them in full).
+export const gameAbout: Record<string, { about: string; rules: string }> = {
+  sapotagem: {
+    about:
+      "A trick-taking game of secret agencies for 3 to 6 players: 52 cards in four colours, each card a member of one of six factions, and a clock bomb in every colour. What you win is scored by faction, so the tricks you take matter less than whom you take.",
+    rules:
+      "Each round every player either plays a card or spends a jump marker. Follow the lead colour when you can; the highest trump wins, else the highest card of the lead colour. After the last round each player's captured cards are scored by faction rows; each captured bomb costs 2, all four earn 10. Variants change the deal, the trumps and the scoring.",
+  },
+  sponsio: {
+    about:
+      "Betting on gladiator fights, for 3 or 4 players: 36 cards in four colours, values 1 to 9. Before the fights you bet on what will happen, take tokens and swap cards; then the tricks decide which bets pay.",
+    rules:
+      "Each round: eight cards each; four betting turns where you pass or open a card and bet on a coupon, take a token or change a card; then eight tricks (follow the colour, highest of the lead colour wins). Bets pay coins and move your counter; after a round a player on position 9 wins, else one with 30 coins or more, and after round 5 the most coins.",
+  },
+  sabaisabai: {
+    about:
+      "A fast card game for 2 to 12 players played in real time: you act whenever you can, not only on your turn. Keep your face-down cards' points low, remember what you peeked at, and be quick to throw and to touch your nose.",
+    rules:
+      "On your turn draw, then play the card or keep it in place of one of yours; at any moment throw a card identical to the one on top of the discard pile. Peek, spy, give and switch cards change what you know. A round ends when a row is empty or a turn after someone calls sabai-sabai: the fewest card points gain a victory point, the Ass Joker's holder loses one; most victory points wins.",
+  },
+  saboteur: {
+    about:
+      "Dwarves digging for gold, for 2 to 12 players (Saboteur 2; 3 to 10 in the classic game): some are gold diggers, some saboteurs, and nobody knows who is who. In Saboteur 2 the diggers split into a blue and a green team, with a boss, a profiteer and geologists.",
+    rules:
+      "On your turn play a path card on the board, an action card (break or mend a tool, look at a goal, cave in a path) or pass. Diggers want a tunnel from the start to the gold; saboteurs want the cards to run out first. Three rounds; nuggets go to the winning side; most nuggets wins.",
+  },
+};
+
+// Games lists each game with what it is and its rules in short.
+export function Games() {
+  return (
+    <section aria-label="the games">
+      <h2>The games</h2>
+      {Object.keys(gameNames).map((g) => (
+        <details key={g} data-testid={`about-${g}`}>
+          <summary>
+            <b>{gameName(g)}</b>
+          </summary>
+          <p>{gameAbout[g].about}</p>
+          <p>
+            <i>Rules in short:</i> {gameAbout[g].rules}
+          </p>
+        </details>
+      ))}
     </section>
   );
 }
