@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"cardroom.dev/gateway/lobby"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
 	"cardroom.dev/services/kit/refusal"
 )
 
@@ -173,4 +175,37 @@ func distinctNames(players []lobby.Player) []lobby.Player {
 		out = append(out, p)
 	}
 	return out
+}
+
+func (s *Server) CheckTableOptions(ctx context.Context, req *gatewayv1.CheckTableOptionsRequest) (*gatewayv1.CheckTableOptionsResponse, error) {
+	if _, err := s.begin(ctx, req); err != nil {
+		return nil, err
+	}
+	resp, err := s.checkTableOptions(ctx, req)
+	return resp, s.toStatus(ctx, err)
+}
+
+// checkTableOptions asks the game's rules service, which asks its engine: the gateway knows no
+// game's rules.
+func (s *Server) checkTableOptions(ctx context.Context, req *gatewayv1.CheckTableOptionsRequest) (*gatewayv1.CheckTableOptionsResponse, error) {
+	d, err := s.describe(ctx, req.GetGame())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := checkOptions(d, req.GetOptions()); err != nil {
+		return nil, err
+	}
+	seats := req.GetSeats()
+	if seats == 0 {
+		seats = cmp.Or(d.GetUsualSeats(), d.GetMaxSeats())
+	}
+	c, err := s.rulesOf(req.GetGame())
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.CheckOptions(ctx, &rulesv1.CheckOptionsRequest{Seats: seats, Options: req.GetOptions()})
+	if err != nil {
+		return nil, err
+	}
+	return &gatewayv1.CheckTableOptionsResponse{Accepted: r.GetAccepted(), Refusal: r.GetRefusal()}, nil
 }

@@ -320,3 +320,35 @@ func TestListTablesConnect(t *testing.T) {
 		t.Fatalf("ListMyTables over Connect: %v, %v", resp, err)
 	}
 }
+
+// TestCheckTableOptions: the game's engine says whether it would deal a table, and why not; a
+// malformed request is refused; nothing is created.
+func TestCheckTableOptions(t *testing.T) {
+	e := NewEnv(t, EnvOptions{})
+	ann := e.SignIn(0, "Ann")
+	check := func(req *gatewayv1.CheckTableOptionsRequest) *gatewayv1.CheckTableOptionsResponse {
+		t.Helper()
+		r, err := ann.C.CheckTableOptions(ann.Ctx(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := check(&gatewayv1.CheckTableOptionsRequest{Game: TestGame, Options: rounds(5)}); !r.GetAccepted() || r.GetRefusal() != nil {
+		t.Fatalf("5 rounds: %v", r)
+	}
+	r := check(&gatewayv1.CheckTableOptionsRequest{Game: TestGame, Seats: 2, Options: rounds(5000)})
+	if r.GetAccepted() || r.GetRefusal().GetCode() != refusal.BadOptions || r.GetRefusal().GetMessage() == "" {
+		t.Fatalf("5000 rounds: %v", r)
+	}
+	if r := check(&gatewayv1.CheckTableOptionsRequest{Game: TestGame, Seats: 99}); r.GetAccepted() || r.GetRefusal().GetCode() != refusal.BadSeatCount {
+		t.Fatalf("99 seats: %v", r)
+	}
+	_, err := ann.C.CheckTableOptions(ann.Ctx(), &gatewayv1.CheckTableOptionsRequest{Game: "chess"})
+	wantCode(t, err, codes.InvalidArgument, refusal.UnknownGame)
+	_, err = ann.C.CheckTableOptions(ann.Ctx(), &gatewayv1.CheckTableOptionsRequest{Game: TestGame, Options: action("x")})
+	wantCode(t, err, codes.InvalidArgument, refusal.WrongGame)
+	if my, err := ann.C.ListMyTables(ann.Ctx(), &gatewayv1.ListMyTablesRequest{}); err != nil || len(my.GetInProgress()) != 0 {
+		t.Fatalf("tables after checks: %v, %v", my, err)
+	}
+}

@@ -3982,6 +3982,122 @@ func (x *GetGameFiguresResponse) GetLive() *v12.LiveGame {
 	return nil
 }
 
+type CheckTableOptionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// The number of seats (0: the game's usual table).
+	Seats uint32 `protobuf:"varint,2,opt,name=seats,proto3" json:"seats,omitempty"`
+	// The game's options message (ListGames: options_type); unset: the defaults.
+	Options       *anypb.Any `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckTableOptionsRequest) Reset() {
+	*x = CheckTableOptionsRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckTableOptionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckTableOptionsRequest) ProtoMessage() {}
+
+func (x *CheckTableOptionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckTableOptionsRequest.ProtoReflect.Descriptor instead.
+func (*CheckTableOptionsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *CheckTableOptionsRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *CheckTableOptionsRequest) GetSeats() uint32 {
+	if x != nil {
+		return x.Seats
+	}
+	return 0
+}
+
+func (x *CheckTableOptionsRequest) GetOptions() *anypb.Any {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+type CheckTableOptionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when the game would deal such a table.
+	Accepted bool `protobuf:"varint,1,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	// When not accepted: the game's refusal (a stable code such as BAD_OPTIONS and a sentence).
+	Refusal       *v1.RuleViolation `protobuf:"bytes,2,opt,name=refusal,proto3" json:"refusal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckTableOptionsResponse) Reset() {
+	*x = CheckTableOptionsResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckTableOptionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckTableOptionsResponse) ProtoMessage() {}
+
+func (x *CheckTableOptionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckTableOptionsResponse.ProtoReflect.Descriptor instead.
+func (*CheckTableOptionsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *CheckTableOptionsResponse) GetAccepted() bool {
+	if x != nil {
+		return x.Accepted
+	}
+	return false
+}
+
+func (x *CheckTableOptionsResponse) GetRefusal() *v1.RuleViolation {
+	if x != nil {
+		return x.Refusal
+	}
+	return nil
+}
+
 var File_cardroom_gateway_v1_gateway_proto protoreflect.FileDescriptor
 
 const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
@@ -4259,7 +4375,14 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x04game\x18\x01 \x01(\tR\x04game\"}\n" +
 	"\x16GetGameFiguresResponse\x122\n" +
 	"\x05stats\x18\x01 \x01(\v2\x1c.cardroom.stats.v1.GameStatsR\x05stats\x12/\n" +
-	"\x04live\x18\x02 \x01(\v2\x1b.cardroom.stats.v1.LiveGameR\x04live*\x8a\x01\n" +
+	"\x04live\x18\x02 \x01(\v2\x1b.cardroom.stats.v1.LiveGameR\x04live\"t\n" +
+	"\x18CheckTableOptionsRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
+	"\x05seats\x18\x02 \x01(\rR\x05seats\x12.\n" +
+	"\aoptions\x18\x03 \x01(\v2\x14.google.protobuf.AnyR\aoptions\"r\n" +
+	"\x19CheckTableOptionsResponse\x12\x1a\n" +
+	"\baccepted\x18\x01 \x01(\bR\baccepted\x129\n" +
+	"\arefusal\x18\x02 \x01(\v2\x1f.cardroom.game.v1.RuleViolationR\arefusal*\x8a\x01\n" +
 	"\n" +
 	"TableState\x12\x1b\n" +
 	"\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -4277,7 +4400,7 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x1ePROFILE_VISIBILITY_UNSPECIFIED\x10\x00\x12\x1d\n" +
 	"\x19PROFILE_VISIBILITY_PUBLIC\x10\x01\x12#\n" +
 	"\x1fPROFILE_VISIBILITY_RATINGS_ONLY\x10\x02\x12 \n" +
-	"\x1cPROFILE_VISIBILITY_NAME_ONLY\x10\x032\x82\x13\n" +
+	"\x1cPROFILE_VISIBILITY_NAME_ONLY\x10\x032\xf6\x13\n" +
 	"\x0eGatewayService\x12Q\n" +
 	"\x06SignIn\x12\".cardroom.gateway.v1.SignInRequest\x1a#.cardroom.gateway.v1.SignInResponse\x12i\n" +
 	"\x0eRefreshSession\x12*.cardroom.gateway.v1.RefreshSessionRequest\x1a+.cardroom.gateway.v1.RefreshSessionResponse\x12T\n" +
@@ -4307,7 +4430,8 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x10GetPlayerProfile\x12,.cardroom.gateway.v1.GetPlayerProfileRequest\x1a-.cardroom.gateway.v1.GetPlayerProfileResponse\x12{\n" +
 	"\x14SetProfileVisibility\x120.cardroom.gateway.v1.SetProfileVisibilityRequest\x1a1.cardroom.gateway.v1.SetProfileVisibilityResponse\x12i\n" +
 	"\x0eGetLeaderboard\x12*.cardroom.gateway.v1.GetLeaderboardRequest\x1a+.cardroom.gateway.v1.GetLeaderboardResponse\x12i\n" +
-	"\x0eGetGameFigures\x12*.cardroom.gateway.v1.GetGameFiguresRequest\x1a+.cardroom.gateway.v1.GetGameFiguresResponseB\xcb\x01\n" +
+	"\x0eGetGameFigures\x12*.cardroom.gateway.v1.GetGameFiguresRequest\x1a+.cardroom.gateway.v1.GetGameFiguresResponse\x12r\n" +
+	"\x11CheckTableOptions\x12-.cardroom.gateway.v1.CheckTableOptionsRequest\x1a..cardroom.gateway.v1.CheckTableOptionsResponseB\xcb\x01\n" +
 	"\x17com.cardroom.gateway.v1B\fGatewayProtoP\x01Z4cardroom.dev/proto/gen/cardroom/gateway/v1;gatewayv1\xa2\x02\x03CGX\xaa\x02\x13Cardroom.Gateway.V1\xca\x02\x13Cardroom\\Gateway\\V1\xe2\x02\x1fCardroom\\Gateway\\V1\\GPBMetadata\xea\x02\x15Cardroom::Gateway::V1b\x06proto3"
 
 var (
@@ -4323,7 +4447,7 @@ func file_cardroom_gateway_v1_gateway_proto_rawDescGZIP() []byte {
 }
 
 var file_cardroom_gateway_v1_gateway_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 60)
+var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(TableState)(0),                      // 0: cardroom.gateway.v1.TableState
 	(TicketState)(0),                     // 1: cardroom.gateway.v1.TicketState
@@ -4388,136 +4512,143 @@ var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(*GetLeaderboardResponse)(nil),       // 60: cardroom.gateway.v1.GetLeaderboardResponse
 	(*GetGameFiguresRequest)(nil),        // 61: cardroom.gateway.v1.GetGameFiguresRequest
 	(*GetGameFiguresResponse)(nil),       // 62: cardroom.gateway.v1.GetGameFiguresResponse
-	(*timestamppb.Timestamp)(nil),        // 63: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),          // 64: google.protobuf.Duration
-	(*v1.PlayerRef)(nil),                 // 65: cardroom.game.v1.PlayerRef
-	(*v1.Seat)(nil),                      // 66: cardroom.game.v1.Seat
-	(*anypb.Any)(nil),                    // 67: google.protobuf.Any
-	(*v1.TimeLimits)(nil),                // 68: cardroom.game.v1.TimeLimits
-	(v1.BotLevel)(0),                     // 69: cardroom.game.v1.BotLevel
-	(*v11.Event)(nil),                    // 70: cardroom.events.v1.Event
-	(*v1.TableSummary)(nil),              // 71: cardroom.game.v1.TableSummary
-	(*v12.GameStats)(nil),                // 72: cardroom.stats.v1.GameStats
-	(*v12.LiveGame)(nil),                 // 73: cardroom.stats.v1.LiveGame
+	(*CheckTableOptionsRequest)(nil),     // 63: cardroom.gateway.v1.CheckTableOptionsRequest
+	(*CheckTableOptionsResponse)(nil),    // 64: cardroom.gateway.v1.CheckTableOptionsResponse
+	(*timestamppb.Timestamp)(nil),        // 65: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),          // 66: google.protobuf.Duration
+	(*v1.PlayerRef)(nil),                 // 67: cardroom.game.v1.PlayerRef
+	(*v1.Seat)(nil),                      // 68: cardroom.game.v1.Seat
+	(*anypb.Any)(nil),                    // 69: google.protobuf.Any
+	(*v1.TimeLimits)(nil),                // 70: cardroom.game.v1.TimeLimits
+	(v1.BotLevel)(0),                     // 71: cardroom.game.v1.BotLevel
+	(*v11.Event)(nil),                    // 72: cardroom.events.v1.Event
+	(*v1.TableSummary)(nil),              // 73: cardroom.game.v1.TableSummary
+	(*v12.GameStats)(nil),                // 74: cardroom.stats.v1.GameStats
+	(*v12.LiveGame)(nil),                 // 75: cardroom.stats.v1.LiveGame
+	(*v1.RuleViolation)(nil),             // 76: cardroom.game.v1.RuleViolation
 }
 var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
 	4,  // 0: cardroom.gateway.v1.SignInRequest.device:type_name -> cardroom.gateway.v1.DeviceCredential
 	5,  // 1: cardroom.gateway.v1.SignInRequest.password:type_name -> cardroom.gateway.v1.PasswordCredential
-	63, // 2: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	63, // 3: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
+	65, // 2: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	65, // 3: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
 	12, // 4: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
-	64, // 5: cardroom.gateway.v1.ListGamesResponse.default_max_wait:type_name -> google.protobuf.Duration
+	66, // 5: cardroom.gateway.v1.ListGamesResponse.default_max_wait:type_name -> google.protobuf.Duration
 	0,  // 6: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
-	65, // 7: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
-	66, // 8: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
-	67, // 9: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
-	68, // 10: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	69, // 11: cardroom.gateway.v1.Table.takeover_level:type_name -> cardroom.game.v1.BotLevel
-	63, // 12: cardroom.gateway.v1.Table.created_at:type_name -> google.protobuf.Timestamp
-	63, // 13: cardroom.gateway.v1.Table.started_at:type_name -> google.protobuf.Timestamp
-	63, // 14: cardroom.gateway.v1.Table.finished_at:type_name -> google.protobuf.Timestamp
-	67, // 15: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
-	68, // 16: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	69, // 17: cardroom.gateway.v1.CreateTableRequest.takeover_level:type_name -> cardroom.game.v1.BotLevel
+	67, // 7: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
+	68, // 8: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
+	69, // 9: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
+	70, // 10: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	71, // 11: cardroom.gateway.v1.Table.takeover_level:type_name -> cardroom.game.v1.BotLevel
+	65, // 12: cardroom.gateway.v1.Table.created_at:type_name -> google.protobuf.Timestamp
+	65, // 13: cardroom.gateway.v1.Table.started_at:type_name -> google.protobuf.Timestamp
+	65, // 14: cardroom.gateway.v1.Table.finished_at:type_name -> google.protobuf.Timestamp
+	69, // 15: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
+	70, // 16: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	71, // 17: cardroom.gateway.v1.CreateTableRequest.takeover_level:type_name -> cardroom.game.v1.BotLevel
 	14, // 18: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
 	14, // 19: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
 	14, // 20: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	69, // 21: cardroom.gateway.v1.AddBotsRequest.level:type_name -> cardroom.game.v1.BotLevel
+	71, // 21: cardroom.gateway.v1.AddBotsRequest.level:type_name -> cardroom.game.v1.BotLevel
 	14, // 22: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
 	14, // 23: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
 	14, // 24: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	67, // 25: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
-	68, // 26: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	64, // 27: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
-	69, // 28: cardroom.gateway.v1.EnqueueTicketRequest.bot_level:type_name -> cardroom.game.v1.BotLevel
+	69, // 25: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
+	70, // 26: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	66, // 27: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
+	71, // 28: cardroom.gateway.v1.EnqueueTicketRequest.bot_level:type_name -> cardroom.game.v1.BotLevel
 	1,  // 29: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
-	64, // 30: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
-	67, // 31: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
-	70, // 32: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	67, // 33: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
-	67, // 34: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	63, // 35: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	71, // 36: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	67, // 37: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	70, // 38: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	66, // 30: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
+	69, // 31: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
+	72, // 32: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	69, // 33: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	69, // 34: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	65, // 35: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	73, // 36: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	69, // 37: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	72, // 38: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
 	43, // 39: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
-	70, // 40: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
-	67, // 41: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
-	67, // 42: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	63, // 43: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	70, // 44: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	71, // 45: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	70, // 46: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	72, // 40: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
+	69, // 41: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
+	69, // 42: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	65, // 43: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	72, // 44: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	73, // 45: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	72, // 46: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
 	45, // 47: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
 	0,  // 48: cardroom.gateway.v1.ListTablesRequest.state:type_name -> cardroom.gateway.v1.TableState
 	14, // 49: cardroom.gateway.v1.ListTablesResponse.tables:type_name -> cardroom.gateway.v1.Table
 	14, // 50: cardroom.gateway.v1.ListMyTablesResponse.in_progress:type_name -> cardroom.gateway.v1.Table
 	14, // 51: cardroom.gateway.v1.ListMyTablesResponse.finished:type_name -> cardroom.gateway.v1.Table
 	52, // 52: cardroom.gateway.v1.PlayerGame.rating:type_name -> cardroom.gateway.v1.PlayerRating
-	63, // 53: cardroom.gateway.v1.ProfileGame.finished_at:type_name -> google.protobuf.Timestamp
+	65, // 53: cardroom.gateway.v1.ProfileGame.finished_at:type_name -> google.protobuf.Timestamp
 	2,  // 54: cardroom.gateway.v1.GetPlayerProfileResponse.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
 	53, // 55: cardroom.gateway.v1.GetPlayerProfileResponse.games:type_name -> cardroom.gateway.v1.PlayerGame
 	54, // 56: cardroom.gateway.v1.GetPlayerProfileResponse.recent:type_name -> cardroom.gateway.v1.ProfileGame
 	2,  // 57: cardroom.gateway.v1.SetProfileVisibilityRequest.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
 	52, // 58: cardroom.gateway.v1.LeaderboardEntry.rating:type_name -> cardroom.gateway.v1.PlayerRating
 	59, // 59: cardroom.gateway.v1.GetLeaderboardResponse.entries:type_name -> cardroom.gateway.v1.LeaderboardEntry
-	72, // 60: cardroom.gateway.v1.GetGameFiguresResponse.stats:type_name -> cardroom.stats.v1.GameStats
-	73, // 61: cardroom.gateway.v1.GetGameFiguresResponse.live:type_name -> cardroom.stats.v1.LiveGame
-	3,  // 62: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	7,  // 63: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	9,  // 64: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
-	11, // 65: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	15, // 66: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	17, // 67: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	19, // 68: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	21, // 69: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	23, // 70: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	25, // 71: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	27, // 72: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	29, // 73: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	31, // 74: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	33, // 75: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	35, // 76: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	37, // 77: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	39, // 78: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	41, // 79: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	44, // 80: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	47, // 81: cardroom.gateway.v1.GatewayService.ListTables:input_type -> cardroom.gateway.v1.ListTablesRequest
-	49, // 82: cardroom.gateway.v1.GatewayService.ListMyTables:input_type -> cardroom.gateway.v1.ListMyTablesRequest
-	51, // 83: cardroom.gateway.v1.GatewayService.GetPlayerProfile:input_type -> cardroom.gateway.v1.GetPlayerProfileRequest
-	56, // 84: cardroom.gateway.v1.GatewayService.SetProfileVisibility:input_type -> cardroom.gateway.v1.SetProfileVisibilityRequest
-	58, // 85: cardroom.gateway.v1.GatewayService.GetLeaderboard:input_type -> cardroom.gateway.v1.GetLeaderboardRequest
-	61, // 86: cardroom.gateway.v1.GatewayService.GetGameFigures:input_type -> cardroom.gateway.v1.GetGameFiguresRequest
-	6,  // 87: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	8,  // 88: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	10, // 89: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
-	13, // 90: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	16, // 91: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	18, // 92: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	20, // 93: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	22, // 94: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	24, // 95: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	26, // 96: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	28, // 97: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	30, // 98: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	32, // 99: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	34, // 100: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	36, // 101: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	38, // 102: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	40, // 103: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	42, // 104: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	46, // 105: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	48, // 106: cardroom.gateway.v1.GatewayService.ListTables:output_type -> cardroom.gateway.v1.ListTablesResponse
-	50, // 107: cardroom.gateway.v1.GatewayService.ListMyTables:output_type -> cardroom.gateway.v1.ListMyTablesResponse
-	55, // 108: cardroom.gateway.v1.GatewayService.GetPlayerProfile:output_type -> cardroom.gateway.v1.GetPlayerProfileResponse
-	57, // 109: cardroom.gateway.v1.GatewayService.SetProfileVisibility:output_type -> cardroom.gateway.v1.SetProfileVisibilityResponse
-	60, // 110: cardroom.gateway.v1.GatewayService.GetLeaderboard:output_type -> cardroom.gateway.v1.GetLeaderboardResponse
-	62, // 111: cardroom.gateway.v1.GatewayService.GetGameFigures:output_type -> cardroom.gateway.v1.GetGameFiguresResponse
-	87, // [87:112] is the sub-list for method output_type
-	62, // [62:87] is the sub-list for method input_type
-	62, // [62:62] is the sub-list for extension type_name
-	62, // [62:62] is the sub-list for extension extendee
-	0,  // [0:62] is the sub-list for field type_name
+	74, // 60: cardroom.gateway.v1.GetGameFiguresResponse.stats:type_name -> cardroom.stats.v1.GameStats
+	75, // 61: cardroom.gateway.v1.GetGameFiguresResponse.live:type_name -> cardroom.stats.v1.LiveGame
+	69, // 62: cardroom.gateway.v1.CheckTableOptionsRequest.options:type_name -> google.protobuf.Any
+	76, // 63: cardroom.gateway.v1.CheckTableOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
+	3,  // 64: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	7,  // 65: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	9,  // 66: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
+	11, // 67: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	15, // 68: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	17, // 69: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	19, // 70: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	21, // 71: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	23, // 72: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	25, // 73: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	27, // 74: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	29, // 75: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	31, // 76: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	33, // 77: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	35, // 78: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	37, // 79: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	39, // 80: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	41, // 81: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	44, // 82: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	47, // 83: cardroom.gateway.v1.GatewayService.ListTables:input_type -> cardroom.gateway.v1.ListTablesRequest
+	49, // 84: cardroom.gateway.v1.GatewayService.ListMyTables:input_type -> cardroom.gateway.v1.ListMyTablesRequest
+	51, // 85: cardroom.gateway.v1.GatewayService.GetPlayerProfile:input_type -> cardroom.gateway.v1.GetPlayerProfileRequest
+	56, // 86: cardroom.gateway.v1.GatewayService.SetProfileVisibility:input_type -> cardroom.gateway.v1.SetProfileVisibilityRequest
+	58, // 87: cardroom.gateway.v1.GatewayService.GetLeaderboard:input_type -> cardroom.gateway.v1.GetLeaderboardRequest
+	61, // 88: cardroom.gateway.v1.GatewayService.GetGameFigures:input_type -> cardroom.gateway.v1.GetGameFiguresRequest
+	63, // 89: cardroom.gateway.v1.GatewayService.CheckTableOptions:input_type -> cardroom.gateway.v1.CheckTableOptionsRequest
+	6,  // 90: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	8,  // 91: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	10, // 92: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
+	13, // 93: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	16, // 94: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	18, // 95: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	20, // 96: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	22, // 97: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	24, // 98: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	26, // 99: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	28, // 100: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	30, // 101: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	32, // 102: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	34, // 103: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	36, // 104: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	38, // 105: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	40, // 106: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	42, // 107: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	46, // 108: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	48, // 109: cardroom.gateway.v1.GatewayService.ListTables:output_type -> cardroom.gateway.v1.ListTablesResponse
+	50, // 110: cardroom.gateway.v1.GatewayService.ListMyTables:output_type -> cardroom.gateway.v1.ListMyTablesResponse
+	55, // 111: cardroom.gateway.v1.GatewayService.GetPlayerProfile:output_type -> cardroom.gateway.v1.GetPlayerProfileResponse
+	57, // 112: cardroom.gateway.v1.GatewayService.SetProfileVisibility:output_type -> cardroom.gateway.v1.SetProfileVisibilityResponse
+	60, // 113: cardroom.gateway.v1.GatewayService.GetLeaderboard:output_type -> cardroom.gateway.v1.GetLeaderboardResponse
+	62, // 114: cardroom.gateway.v1.GatewayService.GetGameFigures:output_type -> cardroom.gateway.v1.GetGameFiguresResponse
+	64, // 115: cardroom.gateway.v1.GatewayService.CheckTableOptions:output_type -> cardroom.gateway.v1.CheckTableOptionsResponse
+	90, // [90:116] is the sub-list for method output_type
+	64, // [64:90] is the sub-list for method input_type
+	64, // [64:64] is the sub-list for extension type_name
+	64, // [64:64] is the sub-list for extension extendee
+	0,  // [0:64] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }
@@ -4544,7 +4675,7 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_gateway_v1_gateway_proto_rawDesc), len(file_cardroom_gateway_v1_gateway_proto_rawDesc)),
 			NumEnums:      3,
-			NumMessages:   60,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -56,6 +56,7 @@ const (
 	GatewayService_SetProfileVisibility_FullMethodName = "/cardroom.gateway.v1.GatewayService/SetProfileVisibility"
 	GatewayService_GetLeaderboard_FullMethodName       = "/cardroom.gateway.v1.GatewayService/GetLeaderboard"
 	GatewayService_GetGameFigures_FullMethodName       = "/cardroom.gateway.v1.GatewayService/GetGameFigures"
+	GatewayService_CheckTableOptions_FullMethodName    = "/cardroom.gateway.v1.GatewayService/CheckTableOptions"
 )
 
 // GatewayServiceClient is the client API for GatewayService service.
@@ -141,6 +142,10 @@ type GatewayServiceClient interface {
 	// GetGameFigures are a game's figures: games played, their length, seat advantage, option
 	// popularity, and the tables being played now.
 	GetGameFigures(ctx context.Context, in *GetGameFiguresRequest, opts ...grpc.CallOption) (*GetGameFiguresResponse, error)
+	// CheckTableOptions asks the game whether it would deal a table of this many seats with these
+	// options, and if not, its reason: a table-creation form greys out what the engine refuses
+	// without knowing the game's rules. Nothing is created.
+	CheckTableOptions(ctx context.Context, in *CheckTableOptionsRequest, opts ...grpc.CallOption) (*CheckTableOptionsResponse, error)
 }
 
 type gatewayServiceClient struct {
@@ -419,6 +424,16 @@ func (c *gatewayServiceClient) GetGameFigures(ctx context.Context, in *GetGameFi
 	return out, nil
 }
 
+func (c *gatewayServiceClient) CheckTableOptions(ctx context.Context, in *CheckTableOptionsRequest, opts ...grpc.CallOption) (*CheckTableOptionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckTableOptionsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_CheckTableOptions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GatewayServiceServer is the server API for GatewayService service.
 // All implementations must embed UnimplementedGatewayServiceServer
 // for forward compatibility.
@@ -502,6 +517,10 @@ type GatewayServiceServer interface {
 	// GetGameFigures are a game's figures: games played, their length, seat advantage, option
 	// popularity, and the tables being played now.
 	GetGameFigures(context.Context, *GetGameFiguresRequest) (*GetGameFiguresResponse, error)
+	// CheckTableOptions asks the game whether it would deal a table of this many seats with these
+	// options, and if not, its reason: a table-creation form greys out what the engine refuses
+	// without knowing the game's rules. Nothing is created.
+	CheckTableOptions(context.Context, *CheckTableOptionsRequest) (*CheckTableOptionsResponse, error)
 	mustEmbedUnimplementedGatewayServiceServer()
 }
 
@@ -586,6 +605,9 @@ func (UnimplementedGatewayServiceServer) GetLeaderboard(context.Context, *GetLea
 }
 func (UnimplementedGatewayServiceServer) GetGameFigures(context.Context, *GetGameFiguresRequest) (*GetGameFiguresResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetGameFigures not implemented")
+}
+func (UnimplementedGatewayServiceServer) CheckTableOptions(context.Context, *CheckTableOptionsRequest) (*CheckTableOptionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckTableOptions not implemented")
 }
 func (UnimplementedGatewayServiceServer) mustEmbedUnimplementedGatewayServiceServer() {}
 func (UnimplementedGatewayServiceServer) testEmbeddedByValue()                        {}
@@ -1044,6 +1066,24 @@ func _GatewayService_GetGameFigures_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GatewayService_CheckTableOptions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckTableOptionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).CheckTableOptions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_CheckTableOptions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).CheckTableOptions(ctx, req.(*CheckTableOptionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GatewayService_ServiceDesc is the grpc.ServiceDesc for GatewayService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1142,6 +1182,10 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetGameFigures",
 			Handler:    _GatewayService_GetGameFigures_Handler,
+		},
+		{
+			MethodName: "CheckTableOptions",
+			Handler:    _GatewayService_CheckTableOptions_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
