@@ -36,7 +36,7 @@ check-generate: generate ## fail when generated code is not what is committed
 # The web client (web/, see docs/web.md): TypeScript generated from the public protos with
 # protoc-gen-es from web/node_modules, bundled by vite into web/dist, which is committed and embedded
 # in the binary (so `make run` needs no Node). Node 20 or later; npm ci installs the locked versions.
-WEB_PROTOS = $(foreach p,gateway events game sapotagem sponsio saboteur sabaisabai,--path proto/cardroom/$(p))
+WEB_PROTOS = $(foreach p,gateway events game stats sapotagem sponsio saboteur sabaisabai,--path proto/cardroom/$(p))
 
 web: ## rebuild the web client into web/dist (needs Node and npm)
 	cd web && npm ci --no-audit --no-fund --loglevel=error

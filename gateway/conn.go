@@ -43,7 +43,8 @@ const serviceConfig = `{
       {"service": "cardroom.rules.v1.RulesService", "method": "ListLegalActions"},
       {"service": "cardroom.rules.v1.RulesService", "method": "GetLog"},
       {"service": "cardroom.rules.v1.RulesService", "method": "SuggestAction"},
-      {"service": "cardroom.rules.v1.RulesService", "method": "DescribeGame"}
+      {"service": "cardroom.rules.v1.RulesService", "method": "DescribeGame"},
+      {"service": "cardroom.rules.v1.RulesService", "method": "CheckOptions"}
     ],
     "retryPolicy": {
       "maxAttempts": 4,

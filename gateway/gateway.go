@@ -25,6 +25,7 @@ import (
 	"cardroom.dev/gateway/lobby"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	rulesv1 "cardroom.dev/proto/gen/cardroom/rules/v1"
+	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/kit/refusal"
@@ -94,6 +95,9 @@ type Options struct {
 	// bounds the password hashes computed at once (default 2), each taking Argon2.MemoryKiB.
 	Argon2          Argon2Params
 	PasswordHashers int
+	// Stats, when set, answers the profiles, leaderboards and game figures the gateway serves
+	// (GetPlayerProfile, GetLeaderboard, GetGameFigures); without it they are UNAVAILABLE.
+	Stats statsv1.StatsServiceClient
 	// Replica names this replica in drive leases (default: random).
 	Replica string
 	Now     func() time.Time

@@ -9,6 +9,7 @@ import (
 
 	"cardroom.dev/gateway/accounts"
 	"cardroom.dev/gateway/lobby"
+	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
 	"cardroom.dev/services/kit/app"
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
@@ -48,6 +49,14 @@ func Host(ctx context.Context, a *app.App, gs *grpc.Server, hs *health.Server, b
 	}
 	if len(opt.SessionKeys) == 0 && (opt.Redis == nil || opt.SoleReplica) {
 		a.Log.Warn("no session key set (CARDROOM_SESSION_KEY): sessions are signed with a random key of this process")
+	}
+	if a.Config.StatsTarget != "" && opt.Stats == nil {
+		cc, err := grpc.NewClient(a.Config.StatsTarget, dialOptions(a.Config.ServiceToken)...)
+		if err != nil {
+			return nil, fmt.Errorf("stats service at %s: %w", a.Config.StatsTarget, err)
+		}
+		a.OnClose(func(context.Context) error { return cc.Close() })
+		opt.Stats = statsv1.NewStatsServiceClient(cc)
 	}
 	srv, err := New(opt, st, b, conns)
 	if err != nil {
@@ -97,6 +106,12 @@ func OpenAccounts(ctx context.Context, a *app.App) (Accounts, error) {
 
 // A HostOption adjusts the Options that Host takes from the configuration.
 type HostOption func(*Options)
+
+// WithStats has the gateway ask stats for profiles, leaderboards and game figures (`cardroom serve`
+// passes its in-process stats service, StatsInProcess).
+func WithStats(stats statsv1.StatsServiceClient) HostOption {
+	return func(o *Options) { o.Stats = stats }
+}
 
 // SoleReplica marks the gateway as the only one (see Options.SoleReplica): `cardroom serve`.
 func SoleReplica() HostOption { return func(o *Options) { o.SoleReplica = true } }

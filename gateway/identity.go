@@ -31,6 +31,13 @@ type Accounts interface {
 	Player(ctx context.Context, id string) (accounts.Player, error)
 	// Rename sets a recorded player's display name.
 	Rename(ctx context.Context, id, name string) error
+	// ClaimName reserves a display name for a player (accounts.ErrExists: another player's);
+	// ReleaseName gives it up. Password accounts' names are unique (FoldName).
+	ClaimName(ctx context.Context, name, player string) error
+	ReleaseName(ctx context.Context, name, player string) error
+	// SetVisibility and Visibilities keep what others see of players' profiles.
+	SetVisibility(ctx context.Context, player string, v accounts.Visibility) error
+	Visibilities(ctx context.Context, players []string) ([]accounts.Visibility, error)
 }
 
 var (
@@ -155,10 +162,20 @@ func (id *identity) signIn(ctx context.Context, kind accounts.Kind, cred, name s
 			}
 			now := id.now()
 			player := newID("p-")
+			if kind == accounts.Password {
+				if err := id.claimName(ctx, name, player); err != nil {
+					return signedIn{}, err
+				}
+			}
 			err = id.store.Create(ctx, accounts.Credential{Kind: kind, ID: cred, Player: player, Hash: h, CreatedAt: now},
 				accounts.Player{ID: player, DisplayName: name, CreatedAt: now})
 			if errors.Is(err, accounts.ErrExists) {
 				// Another first sign-in with this credential won the race: check against it.
+				if kind == accounts.Password {
+					if err := id.store.ReleaseName(ctx, name, player); err != nil {
+						return signedIn{}, err
+					}
+				}
 				continue
 			}
 			if err != nil {
@@ -187,14 +204,34 @@ func (id *identity) signIn(ctx context.Context, kind accounts.Kind, cred, name s
 			return signedIn{}, fmt.Errorf("player of a credential: %w", err)
 		}
 		if name != "" && name != p.DisplayName {
+			if kind == accounts.Password {
+				if err := id.claimName(ctx, name, p.ID); err != nil {
+					return signedIn{}, err
+				}
+			}
 			if err := id.store.Rename(ctx, p.ID, name); err != nil {
 				return signedIn{}, err
+			}
+			if kind == accounts.Password && accounts.FoldName(name) != accounts.FoldName(p.DisplayName) {
+				if err := id.store.ReleaseName(ctx, p.DisplayName, p.ID); err != nil {
+					return signedIn{}, err
+				}
 			}
 			p.DisplayName = name
 		}
 		return signedIn{player: p.ID, name: p.DisplayName}, nil
 	}
 	return signedIn{}, errors.New("credential created and not found")
+}
+
+// claimName reserves a password account's display name: names are unique among password
+// accounts (another's is ALREADY_EXISTS, NAME_TAKEN).
+func (id *identity) claimName(ctx context.Context, name, player string) error {
+	err := id.store.ClaimName(ctx, name, player)
+	if errors.Is(err, accounts.ErrExists) {
+		return refusal.New(codes.AlreadyExists, refusal.NameTaken, "the name %q is another account's: choose another display name", name)
+	}
+	return err
 }
 
 func checkDevice(dev, secret string) error {

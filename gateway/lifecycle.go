@@ -154,9 +154,11 @@ func (s *Server) formMatch(ctx context.Context, id string) (bool, error) {
 		players = append(players, bots(n, 0, storedLevel(first.BotLevel))...)
 	}
 	now := s.now()
+	players = distinctNames(players)
+	// A matched table is public: strangers' games are there to watch and replay.
 	t := lobby.Table{ID: id, Game: first.Game, State: lobby.TableStarting, Capacity: m.Seats, Players: players,
 		Seats: shuffled(players), Options: first.Options, PerAction: first.PerAction, CreatedAt: now,
-		Deadline: now.Add(startTimeout)}
+		StartedAt: now, Deadline: now.Add(startTimeout), Public: true}
 	for _, tk := range tickets {
 		t.Tickets = append(t.Tickets, tk.ID)
 	}

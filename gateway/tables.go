@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -94,7 +95,7 @@ func (s *Server) SignOut(ctx context.Context, req *gatewayv1.SignOutRequest) (*g
 }
 
 func (s *Server) ListGames(ctx context.Context, _ *gatewayv1.ListGamesRequest) (*gatewayv1.ListGamesResponse, error) {
-	resp := &gatewayv1.ListGamesResponse{}
+	resp := &gatewayv1.ListGamesResponse{DefaultMaxWait: durationpb.New(s.opt.TicketMaxWait)}
 	for game := range s.rules {
 		d, err := s.describe(ctx, game)
 		if err != nil {
@@ -102,7 +103,8 @@ func (s *Server) ListGames(ctx context.Context, _ *gatewayv1.ListGamesRequest) (
 			continue
 		}
 		resp.Games = append(resp.Games, &gatewayv1.GameInfo{Game: d.GetGame(), MinSeats: d.GetMinSeats(), MaxSeats: d.GetMaxSeats(),
-			OptionsType: d.GetOptionsType(), ActionType: d.GetActionType(), ViewType: d.GetViewType()})
+			OptionsType: d.GetOptionsType(), ActionType: d.GetActionType(), ViewType: d.GetViewType(),
+			UsualSeats: cmp.Or(d.GetUsualSeats(), d.GetMaxSeats())})
 	}
 	slices.SortFunc(resp.Games, func(a, b *gatewayv1.GameInfo) int {
 		if a.GetGame() < b.GetGame() {
@@ -185,6 +187,7 @@ func (s *Server) createTable(ctx context.Context, sess Session, req *gatewayv1.C
 			ID: newID("t-"), Game: req.GetGame(), Owner: sess.Player, State: lobby.TableOpen, Capacity: capacity,
 			Players: []lobby.Player{{ID: sess.Player, Name: sess.Name}}, InviteCode: newCode(),
 			Options: opts, PerAction: perAction, Takeover: int(levelOf(req.GetTakeoverLevel())), CreatedAt: s.now(),
+			Public: req.GetPublic(),
 		}
 		t.Deadline = t.CreatedAt.Add(openTableTTL)
 		var err error
@@ -255,7 +258,11 @@ func requestIDReused() error {
 // tableProto describes t to player (the invite code only to its players).
 func tableProto(t *lobby.Table, player string) *gatewayv1.Table {
 	out := &gatewayv1.Table{TableId: t.ID, Game: t.Game, OwnerPlayerId: t.Owner, Capacity: uint32(t.Capacity),
-		TakeoverLevel: storedLevel(t.Takeover)}
+		TakeoverLevel: storedLevel(t.Takeover), Public: t.Public, CreatedAt: timestamp(t.CreatedAt),
+		StartedAt: timestamp(t.StartedAt)}
+	if t.State == lobby.TableFinished {
+		out.FinishedAt = timestamp(t.FinishedAt)
+	}
 	switch t.State {
 	case lobby.TableOpen:
 		out.State = gatewayv1.TableState_TABLE_STATE_OPEN
@@ -291,6 +298,14 @@ func tableProto(t *lobby.Table, player string) *gatewayv1.Table {
 		out.TimeLimits = &gamev1.TimeLimits{PerAction: durationpb.New(t.PerAction)}
 	}
 	return out
+}
+
+// timestamp is t, or nil when zero.
+func timestamp(t time.Time) *timestamppb.Timestamp {
+	if t.IsZero() {
+		return nil
+	}
+	return timestamppb.New(t)
 }
 
 func playerRef(p lobby.Player) *gamev1.PlayerRef {
@@ -357,15 +372,24 @@ func (s *Server) JoinTable(ctx context.Context, req *gatewayv1.JoinTableRequest)
 	if err != nil {
 		return nil, err
 	}
-	if req.GetInviteCode() == "" {
-		return nil, refusal.Invalid("invite_code", refusal.MissingField, "invite_code is required")
-	}
-	id, err := s.lobby.TableByCode(ctx, req.GetInviteCode())
-	if errors.Is(err, lobby.ErrNotFound) {
-		return nil, refusal.New(codes.NotFound, refusal.TableNotFound, "no table has this invite code")
-	}
-	if err != nil {
-		return nil, s.toStatus(ctx, err)
+	var id string
+	switch {
+	case req.GetInviteCode() != "" && req.GetTableId() != "":
+		return nil, refusal.Invalid("table_id", refusal.InvalidField, "give invite_code or table_id, not both")
+	case req.GetTableId() != "":
+		if id, err = publicTable(ctx, s.lobby, req.GetTableId()); err != nil {
+			return nil, s.toStatus(ctx, err)
+		}
+	case req.GetInviteCode() == "":
+		return nil, refusal.Invalid("invite_code", refusal.MissingField, "invite_code (or a public table's table_id) is required")
+	default:
+		id, err = s.lobby.TableByCode(ctx, req.GetInviteCode())
+		if errors.Is(err, lobby.ErrNotFound) {
+			return nil, refusal.New(codes.NotFound, refusal.TableNotFound, "no table has this invite code")
+		}
+		if err != nil {
+			return nil, s.toStatus(ctx, err)
+		}
 	}
 	t, err := s.updateTable(ctx, id, func(t *lobby.Table) (time.Duration, error) {
 		// Already there (a retry whose answer was lost, say): the join is in effect.
@@ -379,7 +403,7 @@ func (s *Server) JoinTable(ctx context.Context, req *gatewayv1.JoinTableRequest)
 		if len(t.Players) >= t.Capacity {
 			return 0, refusal.New(codes.FailedPrecondition, refusal.TableFull, "the table is full")
 		}
-		t.Players = append(t.Players, lobby.Player{ID: sess.Player, Name: sess.Name})
+		t.Players = append(t.Players, lobby.Player{ID: sess.Player, Name: distinctName(sess.Name, t.Players)})
 		return 0, nil
 	})
 	if err != nil {
@@ -538,6 +562,7 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 		}
 		// Recorded as starting, with its seats: from here the table's owner deals it.
 		t.Seats, t.State, t.Refusal = shuffled(t.Players), lobby.TableStarting, nil
+		t.StartedAt = s.now()
 		t.Deadline = s.now().Add(startTimeout)
 		recorded = true
 		return playingTableTTL, nil
@@ -612,7 +637,8 @@ func (s *Server) finish(ctx context.Context, id string) error {
 		if t.State == lobby.TableFinished {
 			return 0, errAlready
 		}
-		t.State, t.Deadline = lobby.TableFinished, s.now().Add(s.opt.Retention)
+		t.State, t.FinishedAt = lobby.TableFinished, s.now()
+		t.Deadline = t.FinishedAt.Add(s.opt.Retention)
 		return s.opt.Retention, nil
 	})
 	if err != nil && !errors.Is(err, errAlready) {

@@ -50,7 +50,8 @@ func serveForBrowsers(t *testing.T) string {
 	ready := make(chan map[string]string, 1)
 	done := make(chan int, 1)
 	go func() {
-		done <- serve(ctx, []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "warn", "--rate-limit", "0"},
+		done <- serve(ctx, []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "warn", "--rate-limit", "0",
+			"--ticket-max-wait", "2s"}, // bots fill a queued table after 2 s (the page says so)
 			func(string) string { return "" }, io.Discard, io.Discard, ready)
 	}()
 	t.Cleanup(func() { cancel(); <-done })

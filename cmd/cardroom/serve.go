@@ -102,13 +102,6 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 		addrs[name] = a.Addr(i + 1)
 		fmt.Fprintf(&listing, "  %-12s rules service on %s\n", name, a.Addr(i+1))
 	}
-	if _, err := gateway.Host(ctx, a, gs, hs, b, conns, gateway.SoleReplica()); err != nil {
-		return err
-	}
-	if err := gateway.ServeBrowsers(a, gs, web.Handler()); err != nil {
-		return err
-	}
-	fmt.Fprintf(&listing, "  %-12s play in a browser: http://%s/\n", "web", a.Addr(0))
 	statsStore, err := stats.OpenStore(ctx, a)
 	if err != nil {
 		return err
@@ -117,10 +110,19 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	if err != nil {
 		return err
 	}
-	if _, err := stats.AddStats(a, statsStore, b, statsAddr); err != nil {
+	statsSrv, err := stats.AddStats(a, statsStore, b, statsAddr)
+	if err != nil {
 		return err
 	}
 	addrs["stats"] = a.Addr(len(engines()) + 1)
+	// The gateway answers profiles and leaderboards from the stats service, in process.
+	if _, err := gateway.Host(ctx, a, gs, hs, b, conns, gateway.SoleReplica(), gateway.WithStats(gateway.StatsInProcess(statsSrv))); err != nil {
+		return err
+	}
+	if err := gateway.ServeBrowsers(a, gs, web.Handler()); err != nil {
+		return err
+	}
+	fmt.Fprintf(&listing, "  %-12s play in a browser: http://%s/\n", "web", a.Addr(0))
 	fmt.Fprintf(&listing, "  %-12s stats service on %s\n", "stats", addrs["stats"])
 	if cfg.MetricsListen != "" {
 		fmt.Fprintf(&listing, "  %-12s http://%s/metrics (--metrics-listen)\n", "metrics", cfg.MetricsListen)

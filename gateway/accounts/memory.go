@@ -11,6 +11,8 @@ type Memory struct {
 	mu      sync.Mutex
 	creds   map[Kind]map[string]Credential
 	players map[string]Player
+	names   map[string]string // folded display name → player (ClaimName)
+	vis     map[string]Visibility
 }
 
 // NewMemory returns an empty store.

@@ -11,7 +11,8 @@ import (
 
 // Redis keeps accounts in Redis, shared by every gateway replica. Keys, under a prefix, with no
 // expiry: gw:acct:c:{kind}:{id} (hash: p player, h secret hash, c created ms) and gw:acct:p:{player}
-// (hash: n display name, c created ms). A credential and its player are written by one script, so
+// (hash: n display name, c created ms), gw:acct:n:{folded name} (the player holding a display
+// name, ClaimName) and gw:acct:vis (hash: player → profile visibility). A credential and its player are written by one script, so
 // no credential names a player who is not recorded. Redis Cluster is not supported (the script
 // writes two keys of different slots).
 type Redis struct {
@@ -21,7 +22,7 @@ type Redis struct {
 
 // NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:").
 func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*Redis, error) {
-	for _, s := range []*redis.Script{createScript, renameScript} {
+	for _, s := range []*redis.Script{createScript, renameScript, claimNameScript, releaseNameScript} {
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			return nil, fmt.Errorf("load accounts script: %w", err)
 		}

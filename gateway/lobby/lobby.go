@@ -111,6 +111,12 @@ type Table struct {
 	Tickets []string `json:"tickets,omitempty"`
 	// Refusal is, after a deal the game refused, its answer (an encoded google.rpc.Status).
 	Refusal []byte `json:"refusal,omitempty"`
+	// Public tables are listed (ListTables): matched tables always, private ones when their owner
+	// asks.
+	Public bool `json:"public,omitempty"`
+	// StartedAt is when the table's seats were fixed (zero before), FinishedAt when it ended.
+	StartedAt  time.Time `json:"started,omitzero"`
+	FinishedAt time.Time `json:"finished,omitzero"`
 	// Requests are the latest requests applied under a client's request id, oldest first (at most
 	// MaxRequests). They are written with the change they made, in the same compare-and-set, so a
 	// retry that finds its id here finds that change too.
@@ -234,7 +240,16 @@ type Store interface {
 	// version t.Version+1. A positive ttl makes the table (and its code) expire after it. In the
 	// same write the table enters the owned set if its new state is owned (keeping its lease if it
 	// is there already), or leaves it (with its lease) if not.
+	//
+	// CreateTable and UpdateTable also keep, in the same write, the public lists (t.Listing) and
+	// each person's index of their tables (TablesOf).
 	UpdateTable(ctx context.Context, t Table, ttl time.Duration) error
+	// ListTables is a page of a public list, newest first. Tables whose records have expired are
+	// left out (and out of the list from then on).
+	ListTables(ctx context.Context, q TableQuery) (TablePage, error)
+	// TablesOf is, newest first by creation, up to limit (at most MaxPlayerTables) of the tables
+	// player has been at and that have not expired; they may have left one since (Table.Has).
+	TablesOf(ctx context.Context, player string, limit int) ([]Table, error)
 
 	// CreateTicket writes a new ticket (State Forming or Queued; a queued one enters its pool's queue).
 	CreateTicket(ctx context.Context, t Ticket) error

@@ -22,6 +22,8 @@ type Memory struct {
 	matches  map[string]Match
 	onces    map[string]memOnce
 	swept    time.Time
+	// lists are the public lists (listKey → index), mine each person's tables.
+	lists, mine map[string]*memIndex
 }
 
 type memOnce struct {
@@ -114,6 +116,7 @@ func (m *Memory) createTable(t Table, ttl time.Duration) error {
 	}
 	m.tables[t.ID] = r
 	m.own(t.ID, t.State)
+	m.index(&t)
 	return nil
 }
 
@@ -176,6 +179,7 @@ func (m *Memory) UpdateTable(_ context.Context, t Table, ttl time.Duration) erro
 	}
 	m.tables[t.ID] = r
 	m.own(t.ID, t.State)
+	m.index(&t)
 	return nil
 }
 

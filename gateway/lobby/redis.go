@@ -19,7 +19,9 @@ import (
 // Redis is the Store on Redis, shared by every gateway replica. Keys, under a prefix, then gw:{h}:
 // where h is a short hash of the prefix (one hash tag for the lobby's keys): t:<id> (hash: d
 // record, v version), code:<code> (table id), k:<id> (ticket hash: d record, v version, s state,
-// tb table, p pool, n players, lo/hi seats, b bots, dl deadline ms), q:<pool> (queued tickets
+// tb table, p pool, n players, lo/hi seats, b bots, dl deadline ms), ix:<list>:<game> and
+// ix:<list>: (the public lists per game and of every game: table ids scored as Listing says),
+// pl:<player> (the player's tables, scored by creation), q:<pool> (queued tickets
 // scored by queue time), pools (pools with a queue), drive (the owned set: tables whose lifecycle
 // has an owner, scored by lease expiry ms, 0 when free), owner (table → replica), claim:<token>
 // and m:<table> (a claimed match: its seats and tickets); and, with a tag of its own, gw:pr:{table}
@@ -40,7 +42,7 @@ type Redis struct {
 
 // NewRedis returns a store on rdb with keys under prefix (e.g. "cardroom:").
 func NewRedis(ctx context.Context, rdb redis.UniversalClient, prefix string) (*Redis, error) {
-	for _, s := range []*redis.Script{createTableScript, createTableOnceScript, updateTableScript, ticketScript, ticketOnceScript, claimMatchScript, claimDriveScript, renewDriveScript} {
+	for _, s := range []*redis.Script{createTableScript, createTableOnceScript, updateTableScript, ticketScript, ticketOnceScript, claimMatchScript, claimDriveScript, renewDriveScript, listScript} {
 		if err := s.Load(ctx, rdb).Err(); err != nil {
 			return nil, fmt.Errorf("load lobby script: %w", err)
 		}
@@ -71,7 +73,7 @@ func owned(st TableState) string {
 
 // createTableSrc creates a table (KEYS[1]) and its code (KEYS[2]), putting it in the owned set
 // (KEYS[3]) if its state is owned; 0 when the id or the code is taken.
-const createTableSrc = `
+var createTableSrc = indexLua + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if ARGV[2] ~= '' then
   if not redis.call('SET', KEYS[2], ARGV[2], 'NX') then return 0 end
@@ -82,6 +84,7 @@ if tonumber(ARGV[3]) > 0 then
   if ARGV[2] ~= '' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 end
 if ARGV[4] == '1' then redis.call('ZADD', KEYS[3], 'NX', 0, ARGV[5]) end
+index(6)
 return 1`
 
 var (
@@ -171,7 +174,7 @@ func (r *Redis) createTableArgs(t Table, ttl time.Duration) ([]string, []any, er
 		code = t.ID
 	}
 	return []string{r.tableKey(t.ID), r.codeKey(t.InviteCode), r.driveKey()},
-		[]any{data, code, ttl.Milliseconds(), owned(t.State), t.ID}, nil
+		r.indexArgs(&t, data, code, ttl.Milliseconds(), owned(t.State), t.ID), nil
 }
 
 func (r *Redis) LoadTable(ctx context.Context, id string) (Table, error) {
@@ -202,7 +205,7 @@ func (r *Redis) TableByCode(ctx context.Context, code string) (string, error) {
 	return id, nil
 }
 
-var updateTableScript = redis.NewScript(`
+var updateTableScript = redis.NewScript(indexLua + `
 local v = redis.call('HGET', KEYS[1], 'v')
 if not v then return -1 end
 if v ~= ARGV[1] then return 0 end
@@ -217,6 +220,7 @@ else
   redis.call('ZREM', KEYS[3], ARGV[6])
   redis.call('HDEL', KEYS[4], ARGV[6])
 end
+index(7)
 return 1`)
 
 func (r *Redis) UpdateTable(ctx context.Context, t Table, ttl time.Duration) error {
@@ -229,7 +233,7 @@ func (r *Redis) UpdateTable(ctx context.Context, t Table, ttl time.Duration) err
 		hasCode = "1"
 	}
 	n, err := updateTableScript.Run(ctx, r.rdb, []string{r.tableKey(t.ID), r.codeKey(t.InviteCode), r.driveKey(), r.ownerKey()},
-		t.Version, data, ttl.Milliseconds(), hasCode, owned(t.State), t.ID).Int()
+		r.indexArgs(&t, t.Version, data, ttl.Milliseconds(), hasCode, owned(t.State), t.ID)...).Int()
 	if err != nil {
 		return fmt.Errorf("update table: %w", err)
 	}

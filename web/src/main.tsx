@@ -1,8 +1,7 @@
 import { render } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ConnectError, Code } from "@connectrpc/connect";
-import { create } from "@bufbuild/protobuf";
-import { DurationSchema, timestampDate, type Any } from "@bufbuild/protobuf/wkt";
+import { timestampDate, type Any } from "@bufbuild/protobuf/wkt";
 import { api, lastName, loadSession, newActionId, once, saveSession, signIn, signedOut, signOutEverywhere, type Session } from "./api";
 import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
@@ -11,6 +10,7 @@ import { BotLevel, PlayerKind, type Outcome, type PlayerRef, type TableSummary }
 import { isCard, keyWords, unpack, words, type Plain, type PlainObj } from "./plain";
 import { Card, cardsIn, cellOf, chooser, matches, type Legal } from "./cards";
 import { SapotagemPane, SponsioPane } from "./games";
+import { gameName, Leaderboard, Profile, Room } from "./room";
 import "./style.css";
 
 // Where the player is, kept in the URL's hash (and so across reloads): #/, #/private/<table>,
@@ -112,6 +112,9 @@ function App() {
           <TableScreen key={route.screen + route.id} id={route.id} me={session} spectate={route.screen === "spectate"} />
         )}
         {route.screen === "replay" && <Replay id={route.id} />}
+        {route.screen === "lobby" && <Room />}
+        {route.screen === "profile" && <Profile id={route.id} />}
+        {route.screen === "leaderboard" && <Leaderboard game={route.id} />}
       </main>
     </>
   );
@@ -149,13 +152,16 @@ function Lobby() {
   const [code, setCode] = useState("");
   const [watchId, setWatchId] = useState("");
   const [fill, setFill] = useState(BotLevel.NORMAL);
+  const [wait, setWait] = useState(0); // the gateway's wait before bots fill a table, seconds
   useEffect(() => {
-    api.listGames({}).then((r) => setGames(r.games), (e) => setErr(errorText(e)));
+    api.listGames({}).then((r) => (setGames(r.games), setWait(Number(r.defaultMaxWait?.seconds ?? 0n))), (e) => setErr(errorText(e)));
   }, []);
-  const queue = async (game: string) => {
+  // Play asks for the game's usual table (Saboteur 2: 6 seats) and the gateway's wait.
+  const queue = async (g: GameInfo) => {
+    const game = g.game;
     try {
       const r = await once((requestId) =>
-        api.enqueueTicket({ game, botsMayFill: true, botLevel: fill, maxWait: create(DurationSchema, { seconds: 2n }), requestId }),
+        api.enqueueTicket({ game, minSeats: g.usualSeats, maxSeats: g.usualSeats, botsMayFill: true, botLevel: fill, requestId }),
       );
       go("queue", r.ticketId);
     } catch (e) {
@@ -189,12 +195,12 @@ function Lobby() {
       <ul class="games">
         {games.map((g) => (
           <li key={g.game} data-game={g.game}>
-            <h2>{g.game}</h2>
+            <h2>{gameName(g.game)}</h2>
             <p>
               {g.minSeats}–{g.maxSeats} players
             </p>
-            <button onClick={() => queue(g.game)} data-testid={`queue-${g.game}`}>
-              Play (bots fill free seats)
+            <button onClick={() => queue(g)} data-testid={`queue-${g.game}`}>
+              Play: {g.usualSeats} seats, bots fill the free ones after {wait} s
             </button>{" "}
             <button onClick={() => createTable(g.game)} data-testid={`private-${g.game}`}>
               Private table

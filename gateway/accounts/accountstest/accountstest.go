@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,6 +20,10 @@ type Store interface {
 	Credential(ctx context.Context, kind accounts.Kind, id string) (accounts.Credential, error)
 	Player(ctx context.Context, id string) (accounts.Player, error)
 	Rename(ctx context.Context, id, name string) error
+	ClaimName(ctx context.Context, name, player string) error
+	ReleaseName(ctx context.Context, name, player string) error
+	SetVisibility(ctx context.Context, player string, v accounts.Visibility) error
+	Visibilities(ctx context.Context, players []string) ([]accounts.Visibility, error)
 }
 
 // Run runs the suite against stores made by newStore. Stores may share a backend: ids are unique
@@ -33,6 +38,8 @@ func Run(t *testing.T, newStore func(t *testing.T) Store) {
 		{"KindsApart", testKindsApart},
 		{"Rename", testRename},
 		{"ConcurrentCreate", testConcurrentCreate},
+		{"Names", testNames},
+		{"Visibility", testVisibility},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
@@ -158,5 +165,47 @@ func testConcurrentCreate(t *testing.T, s Store) {
 	}
 	if got, err := s.Credential(ctx, accounts.Device, dev); err != nil || got.Player != winner || winner == "" {
 		t.Fatalf("credential names %q (%v), the winner was %q", got.Player, err, winner)
+	}
+}
+
+// testNames: a display name is held by one player at a time, whatever its case.
+func testNames(t *testing.T, s Store) {
+	ctx := t.Context()
+	name, ann, bob := "Ann "+uid(), "p-"+uid(), "p-"+uid()
+	if err := s.ClaimName(ctx, name, ann); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ClaimName(ctx, name, ann); err != nil {
+		t.Fatalf("claiming one's own name again: %v", err)
+	}
+	if err := s.ClaimName(ctx, strings.ToUpper(name), bob); !errors.Is(err, accounts.ErrExists) {
+		t.Fatalf("claiming another's name in capitals: %v", err)
+	}
+	if err := s.ReleaseName(ctx, name, bob); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ClaimName(ctx, name, bob); !errors.Is(err, accounts.ErrExists) {
+		t.Fatalf("a release by another player freed the name: %v", err)
+	}
+	if err := s.ReleaseName(ctx, name, ann); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.ClaimName(ctx, name, bob); err != nil {
+		t.Fatalf("claiming a released name: %v", err)
+	}
+}
+
+func testVisibility(t *testing.T, s Store) {
+	ctx := t.Context()
+	ann, bob := "p-"+uid(), "p-"+uid()
+	if err := s.SetVisibility(ctx, ann, 3); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Visibilities(ctx, []string{bob, ann})
+	if err != nil || len(got) != 2 || got[0] != 0 || got[1] != 3 {
+		t.Fatalf("visibilities: %v, %v", got, err)
+	}
+	if got, err := s.Visibilities(ctx, nil); err != nil || len(got) != 0 {
+		t.Fatalf("no players: %v, %v", got, err)
 	}
 }

@@ -41,6 +41,9 @@ func Run(t *testing.T, newStore func(t *testing.T) lobby.Store) {
 		{"DriveMany", testDriveMany},
 		{"OwnedSet", testOwnedSet},
 		{"MatchOwned", testMatchOwned},
+		{"Listing", testListing},
+		{"ListingExpiry", testListingExpiry},
+		{"TablesOf", testTablesOf},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })

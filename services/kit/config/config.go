@@ -60,6 +60,9 @@ type Config struct {
 	// target resolves to and sends each table's calls to one of them by table affinity
 	// (gateway/affinity.go); calls that name no table go round-robin.
 	RulesTargets string
+	// StatsTarget is the stats service's gRPC target, which the gateway asks for the profiles,
+	// leaderboards and game figures it serves (empty: those calls are UNAVAILABLE).
+	StatsTarget string
 	// SessionKey holds the keys of session tokens (HMAC-SHA256), "id:base64,..." with the first
 	// signing and all verifying, or one key as written (gateway.ParseSessionKeys); every gateway
 	// replica needs the same. Empty: a random key per process, refused when Redis is set.
@@ -152,6 +155,7 @@ var settings = []setting{
 	{"shutdown-timeout", "CARDROOM_SHUTDOWN_TIMEOUT", "10s", "bound on the graceful stop", dur(func(c *Config) *time.Duration { return &c.ShutdownTimeout })},
 	{"service-token", "CARDROOM_SERVICE_TOKEN", "", "shared secret the gateway sends to the rules and stats services, which refuse calls without it; required by them beyond loopback (empty: they listen on loopback only)", str(func(c *Config) *string { return &c.ServiceToken })},
 	{"rules-targets", "CARDROOM_RULES_TARGETS", "", "gateway: game=target pairs of the rules services, comma-separated", str(func(c *Config) *string { return &c.RulesTargets })},
+	{"stats-target", "CARDROOM_STATS_TARGET", "", "gateway: the stats service's target, for profiles and leaderboards (empty: none)", str(func(c *Config) *string { return &c.StatsTarget })},
 	{"session-key", "CARDROOM_SESSION_KEY", "", "gateway: keys of session tokens, id:base64 comma-separated, the first signing (one key without ':' is taken as written); required with Redis (empty: random per process)", str(func(c *Config) *string { return &c.SessionKey })},
 	{"session-ttl", "CARDROOM_SESSION_TTL", "12h", "gateway: how long a session token is valid", dur(func(c *Config) *time.Duration { return &c.SessionTTL })},
 	{"session-max-age", "CARDROOM_SESSION_MAX_AGE", "168h", "gateway: longest a session lasts from its sign-in, refreshes included", dur(func(c *Config) *time.Duration { return &c.SessionMaxAge })},
@@ -274,6 +278,7 @@ func (c Config) LogValue() slog.Value {
 		slog.Duration("shutdown_timeout", c.ShutdownTimeout),
 		slog.Bool("service_token_set", c.ServiceToken != ""),
 		slog.String("rules_targets", c.RulesTargets),
+		slog.String("stats_target", c.StatsTarget),
 		slog.Bool("session_key_set", c.SessionKey != ""),
 		slog.Duration("session_ttl", c.SessionTTL),
 		slog.Duration("session_max_age", c.SessionMaxAge),

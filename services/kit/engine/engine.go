@@ -66,6 +66,9 @@ type Info struct {
 	Name     string
 	MinSeats int
 	MaxSeats int
+	// UsualSeats is the number of seats of the game's usual table, what matchmaking's "Play" asks
+	// for unless the player chooses (0: MaxSeats).
+	UsualSeats int
 	// Prototypes of the game's messages (empty instances), for decoding google.protobuf.Any.
 	Options proto.Message
 	Action  proto.Message

@@ -28,7 +28,11 @@ const (
 	RequestIDReused = "REQUEST_ID_REUSED" // a request id already used at the table with other arguments
 	UnknownBotLevel = "UNKNOWN_BOT_LEVEL" // a bot level that is not a cardroom.game.v1.BotLevel
 	WeakSecret      = "WEAK_SECRET"       // a device secret too regular to be random
+	BadPageToken    = "BAD_PAGE_TOKEN"    // a page token no listing gave, or given with other filters
 )
+
+// StatsUnavailable: the gateway has no stats service to ask (UNAVAILABLE).
+const StatsUnavailable = "STATS_UNAVAILABLE"
 
 // Codes of requests that met a state that moved on or was busy (ABORTED): try again.
 const (
@@ -50,6 +54,7 @@ const (
 	NotThere        = "NOT_THERE"
 	TicketClosed    = "TICKET_CLOSED"
 	TicketRefused   = "TICKET_REFUSED"
+	PlayerNotFound  = "PLAYER_NOT_FOUND"
 )
 
 // Codes of who is asking, at the gateway.

@@ -219,6 +219,7 @@ func (s *Server) DescribeGame(context.Context, *rulesv1.DescribeGameRequest) (*r
 		OptionsType: string(s.info.Options.ProtoReflect().Descriptor().FullName()),
 		ActionType:  string(s.info.Action.ProtoReflect().Descriptor().FullName()),
 		ViewType:    string(s.info.View.ProtoReflect().Descriptor().FullName()),
+		UsualSeats:  uint32(cmp.Or(s.info.UsualSeats, s.info.MaxSeats)),
 	}, nil
 }
 

@@ -23,9 +23,11 @@ func (Game) Info() engine.Info {
 		Name:     "sabaisabai",
 		MinSeats: 2,
 		MaxSeats: maxSeat,
-		Options:  &pb.Options{},
-		Action:   &pb.Action{},
-		View:     &pb.View{},
+		// Matchmaking's usual table: four, not twelve (a table of bots the player cannot follow).
+		UsualSeats: 4,
+		Options:    &pb.Options{},
+		Action:     &pb.Action{},
+		View:       &pb.View{},
 	}
 }
 

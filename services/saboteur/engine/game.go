@@ -23,7 +23,8 @@ const Name = "saboteur"
 
 // Info implements engine.Game.
 func (Game) Info() engine.Info {
-	return engine.Info{Name: Name, MinSeats: 2, MaxSeats: MaxSeats,
+	// Six players is the box's usual table (Saboteur 2 takes 2 to 12).
+	return engine.Info{Name: Name, MinSeats: 2, MaxSeats: MaxSeats, UsualSeats: 6,
 		Options: &pb.Options{}, Action: &pb.Action{}, View: &pb.View{}}
 }
 

@@ -36,11 +36,11 @@ const usage = `usage: cardroom play <game> [flags]     play sabaisabai, saboteur
        cardroom play --resume [flags]     return to the seat you hold
   --addr host:port   the cardroom to play on (default 127.0.0.1:7070)
   --name NAME        your display name (default: the one you had, or "player" the first time)
-  --seats N          seats at the table (queue: the number wanted; default: any)
+  --seats N          seats at the table (queue: the number wanted; default: the game's usual table)
   --create           open a private table (its invite code is shown; b adds a bot, s starts)
   --join CODE        take a place at a private table
   (neither: queue for a match; bots fill the table after --wait)
-  --wait D           longest wait in the queue (default 20s)
+  --wait D           longest wait in the queue (default: the gateway's, 30s unless set there)
   --bots LEVEL       the level of the bots you add or that fill your table: easy, normal (the
                      default) or strong
   --resume           return to the seat you hold (running the same game again does too)
@@ -99,7 +99,7 @@ func ParseArgs(args []string, out io.Writer) (Options, error) {
 	seats := fs.Uint("seats", 0, "")
 	fs.BoolVar(&o.Create, "create", false, "")
 	fs.StringVar(&o.Join, "join", "", "")
-	fs.DurationVar(&o.Wait, "wait", 20*time.Second, "")
+	fs.DurationVar(&o.Wait, "wait", 0, "")
 	fs.BoolVar(&o.Resume, "resume", false, "")
 	bots := fs.String("bots", "normal", "")
 	fs.StringVar(&o.Dir, "config", "", "")

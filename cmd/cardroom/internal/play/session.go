@@ -180,8 +180,24 @@ func (s *session) newTable(ctx context.Context, game string) (string, string, bo
 }
 
 func (s *session) queue(ctx context.Context, game string) (string, error) {
-	req := &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: s.opt.Seats, MaxSeats: s.opt.Seats, BotsMayFill: true,
-		BotLevel: s.opt.Bots, MaxWait: durationpb.New(s.opt.Wait), RequestId: "play-" + randomHex(12)}
+	// Unless told, the game's usual table and the gateway's wait, as every client asks for them.
+	seats, wait := s.opt.Seats, s.opt.Wait
+	if seats == 0 || wait == 0 {
+		gs, err := s.c.ListGames(ctx, &gatewayv1.ListGamesRequest{})
+		if err != nil {
+			return "", err
+		}
+		for _, g := range gs.GetGames() {
+			if g.GetGame() == game && seats == 0 {
+				seats = g.GetUsualSeats()
+			}
+		}
+		if wait == 0 {
+			wait = gs.GetDefaultMaxWait().AsDuration()
+		}
+	}
+	req := &gatewayv1.EnqueueTicketRequest{Game: game, MinSeats: seats, MaxSeats: seats, BotsMayFill: true,
+		BotLevel: s.opt.Bots, MaxWait: durationpb.New(wait), RequestId: "play-" + randomHex(12)}
 	var r *gatewayv1.EnqueueTicketResponse
 	err := once(ctx, func() (err error) { r, err = s.c.EnqueueTicket(s.auth(ctx), req); return err })
 	if err != nil {
@@ -207,7 +223,7 @@ func (s *session) queue(ctx context.Context, game string) (string, error) {
 		switch u.GetState() {
 		case gatewayv1.TicketState_TICKET_STATE_QUEUED:
 			s.send(ctx, statusMsg(fmt.Sprintf("in the queue for %s: %d waiting, %s so far (bots fill the table after %s)",
-				game, u.GetPlayersWaiting(), u.GetWaited().AsDuration().Round(time.Second), s.opt.Wait)))
+				game, u.GetPlayersWaiting(), u.GetWaited().AsDuration().Round(time.Second), wait)))
 		case gatewayv1.TicketState_TICKET_STATE_MATCHED:
 			return u.GetTableId(), nil
 		case gatewayv1.TicketState_TICKET_STATE_CANCELLED:

@@ -21,6 +21,7 @@ package gatewayv1
 import (
 	v11 "cardroom.dev/proto/gen/cardroom/events/v1"
 	v1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	v12 "cardroom.dev/proto/gen/cardroom/stats/v1"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
 	anypb "google.golang.org/protobuf/types/known/anypb"
@@ -156,6 +157,64 @@ func (x TicketState) Number() protoreflect.EnumNumber {
 // Deprecated: Use TicketState.Descriptor instead.
 func (TicketState) EnumDescriptor() ([]byte, []int) {
 	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{1}
+}
+
+// ProfileVisibility is what others see of a player's profile; the display name is always shown,
+// and nothing else a player did (scores, abandoned games) ever is.
+type ProfileVisibility int32
+
+const (
+	// UNSPECIFIED: PUBLIC.
+	ProfileVisibility_PROFILE_VISIBILITY_UNSPECIFIED ProfileVisibility = 0
+	// PUBLIC: the ratings, the games and wins, and the recent games with their tables.
+	ProfileVisibility_PROFILE_VISIBILITY_PUBLIC ProfileVisibility = 1
+	// RATINGS_ONLY: the ratings (and the leaderboards name the player); no games.
+	ProfileVisibility_PROFILE_VISIBILITY_RATINGS_ONLY ProfileVisibility = 2
+	// NAME_ONLY: the display name only; the leaderboards show the player's rank without a name.
+	ProfileVisibility_PROFILE_VISIBILITY_NAME_ONLY ProfileVisibility = 3
+)
+
+// Enum value maps for ProfileVisibility.
+var (
+	ProfileVisibility_name = map[int32]string{
+		0: "PROFILE_VISIBILITY_UNSPECIFIED",
+		1: "PROFILE_VISIBILITY_PUBLIC",
+		2: "PROFILE_VISIBILITY_RATINGS_ONLY",
+		3: "PROFILE_VISIBILITY_NAME_ONLY",
+	}
+	ProfileVisibility_value = map[string]int32{
+		"PROFILE_VISIBILITY_UNSPECIFIED":  0,
+		"PROFILE_VISIBILITY_PUBLIC":       1,
+		"PROFILE_VISIBILITY_RATINGS_ONLY": 2,
+		"PROFILE_VISIBILITY_NAME_ONLY":    3,
+	}
+)
+
+func (x ProfileVisibility) Enum() *ProfileVisibility {
+	p := new(ProfileVisibility)
+	*p = x
+	return p
+}
+
+func (x ProfileVisibility) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ProfileVisibility) Descriptor() protoreflect.EnumDescriptor {
+	return file_cardroom_gateway_v1_gateway_proto_enumTypes[2].Descriptor()
+}
+
+func (ProfileVisibility) Type() protoreflect.EnumType {
+	return &file_cardroom_gateway_v1_gateway_proto_enumTypes[2]
+}
+
+func (x ProfileVisibility) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ProfileVisibility.Descriptor instead.
+func (ProfileVisibility) EnumDescriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{2}
 }
 
 type SignInRequest struct {
@@ -659,9 +718,12 @@ type GameInfo struct {
 	MinSeats uint32                 `protobuf:"varint,2,opt,name=min_seats,json=minSeats,proto3" json:"min_seats,omitempty"`
 	MaxSeats uint32                 `protobuf:"varint,3,opt,name=max_seats,json=maxSeats,proto3" json:"max_seats,omitempty"`
 	// Full names of the game's messages carried in Any.
-	OptionsType   string `protobuf:"bytes,4,opt,name=options_type,json=optionsType,proto3" json:"options_type,omitempty"`
-	ActionType    string `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
-	ViewType      string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
+	OptionsType string `protobuf:"bytes,4,opt,name=options_type,json=optionsType,proto3" json:"options_type,omitempty"`
+	ActionType  string `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
+	ViewType    string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
+	// The number of seats of the game's usual table (e.g. 6 for Saboteur 2): what a client's "Play"
+	// asks for (EnqueueTicketRequest.min_seats and max_seats) unless the player chooses.
+	UsualSeats    uint32 `protobuf:"varint,7,opt,name=usual_seats,json=usualSeats,proto3" json:"usual_seats,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -738,11 +800,21 @@ func (x *GameInfo) GetViewType() string {
 	return ""
 }
 
+func (x *GameInfo) GetUsualSeats() uint32 {
+	if x != nil {
+		return x.UsualSeats
+	}
+	return 0
+}
+
 type ListGamesResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Games         []*GameInfo            `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Games []*GameInfo            `protobuf:"bytes,1,rep,name=games,proto3" json:"games,omitempty"`
+	// The wait of a ticket that names none (EnqueueTicketRequest.max_wait): after it, bots take the
+	// seats no player took (with bots_may_fill).
+	DefaultMaxWait *durationpb.Duration `protobuf:"bytes,2,opt,name=default_max_wait,json=defaultMaxWait,proto3" json:"default_max_wait,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ListGamesResponse) Reset() {
@@ -782,6 +854,13 @@ func (x *ListGamesResponse) GetGames() []*GameInfo {
 	return nil
 }
 
+func (x *ListGamesResponse) GetDefaultMaxWait() *durationpb.Duration {
+	if x != nil {
+		return x.DefaultMaxWait
+	}
+	return nil
+}
+
 // Table is a table as the gateway keeps it.
 type Table struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -804,6 +883,13 @@ type Table struct {
 	// The level a bot plays a seated player's seat at while they are absent (see Watch): NORMAL
 	// unless the table was created with another.
 	TakeoverLevel v1.BotLevel `protobuf:"varint,12,opt,name=takeover_level,json=takeoverLevel,proto3,enum=cardroom.game.v1.BotLevel" json:"takeover_level,omitempty"`
+	// Listed by ListTables (see CreateTableRequest.public).
+	Public    bool                   `protobuf:"varint,13,opt,name=public,proto3" json:"public,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,14,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// When the seats were fixed (unset before the start).
+	StartedAt *timestamppb.Timestamp `protobuf:"bytes,15,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	// When the game ended (FINISHED only).
+	FinishedAt    *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -922,6 +1008,34 @@ func (x *Table) GetTakeoverLevel() v1.BotLevel {
 	return v1.BotLevel(0)
 }
 
+func (x *Table) GetPublic() bool {
+	if x != nil {
+		return x.Public
+	}
+	return false
+}
+
+func (x *Table) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *Table) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *Table) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
 type CreateTableRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
@@ -937,7 +1051,11 @@ type CreateTableRequest struct {
 	// (NOT_FOUND, TABLE_NOT_FOUND, if it has ended and expired since). The same id with other fields
 	// is refused with INVALID_ARGUMENT (REQUEST_ID_REUSED). Empty: no such protection, every call
 	// creates a table.
-	RequestId     string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	RequestId string `protobuf:"bytes,6,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// When true, the table is listed by ListTables (open: anyone may join it by its table id; then
+	// anyone may watch it and, once finished, replay it). Default false: only its invite code lets
+	// people join, and it is in no list.
+	Public        bool `protobuf:"varint,7,opt,name=public,proto3" json:"public,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1014,6 +1132,13 @@ func (x *CreateTableRequest) GetRequestId() string {
 	return ""
 }
 
+func (x *CreateTableRequest) GetPublic() bool {
+	if x != nil {
+		return x.Public
+	}
+	return false
+}
+
 type CreateTableResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
@@ -1074,9 +1199,12 @@ func (x *CreateTableResponse) GetTable() *Table {
 	return nil
 }
 
+// JoinTableRequest names the table by exactly one of its invite code or, for a public table, its
+// id (as ListTables gives it).
 type JoinTableRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	InviteCode    string                 `protobuf:"bytes,1,opt,name=invite_code,json=inviteCode,proto3" json:"invite_code,omitempty"`
+	TableId       string                 `protobuf:"bytes,2,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1114,6 +1242,13 @@ func (*JoinTableRequest) Descriptor() ([]byte, []int) {
 func (x *JoinTableRequest) GetInviteCode() string {
 	if x != nil {
 		return x.InviteCode
+	}
+	return ""
+}
+
+func (x *JoinTableRequest) GetTableId() string {
+	if x != nil {
+		return x.TableId
 	}
 	return ""
 }
@@ -2888,11 +3023,1113 @@ func (x *GetReplayResponse) GetEntries() []*ReplayEntry {
 	return nil
 }
 
+type ListTablesRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Which list: OPEN, PLAYING or FINISHED (required).
+	State TableState `protobuf:"varint,1,opt,name=state,proto3,enum=cardroom.gateway.v1.TableState" json:"state,omitempty"`
+	// Only this game's tables (empty: every game's).
+	Game string `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	// 1 to 100 tables a page (0: 20).
+	PageSize uint32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The previous answer's next_page_token, for the page after it (empty: the first page).
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTablesRequest) Reset() {
+	*x = ListTablesRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTablesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTablesRequest) ProtoMessage() {}
+
+func (x *ListTablesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTablesRequest.ProtoReflect.Descriptor instead.
+func (*ListTablesRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{44}
+}
+
+func (x *ListTablesRequest) GetState() TableState {
+	if x != nil {
+		return x.State
+	}
+	return TableState_TABLE_STATE_UNSPECIFIED
+}
+
+func (x *ListTablesRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *ListTablesRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListTablesRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+type ListTablesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Newest first: open tables by creation, live ones by start, finished ones by end. Players and
+	// seats are named as at the table: a name two people share is told apart as "Ann (2)".
+	Tables []*Table `protobuf:"bytes,1,rep,name=tables,proto3" json:"tables,omitempty"`
+	// Empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTablesResponse) Reset() {
+	*x = ListTablesResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTablesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTablesResponse) ProtoMessage() {}
+
+func (x *ListTablesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTablesResponse.ProtoReflect.Descriptor instead.
+func (*ListTablesResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ListTablesResponse) GetTables() []*Table {
+	if x != nil {
+		return x.Tables
+	}
+	return nil
+}
+
+func (x *ListTablesResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+type ListMyTablesRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyTablesRequest) Reset() {
+	*x = ListMyTablesRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[46]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyTablesRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyTablesRequest) ProtoMessage() {}
+
+func (x *ListMyTablesRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[46]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyTablesRequest.ProtoReflect.Descriptor instead.
+func (*ListMyTablesRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{46}
+}
+
+type ListMyTablesResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Open tables the caller waits at and tables they are seated at, newest first.
+	InProgress []*Table `protobuf:"bytes,1,rep,name=in_progress,json=inProgress,proto3" json:"in_progress,omitempty"`
+	// Tables the caller played that finished, newest first, until they expire (the replay's
+	// retention).
+	Finished      []*Table `protobuf:"bytes,2,rep,name=finished,proto3" json:"finished,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListMyTablesResponse) Reset() {
+	*x = ListMyTablesResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[47]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListMyTablesResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListMyTablesResponse) ProtoMessage() {}
+
+func (x *ListMyTablesResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[47]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListMyTablesResponse.ProtoReflect.Descriptor instead.
+func (*ListMyTablesResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{47}
+}
+
+func (x *ListMyTablesResponse) GetInProgress() []*Table {
+	if x != nil {
+		return x.InProgress
+	}
+	return nil
+}
+
+func (x *ListMyTablesResponse) GetFinished() []*Table {
+	if x != nil {
+		return x.Finished
+	}
+	return nil
+}
+
+type GetPlayerProfileRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Whose profile (empty: the caller's).
+	PlayerId string `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	// At most this many recent games (0: 20; at most 100).
+	RecentLimit   uint32 `protobuf:"varint,2,opt,name=recent_limit,json=recentLimit,proto3" json:"recent_limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPlayerProfileRequest) Reset() {
+	*x = GetPlayerProfileRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[48]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPlayerProfileRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPlayerProfileRequest) ProtoMessage() {}
+
+func (x *GetPlayerProfileRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[48]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPlayerProfileRequest.ProtoReflect.Descriptor instead.
+func (*GetPlayerProfileRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{48}
+}
+
+func (x *GetPlayerProfileRequest) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *GetPlayerProfileRequest) GetRecentLimit() uint32 {
+	if x != nil {
+		return x.RecentLimit
+	}
+	return 0
+}
+
+// PlayerRating is an OpenSkill rating.
+type PlayerRating struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Mu    float64                `protobuf:"fixed64,1,opt,name=mu,proto3" json:"mu,omitempty"`
+	Sigma float64                `protobuf:"fixed64,2,opt,name=sigma,proto3" json:"sigma,omitempty"`
+	// The ordinal shown and ranked by: mu - 3 sigma (0 for a new player).
+	Ordinal       float64 `protobuf:"fixed64,3,opt,name=ordinal,proto3" json:"ordinal,omitempty"`
+	RatedGames    uint64  `protobuf:"varint,4,opt,name=rated_games,json=ratedGames,proto3" json:"rated_games,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerRating) Reset() {
+	*x = PlayerRating{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[49]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerRating) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerRating) ProtoMessage() {}
+
+func (x *PlayerRating) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[49]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerRating.ProtoReflect.Descriptor instead.
+func (*PlayerRating) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{49}
+}
+
+func (x *PlayerRating) GetMu() float64 {
+	if x != nil {
+		return x.Mu
+	}
+	return 0
+}
+
+func (x *PlayerRating) GetSigma() float64 {
+	if x != nil {
+		return x.Sigma
+	}
+	return 0
+}
+
+func (x *PlayerRating) GetOrdinal() float64 {
+	if x != nil {
+		return x.Ordinal
+	}
+	return 0
+}
+
+func (x *PlayerRating) GetRatedGames() uint64 {
+	if x != nil {
+		return x.RatedGames
+	}
+	return 0
+}
+
+// PlayerGame is a player's record at one game.
+type PlayerGame struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Unset when the profile hides ratings.
+	Rating *PlayerRating `protobuf:"bytes,2,opt,name=rating,proto3" json:"rating,omitempty"`
+	// 0 when the profile hides games.
+	Games         uint64 `protobuf:"varint,3,opt,name=games,proto3" json:"games,omitempty"`
+	Wins          uint64 `protobuf:"varint,4,opt,name=wins,proto3" json:"wins,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayerGame) Reset() {
+	*x = PlayerGame{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayerGame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayerGame) ProtoMessage() {}
+
+func (x *PlayerGame) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayerGame.ProtoReflect.Descriptor instead.
+func (*PlayerGame) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *PlayerGame) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *PlayerGame) GetRating() *PlayerRating {
+	if x != nil {
+		return x.Rating
+	}
+	return nil
+}
+
+func (x *PlayerGame) GetGames() uint64 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+func (x *PlayerGame) GetWins() uint64 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+// ProfileGame is one of a player's finished games.
+type ProfileGame struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	TableId     string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	Game        string                 `protobuf:"bytes,2,opt,name=game,proto3" json:"game,omitempty"`
+	FinishedAt  *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=finished_at,json=finishedAt,proto3" json:"finished_at,omitempty"`
+	PlayerCount uint32                 `protobuf:"varint,4,opt,name=player_count,json=playerCount,proto3" json:"player_count,omitempty"`
+	// 1 for the best; ties share a rank.
+	Rank   uint32 `protobuf:"varint,5,opt,name=rank,proto3" json:"rank,omitempty"`
+	Winner bool   `protobuf:"varint,6,opt,name=winner,proto3" json:"winner,omitempty"`
+	// The player's displayed rating (ordinal) after the game; 0 when the profile hides ratings.
+	RatingAfter   float64 `protobuf:"fixed64,7,opt,name=rating_after,json=ratingAfter,proto3" json:"rating_after,omitempty"`
+	Aborted       bool    `protobuf:"varint,8,opt,name=aborted,proto3" json:"aborted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProfileGame) Reset() {
+	*x = ProfileGame{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProfileGame) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProfileGame) ProtoMessage() {}
+
+func (x *ProfileGame) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProfileGame.ProtoReflect.Descriptor instead.
+func (*ProfileGame) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *ProfileGame) GetTableId() string {
+	if x != nil {
+		return x.TableId
+	}
+	return ""
+}
+
+func (x *ProfileGame) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *ProfileGame) GetFinishedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.FinishedAt
+	}
+	return nil
+}
+
+func (x *ProfileGame) GetPlayerCount() uint32 {
+	if x != nil {
+		return x.PlayerCount
+	}
+	return 0
+}
+
+func (x *ProfileGame) GetRank() uint32 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+func (x *ProfileGame) GetWinner() bool {
+	if x != nil {
+		return x.Winner
+	}
+	return false
+}
+
+func (x *ProfileGame) GetRatingAfter() float64 {
+	if x != nil {
+		return x.RatingAfter
+	}
+	return 0
+}
+
+func (x *ProfileGame) GetAborted() bool {
+	if x != nil {
+		return x.Aborted
+	}
+	return false
+}
+
+type GetPlayerProfileResponse struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	PlayerId    string                 `protobuf:"bytes,1,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	DisplayName string                 `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// The profile's setting (the caller's own profile only; unspecified for others').
+	Visibility ProfileVisibility `protobuf:"varint,3,opt,name=visibility,proto3,enum=cardroom.gateway.v1.ProfileVisibility" json:"visibility,omitempty"`
+	Games      []*PlayerGame     `protobuf:"bytes,4,rep,name=games,proto3" json:"games,omitempty"`
+	// Newest first; empty when the profile hides games.
+	Recent        []*ProfileGame `protobuf:"bytes,5,rep,name=recent,proto3" json:"recent,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPlayerProfileResponse) Reset() {
+	*x = GetPlayerProfileResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPlayerProfileResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPlayerProfileResponse) ProtoMessage() {}
+
+func (x *GetPlayerProfileResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPlayerProfileResponse.ProtoReflect.Descriptor instead.
+func (*GetPlayerProfileResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *GetPlayerProfileResponse) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *GetPlayerProfileResponse) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *GetPlayerProfileResponse) GetVisibility() ProfileVisibility {
+	if x != nil {
+		return x.Visibility
+	}
+	return ProfileVisibility_PROFILE_VISIBILITY_UNSPECIFIED
+}
+
+func (x *GetPlayerProfileResponse) GetGames() []*PlayerGame {
+	if x != nil {
+		return x.Games
+	}
+	return nil
+}
+
+func (x *GetPlayerProfileResponse) GetRecent() []*ProfileGame {
+	if x != nil {
+		return x.Recent
+	}
+	return nil
+}
+
+type SetProfileVisibilityRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Visibility    ProfileVisibility      `protobuf:"varint,1,opt,name=visibility,proto3,enum=cardroom.gateway.v1.ProfileVisibility" json:"visibility,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetProfileVisibilityRequest) Reset() {
+	*x = SetProfileVisibilityRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetProfileVisibilityRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetProfileVisibilityRequest) ProtoMessage() {}
+
+func (x *SetProfileVisibilityRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetProfileVisibilityRequest.ProtoReflect.Descriptor instead.
+func (*SetProfileVisibilityRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *SetProfileVisibilityRequest) GetVisibility() ProfileVisibility {
+	if x != nil {
+		return x.Visibility
+	}
+	return ProfileVisibility_PROFILE_VISIBILITY_UNSPECIFIED
+}
+
+type SetProfileVisibilityResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetProfileVisibilityResponse) Reset() {
+	*x = SetProfileVisibilityResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetProfileVisibilityResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetProfileVisibilityResponse) ProtoMessage() {}
+
+func (x *SetProfileVisibilityResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetProfileVisibilityResponse.ProtoReflect.Descriptor instead.
+func (*SetProfileVisibilityResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{54}
+}
+
+type GetLeaderboardRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// 1 to 100 entries a page (0: 20).
+	PageSize      uint32 `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLeaderboardRequest) Reset() {
+	*x = GetLeaderboardRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLeaderboardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLeaderboardRequest) ProtoMessage() {}
+
+func (x *GetLeaderboardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLeaderboardRequest.ProtoReflect.Descriptor instead.
+func (*GetLeaderboardRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *GetLeaderboardRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *GetLeaderboardRequest) GetPageSize() uint32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *GetLeaderboardRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+type LeaderboardEntry struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1 for the best.
+	Rank uint64 `protobuf:"varint,1,opt,name=rank,proto3" json:"rank,omitempty"`
+	// Empty, with display_name, for a player whose profile shows their name only.
+	PlayerId      string        `protobuf:"bytes,2,opt,name=player_id,json=playerId,proto3" json:"player_id,omitempty"`
+	DisplayName   string        `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	Rating        *PlayerRating `protobuf:"bytes,4,opt,name=rating,proto3" json:"rating,omitempty"`
+	Games         uint64        `protobuf:"varint,5,opt,name=games,proto3" json:"games,omitempty"`
+	Wins          uint64        `protobuf:"varint,6,opt,name=wins,proto3" json:"wins,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaderboardEntry) Reset() {
+	*x = LeaderboardEntry{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaderboardEntry) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaderboardEntry) ProtoMessage() {}
+
+func (x *LeaderboardEntry) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaderboardEntry.ProtoReflect.Descriptor instead.
+func (*LeaderboardEntry) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *LeaderboardEntry) GetRank() uint64 {
+	if x != nil {
+		return x.Rank
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetPlayerId() string {
+	if x != nil {
+		return x.PlayerId
+	}
+	return ""
+}
+
+func (x *LeaderboardEntry) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *LeaderboardEntry) GetRating() *PlayerRating {
+	if x != nil {
+		return x.Rating
+	}
+	return nil
+}
+
+func (x *LeaderboardEntry) GetGames() uint64 {
+	if x != nil {
+		return x.Games
+	}
+	return 0
+}
+
+func (x *LeaderboardEntry) GetWins() uint64 {
+	if x != nil {
+		return x.Wins
+	}
+	return 0
+}
+
+type GetLeaderboardResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// Rated players in the game.
+	Total         uint64              `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	Entries       []*LeaderboardEntry `protobuf:"bytes,3,rep,name=entries,proto3" json:"entries,omitempty"`
+	NextPageToken string              `protobuf:"bytes,4,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetLeaderboardResponse) Reset() {
+	*x = GetLeaderboardResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetLeaderboardResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetLeaderboardResponse) ProtoMessage() {}
+
+func (x *GetLeaderboardResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetLeaderboardResponse.ProtoReflect.Descriptor instead.
+func (*GetLeaderboardResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *GetLeaderboardResponse) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *GetLeaderboardResponse) GetTotal() uint64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *GetLeaderboardResponse) GetEntries() []*LeaderboardEntry {
+	if x != nil {
+		return x.Entries
+	}
+	return nil
+}
+
+func (x *GetLeaderboardResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+type GetGameFiguresRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Game          string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGameFiguresRequest) Reset() {
+	*x = GetGameFiguresRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGameFiguresRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGameFiguresRequest) ProtoMessage() {}
+
+func (x *GetGameFiguresRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGameFiguresRequest.ProtoReflect.Descriptor instead.
+func (*GetGameFiguresRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{58}
+}
+
+func (x *GetGameFiguresRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+type GetGameFiguresResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Stats         *v12.GameStats         `protobuf:"bytes,1,opt,name=stats,proto3" json:"stats,omitempty"`
+	Live          *v12.LiveGame          `protobuf:"bytes,2,opt,name=live,proto3" json:"live,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGameFiguresResponse) Reset() {
+	*x = GetGameFiguresResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGameFiguresResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGameFiguresResponse) ProtoMessage() {}
+
+func (x *GetGameFiguresResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGameFiguresResponse.ProtoReflect.Descriptor instead.
+func (*GetGameFiguresResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *GetGameFiguresResponse) GetStats() *v12.GameStats {
+	if x != nil {
+		return x.Stats
+	}
+	return nil
+}
+
+func (x *GetGameFiguresResponse) GetLive() *v12.LiveGame {
+	if x != nil {
+		return x.Live
+	}
+	return nil
+}
+
+type CheckTableOptionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Game  string                 `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// The number of seats (0: the game's usual table).
+	Seats uint32 `protobuf:"varint,2,opt,name=seats,proto3" json:"seats,omitempty"`
+	// The game's options message (ListGames: options_type); unset: the defaults.
+	Options       *anypb.Any `protobuf:"bytes,3,opt,name=options,proto3" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckTableOptionsRequest) Reset() {
+	*x = CheckTableOptionsRequest{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckTableOptionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckTableOptionsRequest) ProtoMessage() {}
+
+func (x *CheckTableOptionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckTableOptionsRequest.ProtoReflect.Descriptor instead.
+func (*CheckTableOptionsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{60}
+}
+
+func (x *CheckTableOptionsRequest) GetGame() string {
+	if x != nil {
+		return x.Game
+	}
+	return ""
+}
+
+func (x *CheckTableOptionsRequest) GetSeats() uint32 {
+	if x != nil {
+		return x.Seats
+	}
+	return 0
+}
+
+func (x *CheckTableOptionsRequest) GetOptions() *anypb.Any {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+type CheckTableOptionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when the game would deal such a table.
+	Accepted bool `protobuf:"varint,1,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	// When not accepted: the game's refusal (a stable code such as BAD_OPTIONS and a sentence).
+	Refusal       *v1.RuleViolation `protobuf:"bytes,2,opt,name=refusal,proto3" json:"refusal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckTableOptionsResponse) Reset() {
+	*x = CheckTableOptionsResponse{}
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckTableOptionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckTableOptionsResponse) ProtoMessage() {}
+
+func (x *CheckTableOptionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_gateway_v1_gateway_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckTableOptionsResponse.ProtoReflect.Descriptor instead.
+func (*CheckTableOptionsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_gateway_v1_gateway_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *CheckTableOptionsResponse) GetAccepted() bool {
+	if x != nil {
+		return x.Accepted
+	}
+	return false
+}
+
+func (x *CheckTableOptionsResponse) GetRefusal() *v1.RuleViolation {
+	if x != nil {
+		return x.Refusal
+	}
+	return nil
+}
+
 var File_cardroom_gateway_v1_gateway_proto protoreflect.FileDescriptor
 
 const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\n" +
-	"!cardroom/gateway/v1/gateway.proto\x12\x13cardroom.gateway.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc8\x01\n" +
+	"!cardroom/gateway/v1/gateway.proto\x12\x13cardroom.gateway.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x1dcardroom/stats/v1/stats.proto\x1a\x19google/protobuf/any.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc8\x01\n" +
 	"\rSignInRequest\x12!\n" +
 	"\fdisplay_name\x18\x01 \x01(\tR\vdisplayName\x12?\n" +
 	"\x06device\x18\x02 \x01(\v2%.cardroom.gateway.v1.DeviceCredentialH\x00R\x06device\x12E\n" +
@@ -2921,7 +4158,7 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x10\n" +
 	"\x0eSignOutRequest\"\x11\n" +
 	"\x0fSignOutResponse\"\x12\n" +
-	"\x10ListGamesRequest\"\xb9\x01\n" +
+	"\x10ListGamesRequest\"\xda\x01\n" +
 	"\bGameInfo\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
 	"\tmin_seats\x18\x02 \x01(\rR\bminSeats\x12\x1b\n" +
@@ -2929,9 +4166,12 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\foptions_type\x18\x04 \x01(\tR\voptionsType\x12\x1f\n" +
 	"\vaction_type\x18\x05 \x01(\tR\n" +
 	"actionType\x12\x1b\n" +
-	"\tview_type\x18\x06 \x01(\tR\bviewType\"H\n" +
+	"\tview_type\x18\x06 \x01(\tR\bviewType\x12\x1f\n" +
+	"\vusual_seats\x18\a \x01(\rR\n" +
+	"usualSeats\"\x8d\x01\n" +
 	"\x11ListGamesResponse\x123\n" +
-	"\x05games\x18\x01 \x03(\v2\x1d.cardroom.gateway.v1.GameInfoR\x05games\"\x99\x04\n" +
+	"\x05games\x18\x01 \x03(\v2\x1d.cardroom.gateway.v1.GameInfoR\x05games\x12C\n" +
+	"\x10default_max_wait\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x0edefaultMaxWait\"\xe4\x05\n" +
 	"\x05Table\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x125\n" +
@@ -2947,9 +4187,16 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	" \x01(\v2\x1c.cardroom.game.v1.TimeLimitsR\n" +
 	"timeLimits\x12 \n" +
 	"\tyour_seat\x18\v \x01(\rH\x00R\byourSeat\x88\x01\x01\x12A\n" +
-	"\x0etakeover_level\x18\f \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\rtakeoverLevelB\f\n" +
+	"\x0etakeover_level\x18\f \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\rtakeoverLevel\x12\x16\n" +
+	"\x06public\x18\r \x01(\bR\x06public\x129\n" +
 	"\n" +
-	"_your_seat\"\x8f\x02\n" +
+	"created_at\x18\x0e \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
+	"\n" +
+	"started_at\x18\x0f \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12;\n" +
+	"\vfinished_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAtB\f\n" +
+	"\n" +
+	"_your_seat\"\xa7\x02\n" +
 	"\x12CreateTableRequest\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
 	"\x05seats\x18\x02 \x01(\rR\x05seats\x12.\n" +
@@ -2958,15 +4205,17 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"timeLimits\x12A\n" +
 	"\x0etakeover_level\x18\x05 \x01(\x0e2\x1a.cardroom.game.v1.BotLevelR\rtakeoverLevel\x12\x1d\n" +
 	"\n" +
-	"request_id\x18\x06 \x01(\tR\trequestId\"\x83\x01\n" +
+	"request_id\x18\x06 \x01(\tR\trequestId\x12\x16\n" +
+	"\x06public\x18\a \x01(\bR\x06public\"\x83\x01\n" +
 	"\x13CreateTableResponse\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x1f\n" +
 	"\vinvite_code\x18\x02 \x01(\tR\n" +
 	"inviteCode\x120\n" +
-	"\x05table\x18\x03 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"3\n" +
+	"\x05table\x18\x03 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\"N\n" +
 	"\x10JoinTableRequest\x12\x1f\n" +
 	"\vinvite_code\x18\x01 \x01(\tR\n" +
-	"inviteCode\"E\n" +
+	"inviteCode\x12\x19\n" +
+	"\btable_id\x18\x02 \x01(\tR\atableId\"E\n" +
 	"\x11JoinTableResponse\x120\n" +
 	"\x05table\x18\x01 \x01(\v2\x1a.cardroom.gateway.v1.TableR\x05table\".\n" +
 	"\x11LeaveTableRequest\x12\x19\n" +
@@ -3084,7 +4333,88 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x11GetReplayResponse\x124\n" +
 	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x12@\n" +
 	"\x0ecreated_events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\x12:\n" +
-	"\aentries\x18\x03 \x03(\v2 .cardroom.gateway.v1.ReplayEntryR\aentries*\x8a\x01\n" +
+	"\aentries\x18\x03 \x03(\v2 .cardroom.gateway.v1.ReplayEntryR\aentries\"\x9a\x01\n" +
+	"\x11ListTablesRequest\x125\n" +
+	"\x05state\x18\x01 \x01(\x0e2\x1f.cardroom.gateway.v1.TableStateR\x05state\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"p\n" +
+	"\x12ListTablesResponse\x122\n" +
+	"\x06tables\x18\x01 \x03(\v2\x1a.cardroom.gateway.v1.TableR\x06tables\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"\x15\n" +
+	"\x13ListMyTablesRequest\"\x8b\x01\n" +
+	"\x14ListMyTablesResponse\x12;\n" +
+	"\vin_progress\x18\x01 \x03(\v2\x1a.cardroom.gateway.v1.TableR\n" +
+	"inProgress\x126\n" +
+	"\bfinished\x18\x02 \x03(\v2\x1a.cardroom.gateway.v1.TableR\bfinished\"Y\n" +
+	"\x17GetPlayerProfileRequest\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
+	"\frecent_limit\x18\x02 \x01(\rR\vrecentLimit\"o\n" +
+	"\fPlayerRating\x12\x0e\n" +
+	"\x02mu\x18\x01 \x01(\x01R\x02mu\x12\x14\n" +
+	"\x05sigma\x18\x02 \x01(\x01R\x05sigma\x12\x18\n" +
+	"\aordinal\x18\x03 \x01(\x01R\aordinal\x12\x1f\n" +
+	"\vrated_games\x18\x04 \x01(\x04R\n" +
+	"ratedGames\"\x85\x01\n" +
+	"\n" +
+	"PlayerGame\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x129\n" +
+	"\x06rating\x18\x02 \x01(\v2!.cardroom.gateway.v1.PlayerRatingR\x06rating\x12\x14\n" +
+	"\x05games\x18\x03 \x01(\x04R\x05games\x12\x12\n" +
+	"\x04wins\x18\x04 \x01(\x04R\x04wins\"\x85\x02\n" +
+	"\vProfileGame\x12\x19\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x12\n" +
+	"\x04game\x18\x02 \x01(\tR\x04game\x12;\n" +
+	"\vfinished_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"finishedAt\x12!\n" +
+	"\fplayer_count\x18\x04 \x01(\rR\vplayerCount\x12\x12\n" +
+	"\x04rank\x18\x05 \x01(\rR\x04rank\x12\x16\n" +
+	"\x06winner\x18\x06 \x01(\bR\x06winner\x12!\n" +
+	"\frating_after\x18\a \x01(\x01R\vratingAfter\x12\x18\n" +
+	"\aaborted\x18\b \x01(\bR\aaborted\"\x93\x02\n" +
+	"\x18GetPlayerProfileResponse\x12\x1b\n" +
+	"\tplayer_id\x18\x01 \x01(\tR\bplayerId\x12!\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12F\n" +
+	"\n" +
+	"visibility\x18\x03 \x01(\x0e2&.cardroom.gateway.v1.ProfileVisibilityR\n" +
+	"visibility\x125\n" +
+	"\x05games\x18\x04 \x03(\v2\x1f.cardroom.gateway.v1.PlayerGameR\x05games\x128\n" +
+	"\x06recent\x18\x05 \x03(\v2 .cardroom.gateway.v1.ProfileGameR\x06recent\"e\n" +
+	"\x1bSetProfileVisibilityRequest\x12F\n" +
+	"\n" +
+	"visibility\x18\x01 \x01(\x0e2&.cardroom.gateway.v1.ProfileVisibilityR\n" +
+	"visibility\"\x1e\n" +
+	"\x1cSetProfileVisibilityResponse\"g\n" +
+	"\x15GetLeaderboardRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
+	"\tpage_size\x18\x02 \x01(\rR\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x03 \x01(\tR\tpageToken\"\xcb\x01\n" +
+	"\x10LeaderboardEntry\x12\x12\n" +
+	"\x04rank\x18\x01 \x01(\x04R\x04rank\x12\x1b\n" +
+	"\tplayer_id\x18\x02 \x01(\tR\bplayerId\x12!\n" +
+	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x129\n" +
+	"\x06rating\x18\x04 \x01(\v2!.cardroom.gateway.v1.PlayerRatingR\x06rating\x12\x14\n" +
+	"\x05games\x18\x05 \x01(\x04R\x05games\x12\x12\n" +
+	"\x04wins\x18\x06 \x01(\x04R\x04wins\"\xab\x01\n" +
+	"\x16GetLeaderboardResponse\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x04R\x05total\x12?\n" +
+	"\aentries\x18\x03 \x03(\v2%.cardroom.gateway.v1.LeaderboardEntryR\aentries\x12&\n" +
+	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\"+\n" +
+	"\x15GetGameFiguresRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\"}\n" +
+	"\x16GetGameFiguresResponse\x122\n" +
+	"\x05stats\x18\x01 \x01(\v2\x1c.cardroom.stats.v1.GameStatsR\x05stats\x12/\n" +
+	"\x04live\x18\x02 \x01(\v2\x1b.cardroom.stats.v1.LiveGameR\x04live\"t\n" +
+	"\x18CheckTableOptionsRequest\x12\x12\n" +
+	"\x04game\x18\x01 \x01(\tR\x04game\x12\x14\n" +
+	"\x05seats\x18\x02 \x01(\rR\x05seats\x12.\n" +
+	"\aoptions\x18\x03 \x01(\v2\x14.google.protobuf.AnyR\aoptions\"r\n" +
+	"\x19CheckTableOptionsResponse\x12\x1a\n" +
+	"\baccepted\x18\x01 \x01(\bR\baccepted\x129\n" +
+	"\arefusal\x18\x02 \x01(\v2\x1f.cardroom.game.v1.RuleViolationR\arefusal*\x8a\x01\n" +
 	"\n" +
 	"TableState\x12\x1b\n" +
 	"\x17TABLE_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
@@ -3097,7 +4427,12 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x14TICKET_STATE_FORMING\x10\x01\x12\x17\n" +
 	"\x13TICKET_STATE_QUEUED\x10\x02\x12\x18\n" +
 	"\x14TICKET_STATE_MATCHED\x10\x03\x12\x1a\n" +
-	"\x16TICKET_STATE_CANCELLED\x10\x042\xfa\r\n" +
+	"\x16TICKET_STATE_CANCELLED\x10\x04*\x9d\x01\n" +
+	"\x11ProfileVisibility\x12\"\n" +
+	"\x1ePROFILE_VISIBILITY_UNSPECIFIED\x10\x00\x12\x1d\n" +
+	"\x19PROFILE_VISIBILITY_PUBLIC\x10\x01\x12#\n" +
+	"\x1fPROFILE_VISIBILITY_RATINGS_ONLY\x10\x02\x12 \n" +
+	"\x1cPROFILE_VISIBILITY_NAME_ONLY\x10\x032\xf6\x13\n" +
 	"\x0eGatewayService\x12Q\n" +
 	"\x06SignIn\x12\".cardroom.gateway.v1.SignInRequest\x1a#.cardroom.gateway.v1.SignInResponse\x12i\n" +
 	"\x0eRefreshSession\x12*.cardroom.gateway.v1.RefreshSessionRequest\x1a+.cardroom.gateway.v1.RefreshSessionResponse\x12T\n" +
@@ -3120,7 +4455,15 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\aGetView\x12#.cardroom.gateway.v1.GetViewRequest\x1a$.cardroom.gateway.v1.GetViewResponse\x12o\n" +
 	"\x10ListLegalActions\x12,.cardroom.gateway.v1.ListLegalActionsRequest\x1a-.cardroom.gateway.v1.ListLegalActionsResponse\x12P\n" +
 	"\x05Watch\x12!.cardroom.gateway.v1.WatchRequest\x1a\".cardroom.gateway.v1.WatchResponse0\x01\x12Z\n" +
-	"\tGetReplay\x12%.cardroom.gateway.v1.GetReplayRequest\x1a&.cardroom.gateway.v1.GetReplayResponseB\xcb\x01\n" +
+	"\tGetReplay\x12%.cardroom.gateway.v1.GetReplayRequest\x1a&.cardroom.gateway.v1.GetReplayResponse\x12]\n" +
+	"\n" +
+	"ListTables\x12&.cardroom.gateway.v1.ListTablesRequest\x1a'.cardroom.gateway.v1.ListTablesResponse\x12c\n" +
+	"\fListMyTables\x12(.cardroom.gateway.v1.ListMyTablesRequest\x1a).cardroom.gateway.v1.ListMyTablesResponse\x12o\n" +
+	"\x10GetPlayerProfile\x12,.cardroom.gateway.v1.GetPlayerProfileRequest\x1a-.cardroom.gateway.v1.GetPlayerProfileResponse\x12{\n" +
+	"\x14SetProfileVisibility\x120.cardroom.gateway.v1.SetProfileVisibilityRequest\x1a1.cardroom.gateway.v1.SetProfileVisibilityResponse\x12i\n" +
+	"\x0eGetLeaderboard\x12*.cardroom.gateway.v1.GetLeaderboardRequest\x1a+.cardroom.gateway.v1.GetLeaderboardResponse\x12i\n" +
+	"\x0eGetGameFigures\x12*.cardroom.gateway.v1.GetGameFiguresRequest\x1a+.cardroom.gateway.v1.GetGameFiguresResponse\x12r\n" +
+	"\x11CheckTableOptions\x12-.cardroom.gateway.v1.CheckTableOptionsRequest\x1a..cardroom.gateway.v1.CheckTableOptionsResponseB\xcb\x01\n" +
 	"\x17com.cardroom.gateway.v1B\fGatewayProtoP\x01Z4cardroom.dev/proto/gen/cardroom/gateway/v1;gatewayv1\xa2\x02\x03CGX\xaa\x02\x13Cardroom.Gateway.V1\xca\x02\x13Cardroom\\Gateway\\V1\xe2\x02\x1fCardroom\\Gateway\\V1\\GPBMetadata\xea\x02\x15Cardroom::Gateway::V1b\x06proto3"
 
 var (
@@ -3135,153 +4478,209 @@ func file_cardroom_gateway_v1_gateway_proto_rawDescGZIP() []byte {
 	return file_cardroom_gateway_v1_gateway_proto_rawDescData
 }
 
-var file_cardroom_gateway_v1_gateway_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 44)
+var file_cardroom_gateway_v1_gateway_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_cardroom_gateway_v1_gateway_proto_msgTypes = make([]protoimpl.MessageInfo, 62)
 var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
-	(TableState)(0),                  // 0: cardroom.gateway.v1.TableState
-	(TicketState)(0),                 // 1: cardroom.gateway.v1.TicketState
-	(*SignInRequest)(nil),            // 2: cardroom.gateway.v1.SignInRequest
-	(*DeviceCredential)(nil),         // 3: cardroom.gateway.v1.DeviceCredential
-	(*PasswordCredential)(nil),       // 4: cardroom.gateway.v1.PasswordCredential
-	(*SignInResponse)(nil),           // 5: cardroom.gateway.v1.SignInResponse
-	(*RefreshSessionRequest)(nil),    // 6: cardroom.gateway.v1.RefreshSessionRequest
-	(*RefreshSessionResponse)(nil),   // 7: cardroom.gateway.v1.RefreshSessionResponse
-	(*SignOutRequest)(nil),           // 8: cardroom.gateway.v1.SignOutRequest
-	(*SignOutResponse)(nil),          // 9: cardroom.gateway.v1.SignOutResponse
-	(*ListGamesRequest)(nil),         // 10: cardroom.gateway.v1.ListGamesRequest
-	(*GameInfo)(nil),                 // 11: cardroom.gateway.v1.GameInfo
-	(*ListGamesResponse)(nil),        // 12: cardroom.gateway.v1.ListGamesResponse
-	(*Table)(nil),                    // 13: cardroom.gateway.v1.Table
-	(*CreateTableRequest)(nil),       // 14: cardroom.gateway.v1.CreateTableRequest
-	(*CreateTableResponse)(nil),      // 15: cardroom.gateway.v1.CreateTableResponse
-	(*JoinTableRequest)(nil),         // 16: cardroom.gateway.v1.JoinTableRequest
-	(*JoinTableResponse)(nil),        // 17: cardroom.gateway.v1.JoinTableResponse
-	(*LeaveTableRequest)(nil),        // 18: cardroom.gateway.v1.LeaveTableRequest
-	(*LeaveTableResponse)(nil),       // 19: cardroom.gateway.v1.LeaveTableResponse
-	(*AddBotsRequest)(nil),           // 20: cardroom.gateway.v1.AddBotsRequest
-	(*AddBotsResponse)(nil),          // 21: cardroom.gateway.v1.AddBotsResponse
-	(*StartTableRequest)(nil),        // 22: cardroom.gateway.v1.StartTableRequest
-	(*StartTableResponse)(nil),       // 23: cardroom.gateway.v1.StartTableResponse
-	(*GetTableRequest)(nil),          // 24: cardroom.gateway.v1.GetTableRequest
-	(*GetTableResponse)(nil),         // 25: cardroom.gateway.v1.GetTableResponse
-	(*EnqueueTicketRequest)(nil),     // 26: cardroom.gateway.v1.EnqueueTicketRequest
-	(*EnqueueTicketResponse)(nil),    // 27: cardroom.gateway.v1.EnqueueTicketResponse
-	(*JoinTicketRequest)(nil),        // 28: cardroom.gateway.v1.JoinTicketRequest
-	(*JoinTicketResponse)(nil),       // 29: cardroom.gateway.v1.JoinTicketResponse
-	(*CancelTicketRequest)(nil),      // 30: cardroom.gateway.v1.CancelTicketRequest
-	(*CancelTicketResponse)(nil),     // 31: cardroom.gateway.v1.CancelTicketResponse
-	(*WatchTicketRequest)(nil),       // 32: cardroom.gateway.v1.WatchTicketRequest
-	(*WatchTicketResponse)(nil),      // 33: cardroom.gateway.v1.WatchTicketResponse
-	(*ActRequest)(nil),               // 34: cardroom.gateway.v1.ActRequest
-	(*ActResponse)(nil),              // 35: cardroom.gateway.v1.ActResponse
-	(*GetViewRequest)(nil),           // 36: cardroom.gateway.v1.GetViewRequest
-	(*GetViewResponse)(nil),          // 37: cardroom.gateway.v1.GetViewResponse
-	(*ListLegalActionsRequest)(nil),  // 38: cardroom.gateway.v1.ListLegalActionsRequest
-	(*ListLegalActionsResponse)(nil), // 39: cardroom.gateway.v1.ListLegalActionsResponse
-	(*WatchRequest)(nil),             // 40: cardroom.gateway.v1.WatchRequest
-	(*WatchResponse)(nil),            // 41: cardroom.gateway.v1.WatchResponse
-	(*LegalActions)(nil),             // 42: cardroom.gateway.v1.LegalActions
-	(*GetReplayRequest)(nil),         // 43: cardroom.gateway.v1.GetReplayRequest
-	(*ReplayEntry)(nil),              // 44: cardroom.gateway.v1.ReplayEntry
-	(*GetReplayResponse)(nil),        // 45: cardroom.gateway.v1.GetReplayResponse
-	(*timestamppb.Timestamp)(nil),    // 46: google.protobuf.Timestamp
-	(*v1.PlayerRef)(nil),             // 47: cardroom.game.v1.PlayerRef
-	(*v1.Seat)(nil),                  // 48: cardroom.game.v1.Seat
-	(*anypb.Any)(nil),                // 49: google.protobuf.Any
-	(*v1.TimeLimits)(nil),            // 50: cardroom.game.v1.TimeLimits
-	(v1.BotLevel)(0),                 // 51: cardroom.game.v1.BotLevel
-	(*durationpb.Duration)(nil),      // 52: google.protobuf.Duration
-	(*v11.Event)(nil),                // 53: cardroom.events.v1.Event
-	(*v1.TableSummary)(nil),          // 54: cardroom.game.v1.TableSummary
+	(TableState)(0),                      // 0: cardroom.gateway.v1.TableState
+	(TicketState)(0),                     // 1: cardroom.gateway.v1.TicketState
+	(ProfileVisibility)(0),               // 2: cardroom.gateway.v1.ProfileVisibility
+	(*SignInRequest)(nil),                // 3: cardroom.gateway.v1.SignInRequest
+	(*DeviceCredential)(nil),             // 4: cardroom.gateway.v1.DeviceCredential
+	(*PasswordCredential)(nil),           // 5: cardroom.gateway.v1.PasswordCredential
+	(*SignInResponse)(nil),               // 6: cardroom.gateway.v1.SignInResponse
+	(*RefreshSessionRequest)(nil),        // 7: cardroom.gateway.v1.RefreshSessionRequest
+	(*RefreshSessionResponse)(nil),       // 8: cardroom.gateway.v1.RefreshSessionResponse
+	(*SignOutRequest)(nil),               // 9: cardroom.gateway.v1.SignOutRequest
+	(*SignOutResponse)(nil),              // 10: cardroom.gateway.v1.SignOutResponse
+	(*ListGamesRequest)(nil),             // 11: cardroom.gateway.v1.ListGamesRequest
+	(*GameInfo)(nil),                     // 12: cardroom.gateway.v1.GameInfo
+	(*ListGamesResponse)(nil),            // 13: cardroom.gateway.v1.ListGamesResponse
+	(*Table)(nil),                        // 14: cardroom.gateway.v1.Table
+	(*CreateTableRequest)(nil),           // 15: cardroom.gateway.v1.CreateTableRequest
+	(*CreateTableResponse)(nil),          // 16: cardroom.gateway.v1.CreateTableResponse
+	(*JoinTableRequest)(nil),             // 17: cardroom.gateway.v1.JoinTableRequest
+	(*JoinTableResponse)(nil),            // 18: cardroom.gateway.v1.JoinTableResponse
+	(*LeaveTableRequest)(nil),            // 19: cardroom.gateway.v1.LeaveTableRequest
+	(*LeaveTableResponse)(nil),           // 20: cardroom.gateway.v1.LeaveTableResponse
+	(*AddBotsRequest)(nil),               // 21: cardroom.gateway.v1.AddBotsRequest
+	(*AddBotsResponse)(nil),              // 22: cardroom.gateway.v1.AddBotsResponse
+	(*StartTableRequest)(nil),            // 23: cardroom.gateway.v1.StartTableRequest
+	(*StartTableResponse)(nil),           // 24: cardroom.gateway.v1.StartTableResponse
+	(*GetTableRequest)(nil),              // 25: cardroom.gateway.v1.GetTableRequest
+	(*GetTableResponse)(nil),             // 26: cardroom.gateway.v1.GetTableResponse
+	(*EnqueueTicketRequest)(nil),         // 27: cardroom.gateway.v1.EnqueueTicketRequest
+	(*EnqueueTicketResponse)(nil),        // 28: cardroom.gateway.v1.EnqueueTicketResponse
+	(*JoinTicketRequest)(nil),            // 29: cardroom.gateway.v1.JoinTicketRequest
+	(*JoinTicketResponse)(nil),           // 30: cardroom.gateway.v1.JoinTicketResponse
+	(*CancelTicketRequest)(nil),          // 31: cardroom.gateway.v1.CancelTicketRequest
+	(*CancelTicketResponse)(nil),         // 32: cardroom.gateway.v1.CancelTicketResponse
+	(*WatchTicketRequest)(nil),           // 33: cardroom.gateway.v1.WatchTicketRequest
+	(*WatchTicketResponse)(nil),          // 34: cardroom.gateway.v1.WatchTicketResponse
+	(*ActRequest)(nil),                   // 35: cardroom.gateway.v1.ActRequest
+	(*ActResponse)(nil),                  // 36: cardroom.gateway.v1.ActResponse
+	(*GetViewRequest)(nil),               // 37: cardroom.gateway.v1.GetViewRequest
+	(*GetViewResponse)(nil),              // 38: cardroom.gateway.v1.GetViewResponse
+	(*ListLegalActionsRequest)(nil),      // 39: cardroom.gateway.v1.ListLegalActionsRequest
+	(*ListLegalActionsResponse)(nil),     // 40: cardroom.gateway.v1.ListLegalActionsResponse
+	(*WatchRequest)(nil),                 // 41: cardroom.gateway.v1.WatchRequest
+	(*WatchResponse)(nil),                // 42: cardroom.gateway.v1.WatchResponse
+	(*LegalActions)(nil),                 // 43: cardroom.gateway.v1.LegalActions
+	(*GetReplayRequest)(nil),             // 44: cardroom.gateway.v1.GetReplayRequest
+	(*ReplayEntry)(nil),                  // 45: cardroom.gateway.v1.ReplayEntry
+	(*GetReplayResponse)(nil),            // 46: cardroom.gateway.v1.GetReplayResponse
+	(*ListTablesRequest)(nil),            // 47: cardroom.gateway.v1.ListTablesRequest
+	(*ListTablesResponse)(nil),           // 48: cardroom.gateway.v1.ListTablesResponse
+	(*ListMyTablesRequest)(nil),          // 49: cardroom.gateway.v1.ListMyTablesRequest
+	(*ListMyTablesResponse)(nil),         // 50: cardroom.gateway.v1.ListMyTablesResponse
+	(*GetPlayerProfileRequest)(nil),      // 51: cardroom.gateway.v1.GetPlayerProfileRequest
+	(*PlayerRating)(nil),                 // 52: cardroom.gateway.v1.PlayerRating
+	(*PlayerGame)(nil),                   // 53: cardroom.gateway.v1.PlayerGame
+	(*ProfileGame)(nil),                  // 54: cardroom.gateway.v1.ProfileGame
+	(*GetPlayerProfileResponse)(nil),     // 55: cardroom.gateway.v1.GetPlayerProfileResponse
+	(*SetProfileVisibilityRequest)(nil),  // 56: cardroom.gateway.v1.SetProfileVisibilityRequest
+	(*SetProfileVisibilityResponse)(nil), // 57: cardroom.gateway.v1.SetProfileVisibilityResponse
+	(*GetLeaderboardRequest)(nil),        // 58: cardroom.gateway.v1.GetLeaderboardRequest
+	(*LeaderboardEntry)(nil),             // 59: cardroom.gateway.v1.LeaderboardEntry
+	(*GetLeaderboardResponse)(nil),       // 60: cardroom.gateway.v1.GetLeaderboardResponse
+	(*GetGameFiguresRequest)(nil),        // 61: cardroom.gateway.v1.GetGameFiguresRequest
+	(*GetGameFiguresResponse)(nil),       // 62: cardroom.gateway.v1.GetGameFiguresResponse
+	(*CheckTableOptionsRequest)(nil),     // 63: cardroom.gateway.v1.CheckTableOptionsRequest
+	(*CheckTableOptionsResponse)(nil),    // 64: cardroom.gateway.v1.CheckTableOptionsResponse
+	(*timestamppb.Timestamp)(nil),        // 65: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),          // 66: google.protobuf.Duration
+	(*v1.PlayerRef)(nil),                 // 67: cardroom.game.v1.PlayerRef
+	(*v1.Seat)(nil),                      // 68: cardroom.game.v1.Seat
+	(*anypb.Any)(nil),                    // 69: google.protobuf.Any
+	(*v1.TimeLimits)(nil),                // 70: cardroom.game.v1.TimeLimits
+	(v1.BotLevel)(0),                     // 71: cardroom.game.v1.BotLevel
+	(*v11.Event)(nil),                    // 72: cardroom.events.v1.Event
+	(*v1.TableSummary)(nil),              // 73: cardroom.game.v1.TableSummary
+	(*v12.GameStats)(nil),                // 74: cardroom.stats.v1.GameStats
+	(*v12.LiveGame)(nil),                 // 75: cardroom.stats.v1.LiveGame
+	(*v1.RuleViolation)(nil),             // 76: cardroom.game.v1.RuleViolation
 }
 var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
-	3,  // 0: cardroom.gateway.v1.SignInRequest.device:type_name -> cardroom.gateway.v1.DeviceCredential
-	4,  // 1: cardroom.gateway.v1.SignInRequest.password:type_name -> cardroom.gateway.v1.PasswordCredential
-	46, // 2: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
-	46, // 3: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
-	11, // 4: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
-	0,  // 5: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
-	47, // 6: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
-	48, // 7: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
-	49, // 8: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
-	50, // 9: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	51, // 10: cardroom.gateway.v1.Table.takeover_level:type_name -> cardroom.game.v1.BotLevel
-	49, // 11: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
-	50, // 12: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	51, // 13: cardroom.gateway.v1.CreateTableRequest.takeover_level:type_name -> cardroom.game.v1.BotLevel
-	13, // 14: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 15: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 16: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	51, // 17: cardroom.gateway.v1.AddBotsRequest.level:type_name -> cardroom.game.v1.BotLevel
-	13, // 18: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 19: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	13, // 20: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	49, // 21: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
-	50, // 22: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	52, // 23: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
-	51, // 24: cardroom.gateway.v1.EnqueueTicketRequest.bot_level:type_name -> cardroom.game.v1.BotLevel
-	1,  // 25: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
-	52, // 26: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
-	49, // 27: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
-	53, // 28: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	49, // 29: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
-	49, // 30: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	46, // 31: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	54, // 32: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	49, // 33: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	53, // 34: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
-	42, // 35: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
-	53, // 36: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
-	49, // 37: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
-	49, // 38: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	46, // 39: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	53, // 40: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	54, // 41: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	53, // 42: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	44, // 43: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
-	2,  // 44: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	6,  // 45: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	8,  // 46: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
-	10, // 47: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	14, // 48: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	16, // 49: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	18, // 50: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	20, // 51: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	22, // 52: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	24, // 53: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	26, // 54: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	28, // 55: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	30, // 56: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	32, // 57: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	34, // 58: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	36, // 59: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	38, // 60: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	40, // 61: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	43, // 62: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	5,  // 63: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	7,  // 64: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	9,  // 65: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
-	12, // 66: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	15, // 67: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	17, // 68: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	19, // 69: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	21, // 70: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	23, // 71: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	25, // 72: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	27, // 73: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	29, // 74: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	31, // 75: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	33, // 76: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	35, // 77: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	37, // 78: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	39, // 79: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	41, // 80: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	45, // 81: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	63, // [63:82] is the sub-list for method output_type
-	44, // [44:63] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	4,  // 0: cardroom.gateway.v1.SignInRequest.device:type_name -> cardroom.gateway.v1.DeviceCredential
+	5,  // 1: cardroom.gateway.v1.SignInRequest.password:type_name -> cardroom.gateway.v1.PasswordCredential
+	65, // 2: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
+	65, // 3: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
+	12, // 4: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
+	66, // 5: cardroom.gateway.v1.ListGamesResponse.default_max_wait:type_name -> google.protobuf.Duration
+	0,  // 6: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
+	67, // 7: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
+	68, // 8: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
+	69, // 9: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
+	70, // 10: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	71, // 11: cardroom.gateway.v1.Table.takeover_level:type_name -> cardroom.game.v1.BotLevel
+	65, // 12: cardroom.gateway.v1.Table.created_at:type_name -> google.protobuf.Timestamp
+	65, // 13: cardroom.gateway.v1.Table.started_at:type_name -> google.protobuf.Timestamp
+	65, // 14: cardroom.gateway.v1.Table.finished_at:type_name -> google.protobuf.Timestamp
+	69, // 15: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
+	70, // 16: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	71, // 17: cardroom.gateway.v1.CreateTableRequest.takeover_level:type_name -> cardroom.game.v1.BotLevel
+	14, // 18: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	14, // 19: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	14, // 20: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	71, // 21: cardroom.gateway.v1.AddBotsRequest.level:type_name -> cardroom.game.v1.BotLevel
+	14, // 22: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
+	14, // 23: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	14, // 24: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	69, // 25: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
+	70, // 26: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	66, // 27: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
+	71, // 28: cardroom.gateway.v1.EnqueueTicketRequest.bot_level:type_name -> cardroom.game.v1.BotLevel
+	1,  // 29: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
+	66, // 30: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
+	69, // 31: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
+	72, // 32: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	69, // 33: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	69, // 34: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	65, // 35: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	73, // 36: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	69, // 37: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	72, // 38: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	43, // 39: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
+	72, // 40: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
+	69, // 41: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
+	69, // 42: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	65, // 43: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	72, // 44: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	73, // 45: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	72, // 46: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	45, // 47: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	0,  // 48: cardroom.gateway.v1.ListTablesRequest.state:type_name -> cardroom.gateway.v1.TableState
+	14, // 49: cardroom.gateway.v1.ListTablesResponse.tables:type_name -> cardroom.gateway.v1.Table
+	14, // 50: cardroom.gateway.v1.ListMyTablesResponse.in_progress:type_name -> cardroom.gateway.v1.Table
+	14, // 51: cardroom.gateway.v1.ListMyTablesResponse.finished:type_name -> cardroom.gateway.v1.Table
+	52, // 52: cardroom.gateway.v1.PlayerGame.rating:type_name -> cardroom.gateway.v1.PlayerRating
+	65, // 53: cardroom.gateway.v1.ProfileGame.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 54: cardroom.gateway.v1.GetPlayerProfileResponse.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
+	53, // 55: cardroom.gateway.v1.GetPlayerProfileResponse.games:type_name -> cardroom.gateway.v1.PlayerGame
+	54, // 56: cardroom.gateway.v1.GetPlayerProfileResponse.recent:type_name -> cardroom.gateway.v1.ProfileGame
+	2,  // 57: cardroom.gateway.v1.SetProfileVisibilityRequest.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
+	52, // 58: cardroom.gateway.v1.LeaderboardEntry.rating:type_name -> cardroom.gateway.v1.PlayerRating
+	59, // 59: cardroom.gateway.v1.GetLeaderboardResponse.entries:type_name -> cardroom.gateway.v1.LeaderboardEntry
+	74, // 60: cardroom.gateway.v1.GetGameFiguresResponse.stats:type_name -> cardroom.stats.v1.GameStats
+	75, // 61: cardroom.gateway.v1.GetGameFiguresResponse.live:type_name -> cardroom.stats.v1.LiveGame
+	69, // 62: cardroom.gateway.v1.CheckTableOptionsRequest.options:type_name -> google.protobuf.Any
+	76, // 63: cardroom.gateway.v1.CheckTableOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
+	3,  // 64: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	7,  // 65: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	9,  // 66: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
+	11, // 67: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	15, // 68: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	17, // 69: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	19, // 70: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	21, // 71: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	23, // 72: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	25, // 73: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	27, // 74: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	29, // 75: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	31, // 76: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	33, // 77: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	35, // 78: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	37, // 79: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	39, // 80: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	41, // 81: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	44, // 82: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	47, // 83: cardroom.gateway.v1.GatewayService.ListTables:input_type -> cardroom.gateway.v1.ListTablesRequest
+	49, // 84: cardroom.gateway.v1.GatewayService.ListMyTables:input_type -> cardroom.gateway.v1.ListMyTablesRequest
+	51, // 85: cardroom.gateway.v1.GatewayService.GetPlayerProfile:input_type -> cardroom.gateway.v1.GetPlayerProfileRequest
+	56, // 86: cardroom.gateway.v1.GatewayService.SetProfileVisibility:input_type -> cardroom.gateway.v1.SetProfileVisibilityRequest
+	58, // 87: cardroom.gateway.v1.GatewayService.GetLeaderboard:input_type -> cardroom.gateway.v1.GetLeaderboardRequest
+	61, // 88: cardroom.gateway.v1.GatewayService.GetGameFigures:input_type -> cardroom.gateway.v1.GetGameFiguresRequest
+	63, // 89: cardroom.gateway.v1.GatewayService.CheckTableOptions:input_type -> cardroom.gateway.v1.CheckTableOptionsRequest
+	6,  // 90: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	8,  // 91: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	10, // 92: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
+	13, // 93: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	16, // 94: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	18, // 95: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	20, // 96: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	22, // 97: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	24, // 98: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	26, // 99: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	28, // 100: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	30, // 101: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	32, // 102: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	34, // 103: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	36, // 104: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	38, // 105: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	40, // 106: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	42, // 107: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	46, // 108: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	48, // 109: cardroom.gateway.v1.GatewayService.ListTables:output_type -> cardroom.gateway.v1.ListTablesResponse
+	50, // 110: cardroom.gateway.v1.GatewayService.ListMyTables:output_type -> cardroom.gateway.v1.ListMyTablesResponse
+	55, // 111: cardroom.gateway.v1.GatewayService.GetPlayerProfile:output_type -> cardroom.gateway.v1.GetPlayerProfileResponse
+	57, // 112: cardroom.gateway.v1.GatewayService.SetProfileVisibility:output_type -> cardroom.gateway.v1.SetProfileVisibilityResponse
+	60, // 113: cardroom.gateway.v1.GatewayService.GetLeaderboard:output_type -> cardroom.gateway.v1.GetLeaderboardResponse
+	62, // 114: cardroom.gateway.v1.GatewayService.GetGameFigures:output_type -> cardroom.gateway.v1.GetGameFiguresResponse
+	64, // 115: cardroom.gateway.v1.GatewayService.CheckTableOptions:output_type -> cardroom.gateway.v1.CheckTableOptionsResponse
+	90, // [90:116] is the sub-list for method output_type
+	64, // [64:90] is the sub-list for method input_type
+	64, // [64:64] is the sub-list for extension type_name
+	64, // [64:64] is the sub-list for extension extendee
+	0,  // [0:64] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }
@@ -3307,8 +4706,8 @@ func file_cardroom_gateway_v1_gateway_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_gateway_v1_gateway_proto_rawDesc), len(file_cardroom_gateway_v1_gateway_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   44,
+			NumEnums:      3,
+			NumMessages:   62,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -31,25 +31,32 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	GatewayService_SignIn_FullMethodName           = "/cardroom.gateway.v1.GatewayService/SignIn"
-	GatewayService_RefreshSession_FullMethodName   = "/cardroom.gateway.v1.GatewayService/RefreshSession"
-	GatewayService_SignOut_FullMethodName          = "/cardroom.gateway.v1.GatewayService/SignOut"
-	GatewayService_ListGames_FullMethodName        = "/cardroom.gateway.v1.GatewayService/ListGames"
-	GatewayService_CreateTable_FullMethodName      = "/cardroom.gateway.v1.GatewayService/CreateTable"
-	GatewayService_JoinTable_FullMethodName        = "/cardroom.gateway.v1.GatewayService/JoinTable"
-	GatewayService_LeaveTable_FullMethodName       = "/cardroom.gateway.v1.GatewayService/LeaveTable"
-	GatewayService_AddBots_FullMethodName          = "/cardroom.gateway.v1.GatewayService/AddBots"
-	GatewayService_StartTable_FullMethodName       = "/cardroom.gateway.v1.GatewayService/StartTable"
-	GatewayService_GetTable_FullMethodName         = "/cardroom.gateway.v1.GatewayService/GetTable"
-	GatewayService_EnqueueTicket_FullMethodName    = "/cardroom.gateway.v1.GatewayService/EnqueueTicket"
-	GatewayService_JoinTicket_FullMethodName       = "/cardroom.gateway.v1.GatewayService/JoinTicket"
-	GatewayService_CancelTicket_FullMethodName     = "/cardroom.gateway.v1.GatewayService/CancelTicket"
-	GatewayService_WatchTicket_FullMethodName      = "/cardroom.gateway.v1.GatewayService/WatchTicket"
-	GatewayService_Act_FullMethodName              = "/cardroom.gateway.v1.GatewayService/Act"
-	GatewayService_GetView_FullMethodName          = "/cardroom.gateway.v1.GatewayService/GetView"
-	GatewayService_ListLegalActions_FullMethodName = "/cardroom.gateway.v1.GatewayService/ListLegalActions"
-	GatewayService_Watch_FullMethodName            = "/cardroom.gateway.v1.GatewayService/Watch"
-	GatewayService_GetReplay_FullMethodName        = "/cardroom.gateway.v1.GatewayService/GetReplay"
+	GatewayService_SignIn_FullMethodName               = "/cardroom.gateway.v1.GatewayService/SignIn"
+	GatewayService_RefreshSession_FullMethodName       = "/cardroom.gateway.v1.GatewayService/RefreshSession"
+	GatewayService_SignOut_FullMethodName              = "/cardroom.gateway.v1.GatewayService/SignOut"
+	GatewayService_ListGames_FullMethodName            = "/cardroom.gateway.v1.GatewayService/ListGames"
+	GatewayService_CreateTable_FullMethodName          = "/cardroom.gateway.v1.GatewayService/CreateTable"
+	GatewayService_JoinTable_FullMethodName            = "/cardroom.gateway.v1.GatewayService/JoinTable"
+	GatewayService_LeaveTable_FullMethodName           = "/cardroom.gateway.v1.GatewayService/LeaveTable"
+	GatewayService_AddBots_FullMethodName              = "/cardroom.gateway.v1.GatewayService/AddBots"
+	GatewayService_StartTable_FullMethodName           = "/cardroom.gateway.v1.GatewayService/StartTable"
+	GatewayService_GetTable_FullMethodName             = "/cardroom.gateway.v1.GatewayService/GetTable"
+	GatewayService_EnqueueTicket_FullMethodName        = "/cardroom.gateway.v1.GatewayService/EnqueueTicket"
+	GatewayService_JoinTicket_FullMethodName           = "/cardroom.gateway.v1.GatewayService/JoinTicket"
+	GatewayService_CancelTicket_FullMethodName         = "/cardroom.gateway.v1.GatewayService/CancelTicket"
+	GatewayService_WatchTicket_FullMethodName          = "/cardroom.gateway.v1.GatewayService/WatchTicket"
+	GatewayService_Act_FullMethodName                  = "/cardroom.gateway.v1.GatewayService/Act"
+	GatewayService_GetView_FullMethodName              = "/cardroom.gateway.v1.GatewayService/GetView"
+	GatewayService_ListLegalActions_FullMethodName     = "/cardroom.gateway.v1.GatewayService/ListLegalActions"
+	GatewayService_Watch_FullMethodName                = "/cardroom.gateway.v1.GatewayService/Watch"
+	GatewayService_GetReplay_FullMethodName            = "/cardroom.gateway.v1.GatewayService/GetReplay"
+	GatewayService_ListTables_FullMethodName           = "/cardroom.gateway.v1.GatewayService/ListTables"
+	GatewayService_ListMyTables_FullMethodName         = "/cardroom.gateway.v1.GatewayService/ListMyTables"
+	GatewayService_GetPlayerProfile_FullMethodName     = "/cardroom.gateway.v1.GatewayService/GetPlayerProfile"
+	GatewayService_SetProfileVisibility_FullMethodName = "/cardroom.gateway.v1.GatewayService/SetProfileVisibility"
+	GatewayService_GetLeaderboard_FullMethodName       = "/cardroom.gateway.v1.GatewayService/GetLeaderboard"
+	GatewayService_GetGameFigures_FullMethodName       = "/cardroom.gateway.v1.GatewayService/GetGameFigures"
+	GatewayService_CheckTableOptions_FullMethodName    = "/cardroom.gateway.v1.GatewayService/CheckTableOptions"
 )
 
 // GatewayServiceClient is the client API for GatewayService service.
@@ -116,6 +123,31 @@ type GatewayServiceClient interface {
 	Watch(ctx context.Context, in *WatchRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchResponse], error)
 	// GetReplay returns a finished table's full log (seed, actions, every event) until it expires.
 	GetReplay(ctx context.Context, in *GetReplayRequest, opts ...grpc.CallOption) (*GetReplayResponse, error)
+	// ListTables lists the public tables in one state, newest first, a page at a time: open tables
+	// waiting for players (join them with JoinTable's table_id), tables being played (watch them as a
+	// spectator) and finished tables (replay them with GetReplay until they expire). A table is
+	// public when its owner made it so (CreateTableRequest.public); matched tables always are. A
+	// listing shows what every spectator may see, never an invite code (but to the table's own
+	// players), a hand, a role or a goal.
+	ListTables(ctx context.Context, in *ListTablesRequest, opts ...grpc.CallOption) (*ListTablesResponse, error)
+	// ListMyTables lists the caller's tables, public or not: those in progress (open or being played)
+	// and those finished recently, newest first, so that a player resumes from any device.
+	ListMyTables(ctx context.Context, in *ListMyTablesRequest, opts ...grpc.CallOption) (*ListMyTablesResponse, error)
+	// GetPlayerProfile is a player's page: display name, each game's rating, games and wins, and the
+	// recent games, as far as the player's profile visibility lets others see them (all of it by
+	// default; the player always sees their own in full).
+	GetPlayerProfile(ctx context.Context, in *GetPlayerProfileRequest, opts ...grpc.CallOption) (*GetPlayerProfileResponse, error)
+	// SetProfileVisibility chooses what others see of the caller's profile.
+	SetProfileVisibility(ctx context.Context, in *SetProfileVisibilityRequest, opts ...grpc.CallOption) (*SetProfileVisibilityResponse, error)
+	// GetLeaderboard ranks a game's rated players by displayed rating, a page at a time.
+	GetLeaderboard(ctx context.Context, in *GetLeaderboardRequest, opts ...grpc.CallOption) (*GetLeaderboardResponse, error)
+	// GetGameFigures are a game's figures: games played, their length, seat advantage, option
+	// popularity, and the tables being played now.
+	GetGameFigures(ctx context.Context, in *GetGameFiguresRequest, opts ...grpc.CallOption) (*GetGameFiguresResponse, error)
+	// CheckTableOptions asks the game whether it would deal a table of this many seats with these
+	// options, and if not, its reason: a table-creation form greys out what the engine refuses
+	// without knowing the game's rules. Nothing is created.
+	CheckTableOptions(ctx context.Context, in *CheckTableOptionsRequest, opts ...grpc.CallOption) (*CheckTableOptionsResponse, error)
 }
 
 type gatewayServiceClient struct {
@@ -334,6 +366,76 @@ func (c *gatewayServiceClient) GetReplay(ctx context.Context, in *GetReplayReque
 	return out, nil
 }
 
+func (c *gatewayServiceClient) ListTables(ctx context.Context, in *ListTablesRequest, opts ...grpc.CallOption) (*ListTablesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListTablesResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListTables_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) ListMyTables(ctx context.Context, in *ListMyTablesRequest, opts ...grpc.CallOption) (*ListMyTablesResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMyTablesResponse)
+	err := c.cc.Invoke(ctx, GatewayService_ListMyTables_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetPlayerProfile(ctx context.Context, in *GetPlayerProfileRequest, opts ...grpc.CallOption) (*GetPlayerProfileResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPlayerProfileResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetPlayerProfile_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) SetProfileVisibility(ctx context.Context, in *SetProfileVisibilityRequest, opts ...grpc.CallOption) (*SetProfileVisibilityResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetProfileVisibilityResponse)
+	err := c.cc.Invoke(ctx, GatewayService_SetProfileVisibility_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetLeaderboard(ctx context.Context, in *GetLeaderboardRequest, opts ...grpc.CallOption) (*GetLeaderboardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetLeaderboardResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetLeaderboard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) GetGameFigures(ctx context.Context, in *GetGameFiguresRequest, opts ...grpc.CallOption) (*GetGameFiguresResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetGameFiguresResponse)
+	err := c.cc.Invoke(ctx, GatewayService_GetGameFigures_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gatewayServiceClient) CheckTableOptions(ctx context.Context, in *CheckTableOptionsRequest, opts ...grpc.CallOption) (*CheckTableOptionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckTableOptionsResponse)
+	err := c.cc.Invoke(ctx, GatewayService_CheckTableOptions_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GatewayServiceServer is the server API for GatewayService service.
 // All implementations must embed UnimplementedGatewayServiceServer
 // for forward compatibility.
@@ -398,6 +500,31 @@ type GatewayServiceServer interface {
 	Watch(*WatchRequest, grpc.ServerStreamingServer[WatchResponse]) error
 	// GetReplay returns a finished table's full log (seed, actions, every event) until it expires.
 	GetReplay(context.Context, *GetReplayRequest) (*GetReplayResponse, error)
+	// ListTables lists the public tables in one state, newest first, a page at a time: open tables
+	// waiting for players (join them with JoinTable's table_id), tables being played (watch them as a
+	// spectator) and finished tables (replay them with GetReplay until they expire). A table is
+	// public when its owner made it so (CreateTableRequest.public); matched tables always are. A
+	// listing shows what every spectator may see, never an invite code (but to the table's own
+	// players), a hand, a role or a goal.
+	ListTables(context.Context, *ListTablesRequest) (*ListTablesResponse, error)
+	// ListMyTables lists the caller's tables, public or not: those in progress (open or being played)
+	// and those finished recently, newest first, so that a player resumes from any device.
+	ListMyTables(context.Context, *ListMyTablesRequest) (*ListMyTablesResponse, error)
+	// GetPlayerProfile is a player's page: display name, each game's rating, games and wins, and the
+	// recent games, as far as the player's profile visibility lets others see them (all of it by
+	// default; the player always sees their own in full).
+	GetPlayerProfile(context.Context, *GetPlayerProfileRequest) (*GetPlayerProfileResponse, error)
+	// SetProfileVisibility chooses what others see of the caller's profile.
+	SetProfileVisibility(context.Context, *SetProfileVisibilityRequest) (*SetProfileVisibilityResponse, error)
+	// GetLeaderboard ranks a game's rated players by displayed rating, a page at a time.
+	GetLeaderboard(context.Context, *GetLeaderboardRequest) (*GetLeaderboardResponse, error)
+	// GetGameFigures are a game's figures: games played, their length, seat advantage, option
+	// popularity, and the tables being played now.
+	GetGameFigures(context.Context, *GetGameFiguresRequest) (*GetGameFiguresResponse, error)
+	// CheckTableOptions asks the game whether it would deal a table of this many seats with these
+	// options, and if not, its reason: a table-creation form greys out what the engine refuses
+	// without knowing the game's rules. Nothing is created.
+	CheckTableOptions(context.Context, *CheckTableOptionsRequest) (*CheckTableOptionsResponse, error)
 	mustEmbedUnimplementedGatewayServiceServer()
 }
 
@@ -464,6 +591,27 @@ func (UnimplementedGatewayServiceServer) Watch(*WatchRequest, grpc.ServerStreami
 }
 func (UnimplementedGatewayServiceServer) GetReplay(context.Context, *GetReplayRequest) (*GetReplayResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetReplay not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListTables(context.Context, *ListTablesRequest) (*ListTablesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListTables not implemented")
+}
+func (UnimplementedGatewayServiceServer) ListMyTables(context.Context, *ListMyTablesRequest) (*ListMyTablesResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMyTables not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetPlayerProfile(context.Context, *GetPlayerProfileRequest) (*GetPlayerProfileResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPlayerProfile not implemented")
+}
+func (UnimplementedGatewayServiceServer) SetProfileVisibility(context.Context, *SetProfileVisibilityRequest) (*SetProfileVisibilityResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetProfileVisibility not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetLeaderboard(context.Context, *GetLeaderboardRequest) (*GetLeaderboardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetLeaderboard not implemented")
+}
+func (UnimplementedGatewayServiceServer) GetGameFigures(context.Context, *GetGameFiguresRequest) (*GetGameFiguresResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetGameFigures not implemented")
+}
+func (UnimplementedGatewayServiceServer) CheckTableOptions(context.Context, *CheckTableOptionsRequest) (*CheckTableOptionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckTableOptions not implemented")
 }
 func (UnimplementedGatewayServiceServer) mustEmbedUnimplementedGatewayServiceServer() {}
 func (UnimplementedGatewayServiceServer) testEmbeddedByValue()                        {}
@@ -814,6 +962,132 @@ func _GatewayService_GetReplay_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GatewayService_ListTables_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListTablesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListTables(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListTables_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListTables(ctx, req.(*ListTablesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_ListMyTables_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMyTablesRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).ListMyTables(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_ListMyTables_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).ListMyTables(ctx, req.(*ListMyTablesRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetPlayerProfile_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPlayerProfileRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetPlayerProfile(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetPlayerProfile_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetPlayerProfile(ctx, req.(*GetPlayerProfileRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_SetProfileVisibility_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetProfileVisibilityRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).SetProfileVisibility(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_SetProfileVisibility_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).SetProfileVisibility(ctx, req.(*SetProfileVisibilityRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetLeaderboard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetLeaderboardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetLeaderboard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetLeaderboard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetLeaderboard(ctx, req.(*GetLeaderboardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_GetGameFigures_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetGameFiguresRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).GetGameFigures(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_GetGameFigures_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).GetGameFigures(ctx, req.(*GetGameFiguresRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GatewayService_CheckTableOptions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckTableOptionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GatewayServiceServer).CheckTableOptions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GatewayService_CheckTableOptions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GatewayServiceServer).CheckTableOptions(ctx, req.(*CheckTableOptionsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GatewayService_ServiceDesc is the grpc.ServiceDesc for GatewayService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -888,6 +1162,34 @@ var GatewayService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetReplay",
 			Handler:    _GatewayService_GetReplay_Handler,
+		},
+		{
+			MethodName: "ListTables",
+			Handler:    _GatewayService_ListTables_Handler,
+		},
+		{
+			MethodName: "ListMyTables",
+			Handler:    _GatewayService_ListMyTables_Handler,
+		},
+		{
+			MethodName: "GetPlayerProfile",
+			Handler:    _GatewayService_GetPlayerProfile_Handler,
+		},
+		{
+			MethodName: "SetProfileVisibility",
+			Handler:    _GatewayService_SetProfileVisibility_Handler,
+		},
+		{
+			MethodName: "GetLeaderboard",
+			Handler:    _GatewayService_GetLeaderboard_Handler,
+		},
+		{
+			MethodName: "GetGameFigures",
+			Handler:    _GatewayService_GetGameFigures_Handler,
+		},
+		{
+			MethodName: "CheckTableOptions",
+			Handler:    _GatewayService_CheckTableOptions_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

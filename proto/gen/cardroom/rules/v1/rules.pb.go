@@ -70,9 +70,11 @@ type DescribeGameResponse struct {
 	MinSeats uint32                 `protobuf:"varint,2,opt,name=min_seats,json=minSeats,proto3" json:"min_seats,omitempty"`
 	MaxSeats uint32                 `protobuf:"varint,3,opt,name=max_seats,json=maxSeats,proto3" json:"max_seats,omitempty"`
 	// Full names of the game's messages, for decoding the Any fields.
-	OptionsType   string `protobuf:"bytes,4,opt,name=options_type,json=optionsType,proto3" json:"options_type,omitempty"`
-	ActionType    string `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
-	ViewType      string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
+	OptionsType string `protobuf:"bytes,4,opt,name=options_type,json=optionsType,proto3" json:"options_type,omitempty"`
+	ActionType  string `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
+	ViewType    string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
+	// The seats of the game's usual table (between min_seats and max_seats).
+	UsualSeats    uint32 `protobuf:"varint,7,opt,name=usual_seats,json=usualSeats,proto3" json:"usual_seats,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -147,6 +149,13 @@ func (x *DescribeGameResponse) GetViewType() string {
 		return x.ViewType
 	}
 	return ""
+}
+
+func (x *DescribeGameResponse) GetUsualSeats() uint32 {
+	if x != nil {
+		return x.UsualSeats
+	}
+	return 0
 }
 
 type CreateTableRequest struct {
@@ -1399,12 +1408,119 @@ func (x *AbortTableResponse) GetTable() *v1.TableSummary {
 	return nil
 }
 
+type CheckOptionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Seats uint32                 `protobuf:"varint,1,opt,name=seats,proto3" json:"seats,omitempty"`
+	// The game's options message (DescribeGame's options_type); unset: the defaults.
+	Options       *anypb.Any `protobuf:"bytes,2,opt,name=options,proto3" json:"options,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckOptionsRequest) Reset() {
+	*x = CheckOptionsRequest{}
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckOptionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckOptionsRequest) ProtoMessage() {}
+
+func (x *CheckOptionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckOptionsRequest.ProtoReflect.Descriptor instead.
+func (*CheckOptionsRequest) Descriptor() ([]byte, []int) {
+	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *CheckOptionsRequest) GetSeats() uint32 {
+	if x != nil {
+		return x.Seats
+	}
+	return 0
+}
+
+func (x *CheckOptionsRequest) GetOptions() *anypb.Any {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+type CheckOptionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// True when the engine would deal the table.
+	Accepted bool `protobuf:"varint,1,opt,name=accepted,proto3" json:"accepted,omitempty"`
+	// When not accepted: the engine's refusal (a stable code and a sentence).
+	Refusal       *v1.RuleViolation `protobuf:"bytes,2,opt,name=refusal,proto3" json:"refusal,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckOptionsResponse) Reset() {
+	*x = CheckOptionsResponse{}
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckOptionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckOptionsResponse) ProtoMessage() {}
+
+func (x *CheckOptionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_cardroom_rules_v1_rules_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckOptionsResponse.ProtoReflect.Descriptor instead.
+func (*CheckOptionsResponse) Descriptor() ([]byte, []int) {
+	return file_cardroom_rules_v1_rules_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CheckOptionsResponse) GetAccepted() bool {
+	if x != nil {
+		return x.Accepted
+	}
+	return false
+}
+
+func (x *CheckOptionsResponse) GetRefusal() *v1.RuleViolation {
+	if x != nil {
+		return x.Refusal
+	}
+	return nil
+}
+
 var File_cardroom_rules_v1_rules_proto protoreflect.FileDescriptor
 
 const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\n" +
 	"\x1dcardroom/rules/v1/rules.proto\x12\x11cardroom.rules.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n" +
-	"\x13DescribeGameRequest\"\xc5\x01\n" +
+	"\x13DescribeGameRequest\"\xe6\x01\n" +
 	"\x14DescribeGameResponse\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
 	"\tmin_seats\x18\x02 \x01(\rR\bminSeats\x12\x1b\n" +
@@ -1412,7 +1528,9 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\foptions_type\x18\x04 \x01(\tR\voptionsType\x12\x1f\n" +
 	"\vaction_type\x18\x05 \x01(\tR\n" +
 	"actionType\x12\x1b\n" +
-	"\tview_type\x18\x06 \x01(\tR\bviewType\"f\n" +
+	"\tview_type\x18\x06 \x01(\tR\bviewType\x12\x1f\n" +
+	"\vusual_seats\x18\a \x01(\rR\n" +
+	"usualSeats\"f\n" +
 	"\x12CreateTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x125\n" +
 	"\x06config\x18\x02 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\"K\n" +
@@ -1496,9 +1614,16 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"J\n" +
 	"\x12AbortTableResponse\x124\n" +
-	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table2\xe0\x05\n" +
+	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\"[\n" +
+	"\x13CheckOptionsRequest\x12\x14\n" +
+	"\x05seats\x18\x01 \x01(\rR\x05seats\x12.\n" +
+	"\aoptions\x18\x02 \x01(\v2\x14.google.protobuf.AnyR\aoptions\"m\n" +
+	"\x14CheckOptionsResponse\x12\x1a\n" +
+	"\baccepted\x18\x01 \x01(\bR\baccepted\x129\n" +
+	"\arefusal\x18\x02 \x01(\v2\x1f.cardroom.game.v1.RuleViolationR\arefusal2\xc1\x06\n" +
 	"\fRulesService\x12_\n" +
-	"\fDescribeGame\x12&.cardroom.rules.v1.DescribeGameRequest\x1a'.cardroom.rules.v1.DescribeGameResponse\x12\\\n" +
+	"\fDescribeGame\x12&.cardroom.rules.v1.DescribeGameRequest\x1a'.cardroom.rules.v1.DescribeGameResponse\x12_\n" +
+	"\fCheckOptions\x12&.cardroom.rules.v1.CheckOptionsRequest\x1a'.cardroom.rules.v1.CheckOptionsResponse\x12\\\n" +
 	"\vCreateTable\x12%.cardroom.rules.v1.CreateTableRequest\x1a&.cardroom.rules.v1.CreateTableResponse\x12D\n" +
 	"\x03Act\x12\x1d.cardroom.rules.v1.ActRequest\x1a\x1e.cardroom.rules.v1.ActResponse\x12P\n" +
 	"\aGetView\x12!.cardroom.rules.v1.GetViewRequest\x1a\".cardroom.rules.v1.GetViewResponse\x12k\n" +
@@ -1522,7 +1647,7 @@ func file_cardroom_rules_v1_rules_proto_rawDescGZIP() []byte {
 	return file_cardroom_rules_v1_rules_proto_rawDescData
 }
 
-var file_cardroom_rules_v1_rules_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_cardroom_rules_v1_rules_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_cardroom_rules_v1_rules_proto_goTypes = []any{
 	(*DescribeGameRequest)(nil),      // 0: cardroom.rules.v1.DescribeGameRequest
 	(*DescribeGameResponse)(nil),     // 1: cardroom.rules.v1.DescribeGameResponse
@@ -1544,58 +1669,65 @@ var file_cardroom_rules_v1_rules_proto_goTypes = []any{
 	(*SuggestActionResponse)(nil),    // 17: cardroom.rules.v1.SuggestActionResponse
 	(*AbortTableRequest)(nil),        // 18: cardroom.rules.v1.AbortTableRequest
 	(*AbortTableResponse)(nil),       // 19: cardroom.rules.v1.AbortTableResponse
-	(*v1.TableConfig)(nil),           // 20: cardroom.game.v1.TableConfig
-	(*v1.TableSummary)(nil),          // 21: cardroom.game.v1.TableSummary
-	(*anypb.Any)(nil),                // 22: google.protobuf.Any
-	(*v11.Event)(nil),                // 23: cardroom.events.v1.Event
-	(*timestamppb.Timestamp)(nil),    // 24: google.protobuf.Timestamp
-	(v1.BotLevel)(0),                 // 25: cardroom.game.v1.BotLevel
+	(*CheckOptionsRequest)(nil),      // 20: cardroom.rules.v1.CheckOptionsRequest
+	(*CheckOptionsResponse)(nil),     // 21: cardroom.rules.v1.CheckOptionsResponse
+	(*v1.TableConfig)(nil),           // 22: cardroom.game.v1.TableConfig
+	(*v1.TableSummary)(nil),          // 23: cardroom.game.v1.TableSummary
+	(*anypb.Any)(nil),                // 24: google.protobuf.Any
+	(*v11.Event)(nil),                // 25: cardroom.events.v1.Event
+	(*timestamppb.Timestamp)(nil),    // 26: google.protobuf.Timestamp
+	(v1.BotLevel)(0),                 // 27: cardroom.game.v1.BotLevel
+	(*v1.RuleViolation)(nil),         // 28: cardroom.game.v1.RuleViolation
 }
 var file_cardroom_rules_v1_rules_proto_depIdxs = []int32{
-	20, // 0: cardroom.rules.v1.CreateTableRequest.config:type_name -> cardroom.game.v1.TableConfig
-	21, // 1: cardroom.rules.v1.CreateTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	22, // 2: cardroom.rules.v1.ActRequest.action:type_name -> google.protobuf.Any
-	23, // 3: cardroom.rules.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	22, // 4: cardroom.rules.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	22, // 0: cardroom.rules.v1.CreateTableRequest.config:type_name -> cardroom.game.v1.TableConfig
+	23, // 1: cardroom.rules.v1.CreateTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	24, // 2: cardroom.rules.v1.ActRequest.action:type_name -> google.protobuf.Any
+	25, // 3: cardroom.rules.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	24, // 4: cardroom.rules.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
 	6,  // 5: cardroom.rules.v1.GetViewRequest.viewer:type_name -> cardroom.rules.v1.Viewer
-	22, // 6: cardroom.rules.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	24, // 7: cardroom.rules.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	21, // 8: cardroom.rules.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	22, // 9: cardroom.rules.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	22, // 10: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
-	24, // 11: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
-	23, // 12: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
-	21, // 13: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
+	24, // 6: cardroom.rules.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	26, // 7: cardroom.rules.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	23, // 8: cardroom.rules.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	24, // 9: cardroom.rules.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	24, // 10: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
+	26, // 11: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
+	25, // 12: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
+	23, // 13: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
 	12, // 14: cardroom.rules.v1.GetLogResponse.entries:type_name -> cardroom.rules.v1.LogEntry
-	23, // 15: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
-	23, // 16: cardroom.rules.v1.TableUpdate.events:type_name -> cardroom.events.v1.Event
+	25, // 15: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
+	25, // 16: cardroom.rules.v1.TableUpdate.events:type_name -> cardroom.events.v1.Event
 	15, // 17: cardroom.rules.v1.TableUpdate.legal:type_name -> cardroom.rules.v1.SeatActions
-	22, // 18: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
-	25, // 19: cardroom.rules.v1.SuggestActionRequest.level:type_name -> cardroom.game.v1.BotLevel
-	22, // 20: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
-	24, // 21: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
-	21, // 22: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	0,  // 23: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
-	2,  // 24: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
-	4,  // 25: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
-	7,  // 26: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
-	9,  // 27: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
-	11, // 28: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
-	16, // 29: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
-	18, // 30: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
-	1,  // 31: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
-	3,  // 32: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
-	5,  // 33: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
-	8,  // 34: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
-	10, // 35: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
-	13, // 36: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
-	17, // 37: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
-	19, // 38: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
-	31, // [31:39] is the sub-list for method output_type
-	23, // [23:31] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	24, // 18: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
+	27, // 19: cardroom.rules.v1.SuggestActionRequest.level:type_name -> cardroom.game.v1.BotLevel
+	24, // 20: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
+	26, // 21: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
+	23, // 22: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	24, // 23: cardroom.rules.v1.CheckOptionsRequest.options:type_name -> google.protobuf.Any
+	28, // 24: cardroom.rules.v1.CheckOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
+	0,  // 25: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
+	20, // 26: cardroom.rules.v1.RulesService.CheckOptions:input_type -> cardroom.rules.v1.CheckOptionsRequest
+	2,  // 27: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
+	4,  // 28: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
+	7,  // 29: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
+	9,  // 30: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
+	11, // 31: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
+	16, // 32: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
+	18, // 33: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
+	1,  // 34: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
+	21, // 35: cardroom.rules.v1.RulesService.CheckOptions:output_type -> cardroom.rules.v1.CheckOptionsResponse
+	3,  // 36: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
+	5,  // 37: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
+	8,  // 38: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
+	10, // 39: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
+	13, // 40: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
+	17, // 41: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
+	19, // 42: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
+	34, // [34:43] is the sub-list for method output_type
+	25, // [25:34] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_rules_v1_rules_proto_init() }
@@ -1619,7 +1751,7 @@ func file_cardroom_rules_v1_rules_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_cardroom_rules_v1_rules_proto_rawDesc), len(file_cardroom_rules_v1_rules_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

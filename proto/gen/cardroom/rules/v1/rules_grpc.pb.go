@@ -23,6 +23,7 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	RulesService_DescribeGame_FullMethodName     = "/cardroom.rules.v1.RulesService/DescribeGame"
+	RulesService_CheckOptions_FullMethodName     = "/cardroom.rules.v1.RulesService/CheckOptions"
 	RulesService_CreateTable_FullMethodName      = "/cardroom.rules.v1.RulesService/CreateTable"
 	RulesService_Act_FullMethodName              = "/cardroom.rules.v1.RulesService/Act"
 	RulesService_GetView_FullMethodName          = "/cardroom.rules.v1.RulesService/GetView"
@@ -41,6 +42,9 @@ const (
 type RulesServiceClient interface {
 	// DescribeGame tells which game this service runs and what it accepts.
 	DescribeGame(ctx context.Context, in *DescribeGameRequest, opts ...grpc.CallOption) (*DescribeGameResponse, error)
+	// CheckOptions asks the engine whether it would deal a table of this many seats with these
+	// options, and if not, why (its own refusal). Nothing is written.
+	CheckOptions(ctx context.Context, in *CheckOptionsRequest, opts ...grpc.CallOption) (*CheckOptionsResponse, error)
 	// CreateTable deals a new table. Refused options or seat counts are INVALID_ARGUMENT with a
 	// RuleViolation; an existing table id is ALREADY_EXISTS.
 	CreateTable(ctx context.Context, in *CreateTableRequest, opts ...grpc.CallOption) (*CreateTableResponse, error)
@@ -76,6 +80,16 @@ func (c *rulesServiceClient) DescribeGame(ctx context.Context, in *DescribeGameR
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DescribeGameResponse)
 	err := c.cc.Invoke(ctx, RulesService_DescribeGame_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *rulesServiceClient) CheckOptions(ctx context.Context, in *CheckOptionsRequest, opts ...grpc.CallOption) (*CheckOptionsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckOptionsResponse)
+	err := c.cc.Invoke(ctx, RulesService_CheckOptions_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +175,9 @@ func (c *rulesServiceClient) AbortTable(ctx context.Context, in *AbortTableReque
 type RulesServiceServer interface {
 	// DescribeGame tells which game this service runs and what it accepts.
 	DescribeGame(context.Context, *DescribeGameRequest) (*DescribeGameResponse, error)
+	// CheckOptions asks the engine whether it would deal a table of this many seats with these
+	// options, and if not, why (its own refusal). Nothing is written.
+	CheckOptions(context.Context, *CheckOptionsRequest) (*CheckOptionsResponse, error)
 	// CreateTable deals a new table. Refused options or seat counts are INVALID_ARGUMENT with a
 	// RuleViolation; an existing table id is ALREADY_EXISTS.
 	CreateTable(context.Context, *CreateTableRequest) (*CreateTableResponse, error)
@@ -194,6 +211,9 @@ type UnimplementedRulesServiceServer struct{}
 
 func (UnimplementedRulesServiceServer) DescribeGame(context.Context, *DescribeGameRequest) (*DescribeGameResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DescribeGame not implemented")
+}
+func (UnimplementedRulesServiceServer) CheckOptions(context.Context, *CheckOptionsRequest) (*CheckOptionsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CheckOptions not implemented")
 }
 func (UnimplementedRulesServiceServer) CreateTable(context.Context, *CreateTableRequest) (*CreateTableResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateTable not implemented")
@@ -251,6 +271,24 @@ func _RulesService_DescribeGame_Handler(srv interface{}, ctx context.Context, de
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(RulesServiceServer).DescribeGame(ctx, req.(*DescribeGameRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RulesService_CheckOptions_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckOptionsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RulesServiceServer).CheckOptions(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RulesService_CheckOptions_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RulesServiceServer).CheckOptions(ctx, req.(*CheckOptionsRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -391,6 +429,10 @@ var RulesService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "DescribeGame",
 			Handler:    _RulesService_DescribeGame_Handler,
+		},
+		{
+			MethodName: "CheckOptions",
+			Handler:    _RulesService_CheckOptions_Handler,
 		},
 		{
 			MethodName: "CreateTable",

@@ -18,8 +18,10 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Event } from "../../events/v1/events_pb";
 import { file_cardroom_events_v1_events } from "../../events/v1/events_pb";
-import type { BotLevel, PlayerRef, Seat, TableSummary, TimeLimits } from "../../game/v1/game_pb";
+import type { BotLevel, PlayerRef, RuleViolation, Seat, TableSummary, TimeLimits } from "../../game/v1/game_pb";
 import { file_cardroom_game_v1_game } from "../../game/v1/game_pb";
+import type { GameStats, LiveGame } from "../../stats/v1/stats_pb";
+import { file_cardroom_stats_v1_stats } from "../../stats/v1/stats_pb";
 import type { Any, Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
@@ -28,7 +30,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file cardroom/gateway/v1/gateway.proto.
  */
 export const file_cardroom_gateway_v1_gateway: GenFile = /*@__PURE__*/
-  fileDesc("CiFjYXJkcm9vbS9nYXRld2F5L3YxL2dhdGV3YXkucHJvdG8SE2NhcmRyb29tLmdhdGV3YXkudjEiqQEKDVNpZ25JblJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEjcKBmRldmljZRgCIAEoCzIlLmNhcmRyb29tLmdhdGV3YXkudjEuRGV2aWNlQ3JlZGVudGlhbEgAEjsKCHBhc3N3b3JkGAMgASgLMicuY2FyZHJvb20uZ2F0ZXdheS52MS5QYXNzd29yZENyZWRlbnRpYWxIAEIMCgpjcmVkZW50aWFsIjUKEERldmljZUNyZWRlbnRpYWwSEQoJZGV2aWNlX2lkGAEgASgJEg4KBnNlY3JldBgCIAEoCSJLChJQYXNzd29yZENyZWRlbnRpYWwSEQoJdXNlcl9uYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhAKCHJlZ2lzdGVyGAMgASgIIpQBCg5TaWduSW5SZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpuZXdfcGxheWVyGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCSIXChVSZWZyZXNoU2Vzc2lvblJlcXVlc3QiXwoWUmVmcmVzaFNlc3Npb25SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhAKDlNpZ25PdXRSZXF1ZXN0IhEKD1NpZ25PdXRSZXNwb25zZSISChBMaXN0R2FtZXNSZXF1ZXN0InwKCEdhbWVJbmZvEgwKBGdhbWUYASABKAkSEQoJbWluX3NlYXRzGAIgASgNEhEKCW1heF9zZWF0cxgDIAEoDRIUCgxvcHRpb25zX3R5cGUYBCABKAkSEwoLYWN0aW9uX3R5cGUYBSABKAkSEQoJdmlld190eXBlGAYgASgJIkEKEUxpc3RHYW1lc1Jlc3BvbnNlEiwKBWdhbWVzGAEgAygLMh0uY2FyZHJvb20uZ2F0ZXdheS52MS5HYW1lSW5mbyKgAwoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIuCgVzdGF0ZRgDIAEoDjIfLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGVTdGF0ZRIXCg9vd25lcl9wbGF5ZXJfaWQYBCABKAkSEAoIY2FwYWNpdHkYBSABKA0SLAoHcGxheWVycxgGIAMoCzIbLmNhcmRyb29tLmdhbWUudjEuUGxheWVyUmVmEiUKBXNlYXRzGAcgAygLMhYuY2FyZHJvb20uZ2FtZS52MS5TZWF0EhMKC2ludml0ZV9jb2RlGAggASgJEiUKB29wdGlvbnMYCSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAogASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzEhYKCXlvdXJfc2VhdBgLIAEoDUgAiAEBEjIKDnRha2VvdmVyX2xldmVsGAwgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbEIMCgpfeW91cl9zZWF0ItMBChJDcmVhdGVUYWJsZVJlcXVlc3QSDAoEZ2FtZRgBIAEoCRINCgVzZWF0cxgCIAEoDRIlCgdvcHRpb25zGAMgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIxCgt0aW1lX2xpbWl0cxgEIAEoCzIcLmNhcmRyb29tLmdhbWUudjEuVGltZUxpbWl0cxIyCg50YWtlb3Zlcl9sZXZlbBgFIAEoDjIaLmNhcmRyb29tLmdhbWUudjEuQm90TGV2ZWwSEgoKcmVxdWVzdF9pZBgGIAEoCSJnChNDcmVhdGVUYWJsZVJlc3BvbnNlEhAKCHRhYmxlX2lkGAEgASgJEhMKC2ludml0ZV9jb2RlGAIgASgJEikKBXRhYmxlGAMgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSInChBKb2luVGFibGVSZXF1ZXN0EhMKC2ludml0ZV9jb2RlGAEgASgJIj4KEUpvaW5UYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSIlChFMZWF2ZVRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSI/ChJMZWF2ZVRhYmxlUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlInAKDkFkZEJvdHNSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEg0KBWNvdW50GAIgASgNEhIKCnJlcXVlc3RfaWQYAyABKAkSKQoFbGV2ZWwYBCABKA4yGi5jYXJkcm9vbS5nYW1lLnYxLkJvdExldmVsIjwKD0FkZEJvdHNSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJQoRU3RhcnRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPwoSU3RhcnRUYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSIjCg9HZXRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPQoQR2V0VGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUivwIKFEVucXVldWVUaWNrZXRSZXF1ZXN0EgwKBGdhbWUYASABKAkSEQoJbWluX3NlYXRzGAIgASgNEhEKCW1heF9zZWF0cxgDIAEoDRIlCgdvcHRpb25zGAQgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIxCgt0aW1lX2xpbWl0cxgFIAEoCzIcLmNhcmRyb29tLmdhbWUudjEuVGltZUxpbWl0cxIVCg1ib3RzX21heV9maWxsGAYgASgIEisKCG1heF93YWl0GAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhIKCnBhcnR5X3NpemUYCCABKA0SLQoJYm90X2xldmVsGAkgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbBISCgpyZXF1ZXN0X2lkGAogASgJIioKFUVucXVldWVUaWNrZXRSZXNwb25zZRIRCgl0aWNrZXRfaWQYASABKAkiJgoRSm9pblRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIhQKEkpvaW5UaWNrZXRSZXNwb25zZSIoChNDYW5jZWxUaWNrZXRSZXF1ZXN0EhEKCXRpY2tldF9pZBgBIAEoCSIWChRDYW5jZWxUaWNrZXRSZXNwb25zZSInChJXYXRjaFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIvABChNXYXRjaFRpY2tldFJlc3BvbnNlEhEKCXRpY2tldF9pZBgBIAEoCRIvCgVzdGF0ZRgCIAEoDjIgLmNhcmRyb29tLmdhdGV3YXkudjEuVGlja2V0U3RhdGUSDwoHcGxheWVycxgDIAEoDRISCgpwYXJ0eV9zaXplGAQgASgNEikKBndhaXRlZBgFIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIXCg9wbGF5ZXJzX3dhaXRpbmcYBiABKA0SEAoIdGFibGVfaWQYByABKAkSEQoEc2VhdBgIIAEoDUgAiAEBQgcKBV9zZWF0IqoBCgpBY3RSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEiQKBmFjdGlvbhgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSEQoJYWN0aW9uX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIdChVpbmNsdWRlX2xlZ2FsX2FjdGlvbnMYBSABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb24isAEKC0FjdFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSKQoGZXZlbnRzGAIgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50EhAKCGZpbmlzaGVkGAMgASgIEhAKCHJlcGxheWVkGAQgASgIEisKDWxlZ2FsX2FjdGlvbnMYBSADKAsyFC5nb29nbGUucHJvdG9idWYuQW55EhQKDGxlZ2FsX2xhYmVscxgGIAMoCSIiCg5HZXRWaWV3UmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSLWAQoPR2V0Vmlld1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSIgoEdmlldxgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KBXRhYmxlGAQgASgLMh4uY2FyZHJvb20uZ2FtZS52MS5UYWJsZVN1bW1hcnkSFQoNbGFzdF9zZXF1ZW5jZRgFIAEoBBIRCgRzZWF0GAYgASgNSACIAQFCBwoFX3NlYXQiKwoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiYgoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSJQoHYWN0aW9ucxgCIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSDgoGbGFiZWxzGAMgAygJImYKDFdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBBIdChVpbmNsdWRlX2xlZ2FsX2FjdGlvbnMYAyABKAgSDQoFYmF0Y2gYBCABKAgingEKDVdhdGNoUmVzcG9uc2USKAoFZXZlbnQYASABKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSOAoNbGVnYWxfYWN0aW9ucxgCIAEoCzIhLmNhcmRyb29tLmdhdGV3YXkudjEuTGVnYWxBY3Rpb25zEikKBmV2ZW50cxgDIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudCJWCgxMZWdhbEFjdGlvbnMSDwoHdmVyc2lvbhgBIAEoBBIlCgdhY3Rpb25zGAIgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIOCgZsYWJlbHMYAyADKAkiJAoQR2V0UmVwbGF5UmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSLmAQoLUmVwbGF5RW50cnkSDwoHdmVyc2lvbhgBIAEoBBIOCgRzZWF0GAIgASgNSAASEQoHdGltZW91dBgDIAEoCEgAEg8KBWFib3J0GAQgASgISAASJAoGYWN0aW9uGAUgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZldmVudHMYByADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSEQoJYWN0aW9uX2lkGAggASgJQgQKAmJ5IqgBChFHZXRSZXBsYXlSZXNwb25zZRItCgV0YWJsZRgBIAEoCzIeLmNhcmRyb29tLmdhbWUudjEuVGFibGVTdW1tYXJ5EjEKDmNyZWF0ZWRfZXZlbnRzGAIgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50EjEKB2VudHJpZXMYAyADKAsyIC5jYXJkcm9vbS5nYXRld2F5LnYxLlJlcGxheUVudHJ5KooBCgpUYWJsZVN0YXRlEhsKF1RBQkxFX1NUQVRFX1VOU1BFQ0lGSUVEEAASFAoQVEFCTEVfU1RBVEVfT1BFThABEhcKE1RBQkxFX1NUQVRFX1BMQVlJTkcQAhIYChRUQUJMRV9TVEFURV9GSU5JU0hFRBADEhYKElRBQkxFX1NUQVRFX0NMT1NFRBAEKpQBCgtUaWNrZXRTdGF0ZRIcChhUSUNLRVRfU1RBVEVfVU5TUEVDSUZJRUQQABIYChRUSUNLRVRfU1RBVEVfRk9STUlORxABEhcKE1RJQ0tFVF9TVEFURV9RVUVVRUQQAhIYChRUSUNLRVRfU1RBVEVfTUFUQ0hFRBADEhoKFlRJQ0tFVF9TVEFURV9DQU5DRUxMRUQQBDL6DQoOR2F0ZXdheVNlcnZpY2USUQoGU2lnbkluEiIuY2FyZHJvb20uZ2F0ZXdheS52MS5TaWduSW5SZXF1ZXN0GiMuY2FyZHJvb20uZ2F0ZXdheS52MS5TaWduSW5SZXNwb25zZRJpCg5SZWZyZXNoU2Vzc2lvbhIqLmNhcmRyb29tLmdhdGV3YXkudjEuUmVmcmVzaFNlc3Npb25SZXF1ZXN0GisuY2FyZHJvb20uZ2F0ZXdheS52MS5SZWZyZXNoU2Vzc2lvblJlc3BvbnNlElQKB1NpZ25PdXQSIy5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25PdXRSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5TaWduT3V0UmVzcG9uc2USWgoJTGlzdEdhbWVzEiUuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0R2FtZXNSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0R2FtZXNSZXNwb25zZRJgCgtDcmVhdGVUYWJsZRInLmNhcmRyb29tLmdhdGV3YXkudjEuQ3JlYXRlVGFibGVSZXF1ZXN0GiguY2FyZHJvb20uZ2F0ZXdheS52MS5DcmVhdGVUYWJsZVJlc3BvbnNlEloKCUpvaW5UYWJsZRIlLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRhYmxlUmVxdWVzdBomLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRhYmxlUmVzcG9uc2USXQoKTGVhdmVUYWJsZRImLmNhcmRyb29tLmdhdGV3YXkudjEuTGVhdmVUYWJsZVJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLkxlYXZlVGFibGVSZXNwb25zZRJUCgdBZGRCb3RzEiMuY2FyZHJvb20uZ2F0ZXdheS52MS5BZGRCb3RzUmVxdWVzdBokLmNhcmRyb29tLmdhdGV3YXkudjEuQWRkQm90c1Jlc3BvbnNlEl0KClN0YXJ0VGFibGUSJi5jYXJkcm9vbS5nYXRld2F5LnYxLlN0YXJ0VGFibGVSZXF1ZXN0GicuY2FyZHJvb20uZ2F0ZXdheS52MS5TdGFydFRhYmxlUmVzcG9uc2USVwoIR2V0VGFibGUSJC5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFRhYmxlUmVxdWVzdBolLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0VGFibGVSZXNwb25zZRJmCg1FbnF1ZXVlVGlja2V0EikuY2FyZHJvb20uZ2F0ZXdheS52MS5FbnF1ZXVlVGlja2V0UmVxdWVzdBoqLmNhcmRyb29tLmdhdGV3YXkudjEuRW5xdWV1ZVRpY2tldFJlc3BvbnNlEl0KCkpvaW5UaWNrZXQSJi5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UaWNrZXRSZXF1ZXN0GicuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGlja2V0UmVzcG9uc2USYwoMQ2FuY2VsVGlja2V0EiguY2FyZHJvb20uZ2F0ZXdheS52MS5DYW5jZWxUaWNrZXRSZXF1ZXN0GikuY2FyZHJvb20uZ2F0ZXdheS52MS5DYW5jZWxUaWNrZXRSZXNwb25zZRJiCgtXYXRjaFRpY2tldBInLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hUaWNrZXRSZXF1ZXN0GiguY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFRpY2tldFJlc3BvbnNlMAESSAoDQWN0Eh8uY2FyZHJvb20uZ2F0ZXdheS52MS5BY3RSZXF1ZXN0GiAuY2FyZHJvb20uZ2F0ZXdheS52MS5BY3RSZXNwb25zZRJUCgdHZXRWaWV3EiMuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRWaWV3UmVxdWVzdBokLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0Vmlld1Jlc3BvbnNlEm8KEExpc3RMZWdhbEFjdGlvbnMSLC5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Gi0uY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUAoFV2F0Y2gSIS5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoUmVxdWVzdBoiLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hSZXNwb25zZTABEloKCUdldFJlcGxheRIlLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0UmVwbGF5UmVxdWVzdBomLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0UmVwbGF5UmVzcG9uc2ViBnByb3RvMw", [file_cardroom_events_v1_events, file_cardroom_game_v1_game, file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("CiFjYXJkcm9vbS9nYXRld2F5L3YxL2dhdGV3YXkucHJvdG8SE2NhcmRyb29tLmdhdGV3YXkudjEiqQEKDVNpZ25JblJlcXVlc3QSFAoMZGlzcGxheV9uYW1lGAEgASgJEjcKBmRldmljZRgCIAEoCzIlLmNhcmRyb29tLmdhdGV3YXkudjEuRGV2aWNlQ3JlZGVudGlhbEgAEjsKCHBhc3N3b3JkGAMgASgLMicuY2FyZHJvb20uZ2F0ZXdheS52MS5QYXNzd29yZENyZWRlbnRpYWxIAEIMCgpjcmVkZW50aWFsIjUKEERldmljZUNyZWRlbnRpYWwSEQoJZGV2aWNlX2lkGAEgASgJEg4KBnNlY3JldBgCIAEoCSJLChJQYXNzd29yZENyZWRlbnRpYWwSEQoJdXNlcl9uYW1lGAEgASgJEhAKCHBhc3N3b3JkGAIgASgJEhAKCHJlZ2lzdGVyGAMgASgIIpQBCg5TaWduSW5SZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFQoNc2Vzc2lvbl90b2tlbhgCIAEoCRIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBISCgpuZXdfcGxheWVyGAQgASgIEhQKDGRpc3BsYXlfbmFtZRgFIAEoCSIXChVSZWZyZXNoU2Vzc2lvblJlcXVlc3QiXwoWUmVmcmVzaFNlc3Npb25SZXNwb25zZRIVCg1zZXNzaW9uX3Rva2VuGAEgASgJEi4KCmV4cGlyZXNfYXQYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIhAKDlNpZ25PdXRSZXF1ZXN0IhEKD1NpZ25PdXRSZXNwb25zZSISChBMaXN0R2FtZXNSZXF1ZXN0IpEBCghHYW1lSW5mbxIMCgRnYW1lGAEgASgJEhEKCW1pbl9zZWF0cxgCIAEoDRIRCgltYXhfc2VhdHMYAyABKA0SFAoMb3B0aW9uc190eXBlGAQgASgJEhMKC2FjdGlvbl90eXBlGAUgASgJEhEKCXZpZXdfdHlwZRgGIAEoCRITCgt1c3VhbF9zZWF0cxgHIAEoDSJ2ChFMaXN0R2FtZXNSZXNwb25zZRIsCgVnYW1lcxgBIAMoCzIdLmNhcmRyb29tLmdhdGV3YXkudjEuR2FtZUluZm8SMwoQZGVmYXVsdF9tYXhfd2FpdBgCIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiLBBAoFVGFibGUSEAoIdGFibGVfaWQYASABKAkSDAoEZ2FtZRgCIAEoCRIuCgVzdGF0ZRgDIAEoDjIfLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGVTdGF0ZRIXCg9vd25lcl9wbGF5ZXJfaWQYBCABKAkSEAoIY2FwYWNpdHkYBSABKA0SLAoHcGxheWVycxgGIAMoCzIbLmNhcmRyb29tLmdhbWUudjEuUGxheWVyUmVmEiUKBXNlYXRzGAcgAygLMhYuY2FyZHJvb20uZ2FtZS52MS5TZWF0EhMKC2ludml0ZV9jb2RlGAggASgJEiUKB29wdGlvbnMYCSABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAogASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzEhYKCXlvdXJfc2VhdBgLIAEoDUgAiAEBEjIKDnRha2VvdmVyX2xldmVsGAwgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbBIOCgZwdWJsaWMYDSABKAgSLgoKY3JlYXRlZF9hdBgOIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKc3RhcnRlZF9hdBgPIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLZmluaXNoZWRfYXQYECABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgwKCl95b3VyX3NlYXQi4wEKEkNyZWF0ZVRhYmxlUmVxdWVzdBIMCgRnYW1lGAEgASgJEg0KBXNlYXRzGAIgASgNEiUKB29wdGlvbnMYAyABKAsyFC5nb29nbGUucHJvdG9idWYuQW55EjEKC3RpbWVfbGltaXRzGAQgASgLMhwuY2FyZHJvb20uZ2FtZS52MS5UaW1lTGltaXRzEjIKDnRha2VvdmVyX2xldmVsGAUgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbBISCgpyZXF1ZXN0X2lkGAYgASgJEg4KBnB1YmxpYxgHIAEoCCJnChNDcmVhdGVUYWJsZVJlc3BvbnNlEhAKCHRhYmxlX2lkGAEgASgJEhMKC2ludml0ZV9jb2RlGAIgASgJEikKBXRhYmxlGAMgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSI5ChBKb2luVGFibGVSZXF1ZXN0EhMKC2ludml0ZV9jb2RlGAEgASgJEhAKCHRhYmxlX2lkGAIgASgJIj4KEUpvaW5UYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSIlChFMZWF2ZVRhYmxlUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSI/ChJMZWF2ZVRhYmxlUmVzcG9uc2USKQoFdGFibGUYASABKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlInAKDkFkZEJvdHNSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEg0KBWNvdW50GAIgASgNEhIKCnJlcXVlc3RfaWQYAyABKAkSKQoFbGV2ZWwYBCABKA4yGi5jYXJkcm9vbS5nYW1lLnYxLkJvdExldmVsIjwKD0FkZEJvdHNSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUiJQoRU3RhcnRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPwoSU3RhcnRUYWJsZVJlc3BvbnNlEikKBXRhYmxlGAEgASgLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSIjCg9HZXRUYWJsZVJlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiPQoQR2V0VGFibGVSZXNwb25zZRIpCgV0YWJsZRgBIAEoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUivwIKFEVucXVldWVUaWNrZXRSZXF1ZXN0EgwKBGdhbWUYASABKAkSEQoJbWluX3NlYXRzGAIgASgNEhEKCW1heF9zZWF0cxgDIAEoDRIlCgdvcHRpb25zGAQgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIxCgt0aW1lX2xpbWl0cxgFIAEoCzIcLmNhcmRyb29tLmdhbWUudjEuVGltZUxpbWl0cxIVCg1ib3RzX21heV9maWxsGAYgASgIEisKCG1heF93YWl0GAcgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhIKCnBhcnR5X3NpemUYCCABKA0SLQoJYm90X2xldmVsGAkgASgOMhouY2FyZHJvb20uZ2FtZS52MS5Cb3RMZXZlbBISCgpyZXF1ZXN0X2lkGAogASgJIioKFUVucXVldWVUaWNrZXRSZXNwb25zZRIRCgl0aWNrZXRfaWQYASABKAkiJgoRSm9pblRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIhQKEkpvaW5UaWNrZXRSZXNwb25zZSIoChNDYW5jZWxUaWNrZXRSZXF1ZXN0EhEKCXRpY2tldF9pZBgBIAEoCSIWChRDYW5jZWxUaWNrZXRSZXNwb25zZSInChJXYXRjaFRpY2tldFJlcXVlc3QSEQoJdGlja2V0X2lkGAEgASgJIvABChNXYXRjaFRpY2tldFJlc3BvbnNlEhEKCXRpY2tldF9pZBgBIAEoCRIvCgVzdGF0ZRgCIAEoDjIgLmNhcmRyb29tLmdhdGV3YXkudjEuVGlja2V0U3RhdGUSDwoHcGxheWVycxgDIAEoDRISCgpwYXJ0eV9zaXplGAQgASgNEikKBndhaXRlZBgFIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhIXCg9wbGF5ZXJzX3dhaXRpbmcYBiABKA0SEAoIdGFibGVfaWQYByABKAkSEQoEc2VhdBgIIAEoDUgAiAEBQgcKBV9zZWF0IqoBCgpBY3RSZXF1ZXN0EhAKCHRhYmxlX2lkGAEgASgJEiQKBmFjdGlvbhgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSEQoJYWN0aW9uX2lkGAMgASgJEh0KEGV4cGVjdGVkX3ZlcnNpb24YBCABKARIAIgBARIdChVpbmNsdWRlX2xlZ2FsX2FjdGlvbnMYBSABKAhCEwoRX2V4cGVjdGVkX3ZlcnNpb24isAEKC0FjdFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSKQoGZXZlbnRzGAIgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50EhAKCGZpbmlzaGVkGAMgASgIEhAKCHJlcGxheWVkGAQgASgIEisKDWxlZ2FsX2FjdGlvbnMYBSADKAsyFC5nb29nbGUucHJvdG9idWYuQW55EhQKDGxlZ2FsX2xhYmVscxgGIAMoCSIiCg5HZXRWaWV3UmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSLWAQoPR2V0Vmlld1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSIgoEdmlldxgCIAEoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi0KBXRhYmxlGAQgASgLMh4uY2FyZHJvb20uZ2FtZS52MS5UYWJsZVN1bW1hcnkSFQoNbGFzdF9zZXF1ZW5jZRgFIAEoBBIRCgRzZWF0GAYgASgNSACIAQFCBwoFX3NlYXQiKwoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSEAoIdGFibGVfaWQYASABKAkiYgoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAQSJQoHYWN0aW9ucxgCIAMoCzIULmdvb2dsZS5wcm90b2J1Zi5BbnkSDgoGbGFiZWxzGAMgAygJImYKDFdhdGNoUmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCRIWCg5hZnRlcl9zZXF1ZW5jZRgCIAEoBBIdChVpbmNsdWRlX2xlZ2FsX2FjdGlvbnMYAyABKAgSDQoFYmF0Y2gYBCABKAgingEKDVdhdGNoUmVzcG9uc2USKAoFZXZlbnQYASABKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSOAoNbGVnYWxfYWN0aW9ucxgCIAEoCzIhLmNhcmRyb29tLmdhdGV3YXkudjEuTGVnYWxBY3Rpb25zEikKBmV2ZW50cxgDIAMoCzIZLmNhcmRyb29tLmV2ZW50cy52MS5FdmVudCJWCgxMZWdhbEFjdGlvbnMSDwoHdmVyc2lvbhgBIAEoBBIlCgdhY3Rpb25zGAIgAygLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIOCgZsYWJlbHMYAyADKAkiJAoQR2V0UmVwbGF5UmVxdWVzdBIQCgh0YWJsZV9pZBgBIAEoCSLmAQoLUmVwbGF5RW50cnkSDwoHdmVyc2lvbhgBIAEoBBIOCgRzZWF0GAIgASgNSAASEQoHdGltZW91dBgDIAEoCEgAEg8KBWFib3J0GAQgASgISAASJAoGYWN0aW9uGAUgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueRIoCgR0aW1lGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIpCgZldmVudHMYByADKAsyGS5jYXJkcm9vbS5ldmVudHMudjEuRXZlbnQSEQoJYWN0aW9uX2lkGAggASgJQgQKAmJ5IqgBChFHZXRSZXBsYXlSZXNwb25zZRItCgV0YWJsZRgBIAEoCzIeLmNhcmRyb29tLmdhbWUudjEuVGFibGVTdW1tYXJ5EjEKDmNyZWF0ZWRfZXZlbnRzGAIgAygLMhkuY2FyZHJvb20uZXZlbnRzLnYxLkV2ZW50EjEKB2VudHJpZXMYAyADKAsyIC5jYXJkcm9vbS5nYXRld2F5LnYxLlJlcGxheUVudHJ5IngKEUxpc3RUYWJsZXNSZXF1ZXN0Ei4KBXN0YXRlGAEgASgOMh8uY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZVN0YXRlEgwKBGdhbWUYAiABKAkSEQoJcGFnZV9zaXplGAMgASgNEhIKCnBhZ2VfdG9rZW4YBCABKAkiWQoSTGlzdFRhYmxlc1Jlc3BvbnNlEioKBnRhYmxlcxgBIAMoCzIaLmNhcmRyb29tLmdhdGV3YXkudjEuVGFibGUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIhUKE0xpc3RNeVRhYmxlc1JlcXVlc3QidQoUTGlzdE15VGFibGVzUmVzcG9uc2USLwoLaW5fcHJvZ3Jlc3MYASADKAsyGi5jYXJkcm9vbS5nYXRld2F5LnYxLlRhYmxlEiwKCGZpbmlzaGVkGAIgAygLMhouY2FyZHJvb20uZ2F0ZXdheS52MS5UYWJsZSJCChdHZXRQbGF5ZXJQcm9maWxlUmVxdWVzdBIRCglwbGF5ZXJfaWQYASABKAkSFAoMcmVjZW50X2xpbWl0GAIgASgNIk8KDFBsYXllclJhdGluZxIKCgJtdRgBIAEoARINCgVzaWdtYRgCIAEoARIPCgdvcmRpbmFsGAMgASgBEhMKC3JhdGVkX2dhbWVzGAQgASgEImoKClBsYXllckdhbWUSDAoEZ2FtZRgBIAEoCRIxCgZyYXRpbmcYAiABKAsyIS5jYXJkcm9vbS5nYXRld2F5LnYxLlBsYXllclJhdGluZxINCgVnYW1lcxgDIAEoBBIMCgR3aW5zGAQgASgEIrkBCgtQcm9maWxlR2FtZRIQCgh0YWJsZV9pZBgBIAEoCRIMCgRnYW1lGAIgASgJEi8KC2ZpbmlzaGVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIUCgxwbGF5ZXJfY291bnQYBCABKA0SDAoEcmFuaxgFIAEoDRIOCgZ3aW5uZXIYBiABKAgSFAoMcmF0aW5nX2FmdGVyGAcgASgBEg8KB2Fib3J0ZWQYCCABKAgi4QEKGEdldFBsYXllclByb2ZpbGVSZXNwb25zZRIRCglwbGF5ZXJfaWQYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEjoKCnZpc2liaWxpdHkYAyABKA4yJi5jYXJkcm9vbS5nYXRld2F5LnYxLlByb2ZpbGVWaXNpYmlsaXR5Ei4KBWdhbWVzGAQgAygLMh8uY2FyZHJvb20uZ2F0ZXdheS52MS5QbGF5ZXJHYW1lEjAKBnJlY2VudBgFIAMoCzIgLmNhcmRyb29tLmdhdGV3YXkudjEuUHJvZmlsZUdhbWUiWQobU2V0UHJvZmlsZVZpc2liaWxpdHlSZXF1ZXN0EjoKCnZpc2liaWxpdHkYASABKA4yJi5jYXJkcm9vbS5nYXRld2F5LnYxLlByb2ZpbGVWaXNpYmlsaXR5Ih4KHFNldFByb2ZpbGVWaXNpYmlsaXR5UmVzcG9uc2UiTAoVR2V0TGVhZGVyYm9hcmRSZXF1ZXN0EgwKBGdhbWUYASABKAkSEQoJcGFnZV9zaXplGAIgASgNEhIKCnBhZ2VfdG9rZW4YAyABKAkimQEKEExlYWRlcmJvYXJkRW50cnkSDAoEcmFuaxgBIAEoBBIRCglwbGF5ZXJfaWQYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEjEKBnJhdGluZxgEIAEoCzIhLmNhcmRyb29tLmdhdGV3YXkudjEuUGxheWVyUmF0aW5nEg0KBWdhbWVzGAUgASgEEgwKBHdpbnMYBiABKAQihgEKFkdldExlYWRlcmJvYXJkUmVzcG9uc2USDAoEZ2FtZRgBIAEoCRINCgV0b3RhbBgCIAEoBBI2CgdlbnRyaWVzGAMgAygLMiUuY2FyZHJvb20uZ2F0ZXdheS52MS5MZWFkZXJib2FyZEVudHJ5EhcKD25leHRfcGFnZV90b2tlbhgEIAEoCSIlChVHZXRHYW1lRmlndXJlc1JlcXVlc3QSDAoEZ2FtZRgBIAEoCSJwChZHZXRHYW1lRmlndXJlc1Jlc3BvbnNlEisKBXN0YXRzGAEgASgLMhwuY2FyZHJvb20uc3RhdHMudjEuR2FtZVN0YXRzEikKBGxpdmUYAiABKAsyGy5jYXJkcm9vbS5zdGF0cy52MS5MaXZlR2FtZSJeChhDaGVja1RhYmxlT3B0aW9uc1JlcXVlc3QSDAoEZ2FtZRgBIAEoCRINCgVzZWF0cxgCIAEoDRIlCgdvcHRpb25zGAMgASgLMhQuZ29vZ2xlLnByb3RvYnVmLkFueSJfChlDaGVja1RhYmxlT3B0aW9uc1Jlc3BvbnNlEhAKCGFjY2VwdGVkGAEgASgIEjAKB3JlZnVzYWwYAiABKAsyHy5jYXJkcm9vbS5nYW1lLnYxLlJ1bGVWaW9sYXRpb24qigEKClRhYmxlU3RhdGUSGwoXVEFCTEVfU1RBVEVfVU5TUEVDSUZJRUQQABIUChBUQUJMRV9TVEFURV9PUEVOEAESFwoTVEFCTEVfU1RBVEVfUExBWUlORxACEhgKFFRBQkxFX1NUQVRFX0ZJTklTSEVEEAMSFgoSVEFCTEVfU1RBVEVfQ0xPU0VEEAQqlAEKC1RpY2tldFN0YXRlEhwKGFRJQ0tFVF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFFRJQ0tFVF9TVEFURV9GT1JNSU5HEAESFwoTVElDS0VUX1NUQVRFX1FVRVVFRBACEhgKFFRJQ0tFVF9TVEFURV9NQVRDSEVEEAMSGgoWVElDS0VUX1NUQVRFX0NBTkNFTExFRBAEKp0BChFQcm9maWxlVmlzaWJpbGl0eRIiCh5QUk9GSUxFX1ZJU0lCSUxJVFlfVU5TUEVDSUZJRUQQABIdChlQUk9GSUxFX1ZJU0lCSUxJVFlfUFVCTElDEAESIwofUFJPRklMRV9WSVNJQklMSVRZX1JBVElOR1NfT05MWRACEiAKHFBST0ZJTEVfVklTSUJJTElUWV9OQU1FX09OTFkQAzL2EwoOR2F0ZXdheVNlcnZpY2USUQoGU2lnbkluEiIuY2FyZHJvb20uZ2F0ZXdheS52MS5TaWduSW5SZXF1ZXN0GiMuY2FyZHJvb20uZ2F0ZXdheS52MS5TaWduSW5SZXNwb25zZRJpCg5SZWZyZXNoU2Vzc2lvbhIqLmNhcmRyb29tLmdhdGV3YXkudjEuUmVmcmVzaFNlc3Npb25SZXF1ZXN0GisuY2FyZHJvb20uZ2F0ZXdheS52MS5SZWZyZXNoU2Vzc2lvblJlc3BvbnNlElQKB1NpZ25PdXQSIy5jYXJkcm9vbS5nYXRld2F5LnYxLlNpZ25PdXRSZXF1ZXN0GiQuY2FyZHJvb20uZ2F0ZXdheS52MS5TaWduT3V0UmVzcG9uc2USWgoJTGlzdEdhbWVzEiUuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0R2FtZXNSZXF1ZXN0GiYuY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0R2FtZXNSZXNwb25zZRJgCgtDcmVhdGVUYWJsZRInLmNhcmRyb29tLmdhdGV3YXkudjEuQ3JlYXRlVGFibGVSZXF1ZXN0GiguY2FyZHJvb20uZ2F0ZXdheS52MS5DcmVhdGVUYWJsZVJlc3BvbnNlEloKCUpvaW5UYWJsZRIlLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRhYmxlUmVxdWVzdBomLmNhcmRyb29tLmdhdGV3YXkudjEuSm9pblRhYmxlUmVzcG9uc2USXQoKTGVhdmVUYWJsZRImLmNhcmRyb29tLmdhdGV3YXkudjEuTGVhdmVUYWJsZVJlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLkxlYXZlVGFibGVSZXNwb25zZRJUCgdBZGRCb3RzEiMuY2FyZHJvb20uZ2F0ZXdheS52MS5BZGRCb3RzUmVxdWVzdBokLmNhcmRyb29tLmdhdGV3YXkudjEuQWRkQm90c1Jlc3BvbnNlEl0KClN0YXJ0VGFibGUSJi5jYXJkcm9vbS5nYXRld2F5LnYxLlN0YXJ0VGFibGVSZXF1ZXN0GicuY2FyZHJvb20uZ2F0ZXdheS52MS5TdGFydFRhYmxlUmVzcG9uc2USVwoIR2V0VGFibGUSJC5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFRhYmxlUmVxdWVzdBolLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0VGFibGVSZXNwb25zZRJmCg1FbnF1ZXVlVGlja2V0EikuY2FyZHJvb20uZ2F0ZXdheS52MS5FbnF1ZXVlVGlja2V0UmVxdWVzdBoqLmNhcmRyb29tLmdhdGV3YXkudjEuRW5xdWV1ZVRpY2tldFJlc3BvbnNlEl0KCkpvaW5UaWNrZXQSJi5jYXJkcm9vbS5nYXRld2F5LnYxLkpvaW5UaWNrZXRSZXF1ZXN0GicuY2FyZHJvb20uZ2F0ZXdheS52MS5Kb2luVGlja2V0UmVzcG9uc2USYwoMQ2FuY2VsVGlja2V0EiguY2FyZHJvb20uZ2F0ZXdheS52MS5DYW5jZWxUaWNrZXRSZXF1ZXN0GikuY2FyZHJvb20uZ2F0ZXdheS52MS5DYW5jZWxUaWNrZXRSZXNwb25zZRJiCgtXYXRjaFRpY2tldBInLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hUaWNrZXRSZXF1ZXN0GiguY2FyZHJvb20uZ2F0ZXdheS52MS5XYXRjaFRpY2tldFJlc3BvbnNlMAESSAoDQWN0Eh8uY2FyZHJvb20uZ2F0ZXdheS52MS5BY3RSZXF1ZXN0GiAuY2FyZHJvb20uZ2F0ZXdheS52MS5BY3RSZXNwb25zZRJUCgdHZXRWaWV3EiMuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRWaWV3UmVxdWVzdBokLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0Vmlld1Jlc3BvbnNlEm8KEExpc3RMZWdhbEFjdGlvbnMSLC5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0Gi0uY2FyZHJvb20uZ2F0ZXdheS52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUAoFV2F0Y2gSIS5jYXJkcm9vbS5nYXRld2F5LnYxLldhdGNoUmVxdWVzdBoiLmNhcmRyb29tLmdhdGV3YXkudjEuV2F0Y2hSZXNwb25zZTABEloKCUdldFJlcGxheRIlLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0UmVwbGF5UmVxdWVzdBomLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0UmVwbGF5UmVzcG9uc2USXQoKTGlzdFRhYmxlcxImLmNhcmRyb29tLmdhdGV3YXkudjEuTGlzdFRhYmxlc1JlcXVlc3QaJy5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RUYWJsZXNSZXNwb25zZRJjCgxMaXN0TXlUYWJsZXMSKC5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RNeVRhYmxlc1JlcXVlc3QaKS5jYXJkcm9vbS5nYXRld2F5LnYxLkxpc3RNeVRhYmxlc1Jlc3BvbnNlEm8KEEdldFBsYXllclByb2ZpbGUSLC5jYXJkcm9vbS5nYXRld2F5LnYxLkdldFBsYXllclByb2ZpbGVSZXF1ZXN0Gi0uY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRQbGF5ZXJQcm9maWxlUmVzcG9uc2USewoUU2V0UHJvZmlsZVZpc2liaWxpdHkSMC5jYXJkcm9vbS5nYXRld2F5LnYxLlNldFByb2ZpbGVWaXNpYmlsaXR5UmVxdWVzdBoxLmNhcmRyb29tLmdhdGV3YXkudjEuU2V0UHJvZmlsZVZpc2liaWxpdHlSZXNwb25zZRJpCg5HZXRMZWFkZXJib2FyZBIqLmNhcmRyb29tLmdhdGV3YXkudjEuR2V0TGVhZGVyYm9hcmRSZXF1ZXN0GisuY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRMZWFkZXJib2FyZFJlc3BvbnNlEmkKDkdldEdhbWVGaWd1cmVzEiouY2FyZHJvb20uZ2F0ZXdheS52MS5HZXRHYW1lRmlndXJlc1JlcXVlc3QaKy5jYXJkcm9vbS5nYXRld2F5LnYxLkdldEdhbWVGaWd1cmVzUmVzcG9uc2UScgoRQ2hlY2tUYWJsZU9wdGlvbnMSLS5jYXJkcm9vbS5nYXRld2F5LnYxLkNoZWNrVGFibGVPcHRpb25zUmVxdWVzdBouLmNhcmRyb29tLmdhdGV3YXkudjEuQ2hlY2tUYWJsZU9wdGlvbnNSZXNwb25zZWIGcHJvdG8z", [file_cardroom_events_v1_events, file_cardroom_game_v1_game, file_cardroom_stats_v1_stats, file_google_protobuf_any, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * @generated from message cardroom.gateway.v1.SignInRequest
@@ -290,6 +292,14 @@ export type GameInfo = Message<"cardroom.gateway.v1.GameInfo"> & {
    * @generated from field: string view_type = 6;
    */
   viewType: string;
+
+  /**
+   * The number of seats of the game's usual table (e.g. 6 for Saboteur 2): what a client's "Play"
+   * asks for (EnqueueTicketRequest.min_seats and max_seats) unless the player chooses.
+   *
+   * @generated from field: uint32 usual_seats = 7;
+   */
+  usualSeats: number;
 };
 
 /**
@@ -307,6 +317,14 @@ export type ListGamesResponse = Message<"cardroom.gateway.v1.ListGamesResponse">
    * @generated from field: repeated cardroom.gateway.v1.GameInfo games = 1;
    */
   games: GameInfo[];
+
+  /**
+   * The wait of a ticket that names none (EnqueueTicketRequest.max_wait): after it, bots take the
+   * seats no player took (with bots_may_fill).
+   *
+   * @generated from field: google.protobuf.Duration default_max_wait = 2;
+   */
+  defaultMaxWait?: Duration | undefined;
 };
 
 /**
@@ -394,6 +412,32 @@ export type Table = Message<"cardroom.gateway.v1.Table"> & {
    * @generated from field: cardroom.game.v1.BotLevel takeover_level = 12;
    */
   takeoverLevel: BotLevel;
+
+  /**
+   * Listed by ListTables (see CreateTableRequest.public).
+   *
+   * @generated from field: bool public = 13;
+   */
+  public: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 14;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * When the seats were fixed (unset before the start).
+   *
+   * @generated from field: google.protobuf.Timestamp started_at = 15;
+   */
+  startedAt?: Timestamp | undefined;
+
+  /**
+   * When the game ended (FINISHED only).
+   *
+   * @generated from field: google.protobuf.Timestamp finished_at = 16;
+   */
+  finishedAt?: Timestamp | undefined;
 };
 
 /**
@@ -447,6 +491,15 @@ export type CreateTableRequest = Message<"cardroom.gateway.v1.CreateTableRequest
    * @generated from field: string request_id = 6;
    */
   requestId: string;
+
+  /**
+   * When true, the table is listed by ListTables (open: anyone may join it by its table id; then
+   * anyone may watch it and, once finished, replay it). Default false: only its invite code lets
+   * people join, and it is in no list.
+   *
+   * @generated from field: bool public = 7;
+   */
+  public: boolean;
 };
 
 /**
@@ -484,6 +537,9 @@ export const CreateTableResponseSchema: GenMessage<CreateTableResponse> = /*@__P
   messageDesc(file_cardroom_gateway_v1_gateway, 13);
 
 /**
+ * JoinTableRequest names the table by exactly one of its invite code or, for a public table, its
+ * id (as ListTables gives it).
+ *
  * @generated from message cardroom.gateway.v1.JoinTableRequest
  */
 export type JoinTableRequest = Message<"cardroom.gateway.v1.JoinTableRequest"> & {
@@ -491,6 +547,11 @@ export type JoinTableRequest = Message<"cardroom.gateway.v1.JoinTableRequest"> &
    * @generated from field: string invite_code = 1;
    */
   inviteCode: string;
+
+  /**
+   * @generated from field: string table_id = 2;
+   */
+  tableId: string;
 };
 
 /**
@@ -1348,6 +1409,547 @@ export const GetReplayResponseSchema: GenMessage<GetReplayResponse> = /*@__PURE_
   messageDesc(file_cardroom_gateway_v1_gateway, 43);
 
 /**
+ * @generated from message cardroom.gateway.v1.ListTablesRequest
+ */
+export type ListTablesRequest = Message<"cardroom.gateway.v1.ListTablesRequest"> & {
+  /**
+   * Which list: OPEN, PLAYING or FINISHED (required).
+   *
+   * @generated from field: cardroom.gateway.v1.TableState state = 1;
+   */
+  state: TableState;
+
+  /**
+   * Only this game's tables (empty: every game's).
+   *
+   * @generated from field: string game = 2;
+   */
+  game: string;
+
+  /**
+   * 1 to 100 tables a page (0: 20).
+   *
+   * @generated from field: uint32 page_size = 3;
+   */
+  pageSize: number;
+
+  /**
+   * The previous answer's next_page_token, for the page after it (empty: the first page).
+   *
+   * @generated from field: string page_token = 4;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ListTablesRequest.
+ * Use `create(ListTablesRequestSchema)` to create a new message.
+ */
+export const ListTablesRequestSchema: GenMessage<ListTablesRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 44);
+
+/**
+ * @generated from message cardroom.gateway.v1.ListTablesResponse
+ */
+export type ListTablesResponse = Message<"cardroom.gateway.v1.ListTablesResponse"> & {
+  /**
+   * Newest first: open tables by creation, live ones by start, finished ones by end. Players and
+   * seats are named as at the table: a name two people share is told apart as "Ann (2)".
+   *
+   * @generated from field: repeated cardroom.gateway.v1.Table tables = 1;
+   */
+  tables: Table[];
+
+  /**
+   * Empty on the last page.
+   *
+   * @generated from field: string next_page_token = 2;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ListTablesResponse.
+ * Use `create(ListTablesResponseSchema)` to create a new message.
+ */
+export const ListTablesResponseSchema: GenMessage<ListTablesResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 45);
+
+/**
+ * @generated from message cardroom.gateway.v1.ListMyTablesRequest
+ */
+export type ListMyTablesRequest = Message<"cardroom.gateway.v1.ListMyTablesRequest"> & {
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ListMyTablesRequest.
+ * Use `create(ListMyTablesRequestSchema)` to create a new message.
+ */
+export const ListMyTablesRequestSchema: GenMessage<ListMyTablesRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 46);
+
+/**
+ * @generated from message cardroom.gateway.v1.ListMyTablesResponse
+ */
+export type ListMyTablesResponse = Message<"cardroom.gateway.v1.ListMyTablesResponse"> & {
+  /**
+   * Open tables the caller waits at and tables they are seated at, newest first.
+   *
+   * @generated from field: repeated cardroom.gateway.v1.Table in_progress = 1;
+   */
+  inProgress: Table[];
+
+  /**
+   * Tables the caller played that finished, newest first, until they expire (the replay's
+   * retention).
+   *
+   * @generated from field: repeated cardroom.gateway.v1.Table finished = 2;
+   */
+  finished: Table[];
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ListMyTablesResponse.
+ * Use `create(ListMyTablesResponseSchema)` to create a new message.
+ */
+export const ListMyTablesResponseSchema: GenMessage<ListMyTablesResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 47);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetPlayerProfileRequest
+ */
+export type GetPlayerProfileRequest = Message<"cardroom.gateway.v1.GetPlayerProfileRequest"> & {
+  /**
+   * Whose profile (empty: the caller's).
+   *
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * At most this many recent games (0: 20; at most 100).
+   *
+   * @generated from field: uint32 recent_limit = 2;
+   */
+  recentLimit: number;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetPlayerProfileRequest.
+ * Use `create(GetPlayerProfileRequestSchema)` to create a new message.
+ */
+export const GetPlayerProfileRequestSchema: GenMessage<GetPlayerProfileRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 48);
+
+/**
+ * PlayerRating is an OpenSkill rating.
+ *
+ * @generated from message cardroom.gateway.v1.PlayerRating
+ */
+export type PlayerRating = Message<"cardroom.gateway.v1.PlayerRating"> & {
+  /**
+   * @generated from field: double mu = 1;
+   */
+  mu: number;
+
+  /**
+   * @generated from field: double sigma = 2;
+   */
+  sigma: number;
+
+  /**
+   * The ordinal shown and ranked by: mu - 3 sigma (0 for a new player).
+   *
+   * @generated from field: double ordinal = 3;
+   */
+  ordinal: number;
+
+  /**
+   * @generated from field: uint64 rated_games = 4;
+   */
+  ratedGames: bigint;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.PlayerRating.
+ * Use `create(PlayerRatingSchema)` to create a new message.
+ */
+export const PlayerRatingSchema: GenMessage<PlayerRating> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 49);
+
+/**
+ * PlayerGame is a player's record at one game.
+ *
+ * @generated from message cardroom.gateway.v1.PlayerGame
+ */
+export type PlayerGame = Message<"cardroom.gateway.v1.PlayerGame"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * Unset when the profile hides ratings.
+   *
+   * @generated from field: cardroom.gateway.v1.PlayerRating rating = 2;
+   */
+  rating?: PlayerRating | undefined;
+
+  /**
+   * 0 when the profile hides games.
+   *
+   * @generated from field: uint64 games = 3;
+   */
+  games: bigint;
+
+  /**
+   * @generated from field: uint64 wins = 4;
+   */
+  wins: bigint;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.PlayerGame.
+ * Use `create(PlayerGameSchema)` to create a new message.
+ */
+export const PlayerGameSchema: GenMessage<PlayerGame> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 50);
+
+/**
+ * ProfileGame is one of a player's finished games.
+ *
+ * @generated from message cardroom.gateway.v1.ProfileGame
+ */
+export type ProfileGame = Message<"cardroom.gateway.v1.ProfileGame"> & {
+  /**
+   * @generated from field: string table_id = 1;
+   */
+  tableId: string;
+
+  /**
+   * @generated from field: string game = 2;
+   */
+  game: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp finished_at = 3;
+   */
+  finishedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: uint32 player_count = 4;
+   */
+  playerCount: number;
+
+  /**
+   * 1 for the best; ties share a rank.
+   *
+   * @generated from field: uint32 rank = 5;
+   */
+  rank: number;
+
+  /**
+   * @generated from field: bool winner = 6;
+   */
+  winner: boolean;
+
+  /**
+   * The player's displayed rating (ordinal) after the game; 0 when the profile hides ratings.
+   *
+   * @generated from field: double rating_after = 7;
+   */
+  ratingAfter: number;
+
+  /**
+   * @generated from field: bool aborted = 8;
+   */
+  aborted: boolean;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.ProfileGame.
+ * Use `create(ProfileGameSchema)` to create a new message.
+ */
+export const ProfileGameSchema: GenMessage<ProfileGame> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 51);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetPlayerProfileResponse
+ */
+export type GetPlayerProfileResponse = Message<"cardroom.gateway.v1.GetPlayerProfileResponse"> & {
+  /**
+   * @generated from field: string player_id = 1;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string display_name = 2;
+   */
+  displayName: string;
+
+  /**
+   * The profile's setting (the caller's own profile only; unspecified for others').
+   *
+   * @generated from field: cardroom.gateway.v1.ProfileVisibility visibility = 3;
+   */
+  visibility: ProfileVisibility;
+
+  /**
+   * @generated from field: repeated cardroom.gateway.v1.PlayerGame games = 4;
+   */
+  games: PlayerGame[];
+
+  /**
+   * Newest first; empty when the profile hides games.
+   *
+   * @generated from field: repeated cardroom.gateway.v1.ProfileGame recent = 5;
+   */
+  recent: ProfileGame[];
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetPlayerProfileResponse.
+ * Use `create(GetPlayerProfileResponseSchema)` to create a new message.
+ */
+export const GetPlayerProfileResponseSchema: GenMessage<GetPlayerProfileResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 52);
+
+/**
+ * @generated from message cardroom.gateway.v1.SetProfileVisibilityRequest
+ */
+export type SetProfileVisibilityRequest = Message<"cardroom.gateway.v1.SetProfileVisibilityRequest"> & {
+  /**
+   * @generated from field: cardroom.gateway.v1.ProfileVisibility visibility = 1;
+   */
+  visibility: ProfileVisibility;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.SetProfileVisibilityRequest.
+ * Use `create(SetProfileVisibilityRequestSchema)` to create a new message.
+ */
+export const SetProfileVisibilityRequestSchema: GenMessage<SetProfileVisibilityRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 53);
+
+/**
+ * @generated from message cardroom.gateway.v1.SetProfileVisibilityResponse
+ */
+export type SetProfileVisibilityResponse = Message<"cardroom.gateway.v1.SetProfileVisibilityResponse"> & {
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.SetProfileVisibilityResponse.
+ * Use `create(SetProfileVisibilityResponseSchema)` to create a new message.
+ */
+export const SetProfileVisibilityResponseSchema: GenMessage<SetProfileVisibilityResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 54);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetLeaderboardRequest
+ */
+export type GetLeaderboardRequest = Message<"cardroom.gateway.v1.GetLeaderboardRequest"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * 1 to 100 entries a page (0: 20).
+   *
+   * @generated from field: uint32 page_size = 2;
+   */
+  pageSize: number;
+
+  /**
+   * @generated from field: string page_token = 3;
+   */
+  pageToken: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetLeaderboardRequest.
+ * Use `create(GetLeaderboardRequestSchema)` to create a new message.
+ */
+export const GetLeaderboardRequestSchema: GenMessage<GetLeaderboardRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 55);
+
+/**
+ * @generated from message cardroom.gateway.v1.LeaderboardEntry
+ */
+export type LeaderboardEntry = Message<"cardroom.gateway.v1.LeaderboardEntry"> & {
+  /**
+   * 1 for the best.
+   *
+   * @generated from field: uint64 rank = 1;
+   */
+  rank: bigint;
+
+  /**
+   * Empty, with display_name, for a player whose profile shows their name only.
+   *
+   * @generated from field: string player_id = 2;
+   */
+  playerId: string;
+
+  /**
+   * @generated from field: string display_name = 3;
+   */
+  displayName: string;
+
+  /**
+   * @generated from field: cardroom.gateway.v1.PlayerRating rating = 4;
+   */
+  rating?: PlayerRating | undefined;
+
+  /**
+   * @generated from field: uint64 games = 5;
+   */
+  games: bigint;
+
+  /**
+   * @generated from field: uint64 wins = 6;
+   */
+  wins: bigint;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.LeaderboardEntry.
+ * Use `create(LeaderboardEntrySchema)` to create a new message.
+ */
+export const LeaderboardEntrySchema: GenMessage<LeaderboardEntry> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 56);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetLeaderboardResponse
+ */
+export type GetLeaderboardResponse = Message<"cardroom.gateway.v1.GetLeaderboardResponse"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * Rated players in the game.
+   *
+   * @generated from field: uint64 total = 2;
+   */
+  total: bigint;
+
+  /**
+   * @generated from field: repeated cardroom.gateway.v1.LeaderboardEntry entries = 3;
+   */
+  entries: LeaderboardEntry[];
+
+  /**
+   * @generated from field: string next_page_token = 4;
+   */
+  nextPageToken: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetLeaderboardResponse.
+ * Use `create(GetLeaderboardResponseSchema)` to create a new message.
+ */
+export const GetLeaderboardResponseSchema: GenMessage<GetLeaderboardResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 57);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetGameFiguresRequest
+ */
+export type GetGameFiguresRequest = Message<"cardroom.gateway.v1.GetGameFiguresRequest"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetGameFiguresRequest.
+ * Use `create(GetGameFiguresRequestSchema)` to create a new message.
+ */
+export const GetGameFiguresRequestSchema: GenMessage<GetGameFiguresRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 58);
+
+/**
+ * @generated from message cardroom.gateway.v1.GetGameFiguresResponse
+ */
+export type GetGameFiguresResponse = Message<"cardroom.gateway.v1.GetGameFiguresResponse"> & {
+  /**
+   * @generated from field: cardroom.stats.v1.GameStats stats = 1;
+   */
+  stats?: GameStats | undefined;
+
+  /**
+   * @generated from field: cardroom.stats.v1.LiveGame live = 2;
+   */
+  live?: LiveGame | undefined;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.GetGameFiguresResponse.
+ * Use `create(GetGameFiguresResponseSchema)` to create a new message.
+ */
+export const GetGameFiguresResponseSchema: GenMessage<GetGameFiguresResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 59);
+
+/**
+ * @generated from message cardroom.gateway.v1.CheckTableOptionsRequest
+ */
+export type CheckTableOptionsRequest = Message<"cardroom.gateway.v1.CheckTableOptionsRequest"> & {
+  /**
+   * @generated from field: string game = 1;
+   */
+  game: string;
+
+  /**
+   * The number of seats (0: the game's usual table).
+   *
+   * @generated from field: uint32 seats = 2;
+   */
+  seats: number;
+
+  /**
+   * The game's options message (ListGames: options_type); unset: the defaults.
+   *
+   * @generated from field: google.protobuf.Any options = 3;
+   */
+  options?: Any | undefined;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.CheckTableOptionsRequest.
+ * Use `create(CheckTableOptionsRequestSchema)` to create a new message.
+ */
+export const CheckTableOptionsRequestSchema: GenMessage<CheckTableOptionsRequest> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 60);
+
+/**
+ * @generated from message cardroom.gateway.v1.CheckTableOptionsResponse
+ */
+export type CheckTableOptionsResponse = Message<"cardroom.gateway.v1.CheckTableOptionsResponse"> & {
+  /**
+   * True when the game would deal such a table.
+   *
+   * @generated from field: bool accepted = 1;
+   */
+  accepted: boolean;
+
+  /**
+   * When not accepted: the game's refusal (a stable code such as BAD_OPTIONS and a sentence).
+   *
+   * @generated from field: cardroom.game.v1.RuleViolation refusal = 2;
+   */
+  refusal?: RuleViolation | undefined;
+};
+
+/**
+ * Describes the message cardroom.gateway.v1.CheckTableOptionsResponse.
+ * Use `create(CheckTableOptionsResponseSchema)` to create a new message.
+ */
+export const CheckTableOptionsResponseSchema: GenMessage<CheckTableOptionsResponse> = /*@__PURE__*/
+  messageDesc(file_cardroom_gateway_v1_gateway, 61);
+
+/**
  * TableState is where a table is in its life.
  *
  * @generated from enum cardroom.gateway.v1.TableState
@@ -1438,6 +2040,48 @@ export enum TicketState {
  */
 export const TicketStateSchema: GenEnum<TicketState> = /*@__PURE__*/
   enumDesc(file_cardroom_gateway_v1_gateway, 1);
+
+/**
+ * ProfileVisibility is what others see of a player's profile; the display name is always shown,
+ * and nothing else a player did (scores, abandoned games) ever is.
+ *
+ * @generated from enum cardroom.gateway.v1.ProfileVisibility
+ */
+export enum ProfileVisibility {
+  /**
+   * UNSPECIFIED: PUBLIC.
+   *
+   * @generated from enum value: PROFILE_VISIBILITY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * PUBLIC: the ratings, the games and wins, and the recent games with their tables.
+   *
+   * @generated from enum value: PROFILE_VISIBILITY_PUBLIC = 1;
+   */
+  PUBLIC = 1,
+
+  /**
+   * RATINGS_ONLY: the ratings (and the leaderboards name the player); no games.
+   *
+   * @generated from enum value: PROFILE_VISIBILITY_RATINGS_ONLY = 2;
+   */
+  RATINGS_ONLY = 2,
+
+  /**
+   * NAME_ONLY: the display name only; the leaderboards show the player's rank without a name.
+   *
+   * @generated from enum value: PROFILE_VISIBILITY_NAME_ONLY = 3;
+   */
+  NAME_ONLY = 3,
+}
+
+/**
+ * Describes the enum cardroom.gateway.v1.ProfileVisibility.
+ */
+export const ProfileVisibilitySchema: GenEnum<ProfileVisibility> = /*@__PURE__*/
+  enumDesc(file_cardroom_gateway_v1_gateway, 2);
 
 /**
  * GatewayService is what clients call. Every call but SignIn and ListGames needs a session token in
@@ -1654,6 +2298,87 @@ export const GatewayService: GenService<{
     methodKind: "unary";
     input: typeof GetReplayRequestSchema;
     output: typeof GetReplayResponseSchema;
+  },
+  /**
+   * ListTables lists the public tables in one state, newest first, a page at a time: open tables
+   * waiting for players (join them with JoinTable's table_id), tables being played (watch them as a
+   * spectator) and finished tables (replay them with GetReplay until they expire). A table is
+   * public when its owner made it so (CreateTableRequest.public); matched tables always are. A
+   * listing shows what every spectator may see, never an invite code (but to the table's own
+   * players), a hand, a role or a goal.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.ListTables
+   */
+  listTables: {
+    methodKind: "unary";
+    input: typeof ListTablesRequestSchema;
+    output: typeof ListTablesResponseSchema;
+  },
+  /**
+   * ListMyTables lists the caller's tables, public or not: those in progress (open or being played)
+   * and those finished recently, newest first, so that a player resumes from any device.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.ListMyTables
+   */
+  listMyTables: {
+    methodKind: "unary";
+    input: typeof ListMyTablesRequestSchema;
+    output: typeof ListMyTablesResponseSchema;
+  },
+  /**
+   * GetPlayerProfile is a player's page: display name, each game's rating, games and wins, and the
+   * recent games, as far as the player's profile visibility lets others see them (all of it by
+   * default; the player always sees their own in full).
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.GetPlayerProfile
+   */
+  getPlayerProfile: {
+    methodKind: "unary";
+    input: typeof GetPlayerProfileRequestSchema;
+    output: typeof GetPlayerProfileResponseSchema;
+  },
+  /**
+   * SetProfileVisibility chooses what others see of the caller's profile.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.SetProfileVisibility
+   */
+  setProfileVisibility: {
+    methodKind: "unary";
+    input: typeof SetProfileVisibilityRequestSchema;
+    output: typeof SetProfileVisibilityResponseSchema;
+  },
+  /**
+   * GetLeaderboard ranks a game's rated players by displayed rating, a page at a time.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.GetLeaderboard
+   */
+  getLeaderboard: {
+    methodKind: "unary";
+    input: typeof GetLeaderboardRequestSchema;
+    output: typeof GetLeaderboardResponseSchema;
+  },
+  /**
+   * GetGameFigures are a game's figures: games played, their length, seat advantage, option
+   * popularity, and the tables being played now.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.GetGameFigures
+   */
+  getGameFigures: {
+    methodKind: "unary";
+    input: typeof GetGameFiguresRequestSchema;
+    output: typeof GetGameFiguresResponseSchema;
+  },
+  /**
+   * CheckTableOptions asks the game whether it would deal a table of this many seats with these
+   * options, and if not, its reason: a table-creation form greys out what the engine refuses
+   * without knowing the game's rules. Nothing is created.
+   *
+   * @generated from rpc cardroom.gateway.v1.GatewayService.CheckTableOptions
+   */
+  checkTableOptions: {
+    methodKind: "unary";
+    input: typeof CheckTableOptionsRequestSchema;
+    output: typeof CheckTableOptionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_cardroom_gateway_v1_gateway, 0);
