@@ -27,7 +27,7 @@ func TestLabelledKeepsEveryField(t *testing.T) {
 	names := seatNames(&lobby.Table{Seats: []lobby.Player{{ID: "a", Name: "Ann"}, {ID: "b", Name: "Bob"}}}, 1)
 	got := labelled(e, names)
 	want := proto.CloneOf(e)
-	want.Label = "seat 0 (Ann) passes to seat 1 (you)"
+	want.Label = "seat 1 (Ann) passes to seat 2 (you)"
 	if !proto.Equal(got, want) {
 		t.Fatalf("labelled: %v, want %v", got, want)
 	}
@@ -39,7 +39,7 @@ func TestLabelledKeepsEveryField(t *testing.T) {
 		t.Fatal("an event whose label names no seat was copied")
 	}
 	labels := []string{"reveal your card", "pass to {seat:0}"}
-	if got := renderLabels(labels, names); !slices.Equal(got, []string{"reveal your card", "pass to seat 0 (Ann)"}) ||
+	if got := renderLabels(labels, names); !slices.Equal(got, []string{"reveal your card", "pass to seat 1 (Ann)"}) ||
 		labels[1] != "pass to {seat:0}" {
 		t.Fatalf("renderLabels: %q (the list given is now %q)", got, labels)
 	}
@@ -47,7 +47,7 @@ func TestLabelledKeepsEveryField(t *testing.T) {
 		t.Fatal("labels that name no seat were copied")
 	}
 	spectator := seatNames(&lobby.Table{Seats: []lobby.Player{{Name: "Ann"}}}, -1)
-	if got := renderLabels([]string{"{seat:0} and {seat:3}"}, spectator); got[0] != "seat 0 (Ann) and seat 3" {
+	if got := renderLabels([]string{"{seat:0} and {seat:3}"}, spectator); got[0] != "seat 1 (Ann) and seat 4" {
 		t.Fatalf("spectator's labels: %q", got)
 	}
 }

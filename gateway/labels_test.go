@@ -32,7 +32,7 @@ func TestLabelsNameSeats(t *testing.T) {
 		first, second = bob, ann
 	}
 	name := map[*Client]string{ann: "Ann", bob: "Bob"}
-	seat := func(n int, c *Client) string { return fmt.Sprintf("seat %d (%s)", n, name[c]) }
+	seat := func(n int, c *Client) string { return fmt.Sprintf("seat %d (%s)", n+1, name[c]) } // seat n of the API, in words
 
 	// The first seat watches one event per message, the second batched; Cy is a spectator.
 	watch := func(c *Client, batch bool) gatewayv1.GatewayService_WatchClient {
@@ -59,10 +59,10 @@ func TestLabelsNameSeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.GetEvents()[0].GetLabel(); got != "seat 0 (you) passes" {
+	if got := r.GetEvents()[0].GetLabel(); got != "seat 1 (you) passes" {
 		t.Fatalf("the mover reads %q", got)
 	}
-	ws.event("seat 0 (you) passes")
+	ws.event("seat 1 (you) passes")
 	wb.event(seat(0, first) + " passes")
 	wc.event(seat(0, first) + " passes")
 	legal = wb.legal()
@@ -74,7 +74,7 @@ func TestLabelsNameSeats(t *testing.T) {
 		t.Fatalf("last move: %v %v", err, r)
 	}
 	reveal := r.GetEvents()[0].GetLabel()
-	if !strings.HasPrefix(reveal, "seat 1 (you) reveals ") {
+	if !strings.HasPrefix(reveal, "seat 2 (you) reveals ") {
 		t.Fatalf("the revealer reads %q", reveal)
 	}
 	wc.event(strings.Replace(reveal, "(you)", "("+name[second]+")", 1))
@@ -88,7 +88,7 @@ func TestLabelsNameSeats(t *testing.T) {
 	for _, ev := range ReplayEvents(replay) {
 		labels = append(labels, ev.GetLabel())
 	}
-	for _, l := range []string{"the table is dealt", "seat 0 (you) passes", seat(1, second) + " wins the round"} {
+	for _, l := range []string{"the table is dealt", "seat 1 (you) passes", seat(1, second) + " wins the round"} {
 		if !slices.Contains(labels, l) {
 			t.Fatalf("the replay's labels %q lack %q", labels, l)
 		}

@@ -139,16 +139,16 @@ func (s *Server) getReplay(ctx context.Context, sess Session, req *gatewayv1.Get
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.GetLog(ctx, &rulesv1.GetLogRequest{TableId: t.ID})
+	l, err := c.GetLog(ctx, &rulesv1.GetLogRequest{TableId: t.ID, IncludeViews: req.GetIncludeViews()})
 	if err != nil {
 		return nil, err
 	}
 	if !l.GetTable().GetFinished() {
 		return nil, refusal.New(codes.FailedPrecondition, refusal.TableInPlay, "the replay is available once the table is finished")
 	}
-	resp := &gatewayv1.GetReplayResponse{Table: l.GetTable(), CreatedEvents: labelledAll(l.GetCreatedEvents(), names)}
+	resp := &gatewayv1.GetReplayResponse{Table: l.GetTable(), CreatedEvents: labelledAll(l.GetCreatedEvents(), names), CreatedView: l.GetCreatedView()}
 	for _, e := range l.GetEntries() {
-		re := &gatewayv1.ReplayEntry{Version: e.GetVersion(), Action: e.GetAction(), Time: e.GetTime(), Events: labelledAll(e.GetEvents(), names)}
+		re := &gatewayv1.ReplayEntry{Version: e.GetVersion(), Action: e.GetAction(), Time: e.GetTime(), Events: labelledAll(e.GetEvents(), names), View: e.GetView()}
 		switch by := e.GetBy().(type) {
 		case *rulesv1.LogEntry_Seat:
 			re.By = &gatewayv1.ReplayEntry_Seat{Seat: by.Seat}

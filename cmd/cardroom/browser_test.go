@@ -149,7 +149,7 @@ func sessionOf(t *testing.T, tab context.Context) session {
 func playMoves(t *testing.T, tab context.Context, n int) bool {
 	t.Helper()
 	for i := 0; n < 0 || i < n; i++ {
-		runB(t, tab, 2*time.Minute, chromedp.WaitVisible(chromedp.CSS(`[data-testid=act], [data-testid=result]`)))
+		runB(t, tab, 2*time.Minute, chromedp.WaitReady(chromedp.CSS(`[data-testid=act], [data-testid=result]`)))
 		if evalJS[bool](t, tab, `!!document.querySelector("[data-testid=result]")`) {
 			return true
 		}
@@ -163,10 +163,12 @@ func playMoves(t *testing.T, tab context.Context, n int) bool {
 }
 
 // clickFirstMove clicks a legal board cell or a playable card of the hand when the move list is not
-// narrowed yet, else the first listed move.
+// narrowed yet, else the first listed move (the list is collapsed: the keyboard's path, clicked
+// here from script). Sponsio's hand chooses the first step of a move, not a move: there the list.
 const clickFirstMove = `(() => {
 	const narrowed = !!document.querySelector("[data-testid=show-all]");
-	const b = (!narrowed && document.querySelector("td.legal button, [data-testid=hand] button.card")) || document.querySelector("[data-testid=act]");
+	const steps = !!document.querySelector("section.table[data-game=sponsio]");
+	const b = (!narrowed && !steps && document.querySelector("td.legal button, [data-testid=hand] button.card")) || document.querySelector("[data-testid=act]");
 	if (b) b.click();
 	return !!b;
 })()`
@@ -247,7 +249,7 @@ func TestBrowserPlaysEveryGame(t *testing.T) {
 				if bad := evalJS[[]string](t, tab, `[...document.querySelectorAll(".card")].filter(c => !c.getAttribute("aria-label") || !c.textContent.trim()).map(c => c.outerHTML).slice(0, 3)`); len(bad) > 0 {
 					t.Fatalf("cards without words: %v", bad)
 				}
-				if shots != "" {
+				if shots != "" && (game == "sapotagem" || game == "sponsio") { // the others: browser_tables_test.go
 					png, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
 					if err != nil {
 						t.Fatal(err)

@@ -339,7 +339,7 @@ func TestJoinByCode(t *testing.T) {
 	ann.press("s")
 	a := ann.until("Ann's table", func(s play.Snapshot) bool { return s.Stage == "playing" && s.Seat >= 0 })
 	b := bea.until("Bea's table", func(s play.Snapshot) bool {
-		return s.Stage == "playing" && s.Seat >= 0 && strings.Contains(s.Screen, "cardroom · saboteur")
+		return s.Stage == "playing" && s.Seat >= 0 && strings.Contains(s.Screen, "cardroom · Saboteur 2")
 	})
 	if a.Table != b.Table || a.Seat == b.Seat || !strings.Contains(b.Screen, "Ann") || !strings.Contains(b.Screen, "Bea (you)") {
 		t.Fatalf("Ann at %s seat %d, Bea at %s seat %d; Bea's screen:\n%s", a.Table, a.Seat, b.Table, b.Seat, b.Screen)

@@ -6,19 +6,20 @@ import { cardWords, isCard, type Plain, type PlainObj } from "./plain";
 // Legal is one legal action: the packed message, its plain tree and its words.
 export type Legal = { action: Any; plain: PlainObj; text: string };
 
-export function Card({ c, onClick, hot, label }: { c: PlainObj; onClick?: () => void; hot?: boolean; label?: string }) {
+// A card; with onClick a button (point marks it as a control a player points at, data-point).
+export function Card({ c, onClick, hot, label, point }: { c: PlainObj; onClick?: () => void; hot?: boolean; label?: string; point?: boolean }) {
   const words = cardWords(c);
   const n = String(c.rank ?? c.value);
   const cls = `card c-${String(c.colour).replace(/\s/g, "-")}${hot ? " hot" : ""}`;
+  // The colour first in the text ("yellow 1", as the card's words say it), drawn under the rank.
   const body = (
     <>
-      <span class="rank">{n}</span>
-      <span class="suit">{String(c.colour)}</span>
+      <span class="suit">{String(c.colour)}</span> <span class="rank">{n}</span>
     </>
   );
   if (onClick)
     return (
-      <button class={cls} aria-label={label ? `${label}: ${words}` : words} title={words} onClick={onClick} data-card={cardKey(c)}>
+      <button class={cls} aria-label={label ? `${label}: ${words}` : words} title={words} onClick={onClick} data-card={cardKey(c)} data-point={point ? "" : undefined}>
         {body}
       </button>
     );
@@ -86,7 +87,7 @@ export function Hand(props: { cards: PlainObj[]; legal: Legal[]; choose: Choose;
       {cards.map((c, i) => {
         const key = "card:" + cardKey(c);
         const usable = legal.some((l) => matches(l, key));
-        return <Card key={i} c={c} hot={usable || pick === key} onClick={usable ? () => choose(key) : undefined} label={usable ? "play" : undefined} />;
+        return <Card key={i} c={c} hot={usable || pick === key} onClick={usable ? () => choose(key) : undefined} label={usable ? "play" : undefined} point />;
       })}
     </div>
   );
@@ -100,5 +101,24 @@ export function Cards({ cards, none = "none" }: { cards: PlainObj[] | undefined;
         <Card key={i} c={c} />
       ))}
     </span>
+  );
+}
+
+// Choices shows, as buttons a player points at, the moves a pick narrowed the list to (a card some
+// moves use) and the moves no card stands for (a jump): with the list collapsed, these are the
+// moves the table offers beside the cards.
+export function Choices({ legal, pick, act, uses }: { legal: Legal[]; pick: string | null; act: (l: Legal) => void; uses: (l: Legal) => boolean }) {
+  const narrowed = pick ? legal.filter((l) => matches(l, pick)) : [];
+  const free = legal.filter((l) => !uses(l));
+  if (narrowed.length === 0 && free.length === 0) return null;
+  return (
+    <div class="choices" role="group" aria-label="your choices">
+      {narrowed.length > 0 && <p class="prompt">Which move with this card?</p>}
+      {[...narrowed, ...(pick ? [] : free)].map((l, i) => (
+        <button key={i} data-testid="choice" data-point="" onClick={() => act(l)}>
+          {l.text}
+        </button>
+      ))}
+    </div>
   );
 }

@@ -7,10 +7,14 @@ import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
 import { BotLevel, PlayerKind, type Outcome, type PlayerRef, type TableSummary } from "./gen/cardroom/game/v1/game_pb";
-import { isCard, keyWords, unpack, words, type Plain, type PlainObj } from "./plain";
+import { keyWords, unpack, words, type PlainObj } from "./plain";
 import { Card, cardsIn, cellOf, chooser, matches, type Legal } from "./cards";
-import { SapotagemPane, SponsioPane } from "./games";
-import { gameName, Leaderboard, Profile, Room } from "./room";
+import { SapotagemPane, SponsioPane, gameName, type PaneProps } from "./games";
+import { sponsioEventWords } from "./games/sponsio";
+import { Replay } from "./replay";
+import { SaboteurPane } from "./games/saboteur";
+import { SabaiClock, SabaiPane, sabaiStatus, sabaiView } from "./games/sabaisabai";
+import { Leaderboard, Profile, Room } from "./room";
 import "./style.css";
 
 // Where the player is, kept in the URL's hash (and so across reloads): #/, #/private/<table>,
@@ -58,12 +62,19 @@ function go(screen: string, id = "") {
   location.hash = id ? `#/${screen}/${encodeURIComponent(id)}` : `#/${screen}`;
 }
 
-function errorText(e: unknown): string {
+export function errorText(e: unknown): string {
   const ce = ConnectError.from(e);
   const v = ce.findDetails(RuleViolationSchema)[0];
   if (v) return `${v.message} (${v.code})`;
+  // A request that never reached the server: said as a person would.
+  if (ce.code === Code.Unavailable || ce.code === Code.Unknown || /fetch|network/i.test(ce.rawMessage))
+    return navigator.onLine ? "the server could not be reached" : "this device is offline";
+  if (ce.code === Code.DeadlineExceeded) return "the server took too long to answer";
   return `${ce.rawMessage} (${Code[ce.code]})`;
 }
+
+// A table id as the API takes it: 1 to 64 letters, digits, '-' or '_'.
+const tableIdPattern = /^[A-Za-z0-9_-]{1,64}$/;
 
 function App() {
   const [session, setSession] = useState<Session | null>(loadSession());
@@ -108,15 +119,36 @@ function App() {
         {route.screen === "lobby" && <Lobby />}
         {route.screen === "private" && <PrivateTable id={route.id} me={session!} />}
         {route.screen === "queue" && <Queue id={route.id} />}
-        {(route.screen === "table" || route.screen === "spectate") && (
+        {(route.screen === "table" || route.screen === "spectate" || route.screen === "replay") && !tableIdPattern.test(route.id) && (
+          <NoTable why={route.id ? `"${route.id}" is not a table id (1 to 64 letters, digits, - or _).` : "The address names no table."} />
+        )}
+        {(route.screen === "table" || route.screen === "spectate") && tableIdPattern.test(route.id) && (
           <TableScreen key={route.screen + route.id} id={route.id} me={session} spectate={route.screen === "spectate"} />
         )}
-        {route.screen === "replay" && <Replay id={route.id} />}
+        {route.screen === "replay" && tableIdPattern.test(route.id) && <Replay id={route.id} paneFor={paneFor} />}
         {route.screen === "lobby" && <Room />}
         {route.screen === "profile" && <Profile id={route.id} />}
         {route.screen === "leaderboard" && <Leaderboard game={route.id} />}
+        {!["lobby", "private", "queue", "table", "spectate", "replay", "profile", "leaderboard"].includes(route.screen) && <NoTable why={`There is no page "${route.screen}".`} />}
       </main>
     </>
+  );
+}
+
+// NoTable is what a table address that leads nowhere shows: why, and the way back.
+export function NoTable({ why }: { why: string }) {
+  return (
+    <section data-testid="no-table">
+      <h1>No such table</h1>
+      <p role="alert" class="error">
+        {why}
+      </p>
+      <p>
+        <a href="#/lobby" data-testid="back-to-lobby">
+          Back to the games
+        </a>
+      </p>
+    </section>
   );
 }
 
@@ -296,7 +328,7 @@ function PrivateTable({ id, me }: { id: string; me: Session }) {
   const owner = t.ownerPlayerId === me.playerId;
   return (
     <section>
-      <h1>Private table: {t.game}</h1>
+      <h1>Private table: {gameName(t.game)}</h1>
       <p>
         Invite code: <b data-testid="invite">{t.inviteCode}</b> ({t.players.length}/{t.capacity} places)
       </p>
@@ -333,17 +365,18 @@ interface TableData {
   lastSeq: number;
   legal: Legal[];
   view: PlainObj | null;
+  raw: Any | null; // the view as the gateway sent it, for the screens that read it typed
   summary: TableSummary | null;
   seat: number | undefined;
   deadline: number | null;
   finished: Outcome | null;
 }
 
-function seatNamer(summary: TableSummary | null, mySeat: number | undefined) {
+export function seatNamer(summary: TableSummary | null, mySeat: number | undefined) {
   const seats = summary?.config?.seats ?? [];
   return (n: number) => {
     const p = seats.find((s) => s.index === n)?.player;
-    const name = p?.displayName || `seat ${n}`;
+    const name = p?.displayName || `seat ${n + 1}`;
     return n === mySeat ? `${name} (you)` : name;
   };
 }
@@ -360,10 +393,13 @@ function whoseTurn(game: string, view: PlainObj | null): number | undefined {
 const w = window as any; // for tests and measurements: what the page showed, and when
 
 function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spectate: boolean }) {
-  const [d, setD] = useState<TableData>({ events: [], lastSeq: 0, legal: [], view: null, summary: null, seat: undefined, deadline: null, finished: null });
+  const [d, setD] = useState<TableData>({ events: [], lastSeq: 0, legal: [], view: null, raw: null, summary: null, seat: undefined, deadline: null, finished: null });
   const [err, setErr] = useState("");
   const [status, setStatus] = useState("connecting");
   const [pick, setPick] = useState<string | null>(null); // narrows the legal moves (a cell, a card, a coupon)
+  const [gone, setGone] = useState(""); // the table cannot be watched: why, in words
+  const [movesOpen, setMovesOpen] = useState(localStorage.getItem("cardroom.movesOpen") === "1");
+  const [page, setPage] = useState(0); // the page of the move list shown
   const data = useRef(d);
   data.current = d;
   const update = (f: (x: TableData) => Partial<TableData>) => {
@@ -390,6 +426,7 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
           const v = await api.getView({ tableId: id }, { signal: ac.signal });
           update(() => ({
             view: unpack(v.view),
+            raw: v.view ?? null,
             summary: v.table ?? null,
             seat: v.seat,
             deadline: v.deadline ? timestampDate(v.deadline).getTime() : null,
@@ -451,8 +488,9 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
         } catch (e) {
           if (ac.signal.aborted) return;
           const ce = ConnectError.from(e);
-          if (ce.code === Code.NotFound || ce.code === Code.PermissionDenied || ce.code === Code.Unauthenticated) {
-            setErr(errorText(e));
+          if (ce.code === Code.NotFound || ce.code === Code.PermissionDenied || ce.code === Code.Unauthenticated || ce.code === Code.InvalidArgument) {
+            // Nothing to reconnect to: say so, and offer the way back.
+            setGone(ce.code === Code.NotFound ? `There is no table ${id}.` : errorText(e));
             return;
           }
           setStatus(`reconnecting (${errorText(e)})`);
@@ -466,6 +504,7 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
   }, [id, spectate]);
 
   const act = async (l: Legal) => {
+    const before = data.current.legal;
     try {
       setErr("");
       setPick(null);
@@ -474,7 +513,11 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
       // For measurements: when this page's Act returned, by table version.
       (w.__cardroomActs ??= {})[String(r.version)] = performance.timeOrigin + performance.now();
     } catch (e) {
-      setErr(errorText(e));
+      // The move was not made: the choices come back (unless the table sent newer ones meanwhile),
+      // and the page says what failed.
+      if (data.current.legal.length === 0 && !data.current.finished) update(() => ({ legal: before }));
+      w.__cardroomActFailures = (w.__cardroomActFailures ?? 0) + 1;
+      setErr(`Your move (${l.text}) was not made: ${errorText(e)}. Your choices are back: try again.`);
     }
   };
   const choose = chooser(d.legal, pick, setPick, act);
@@ -482,14 +525,16 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
   // Keyboard: 1–9 play the listed moves, Escape shows them all again; every other control (the
   // rest of the moves, cards, cells, coupons) is a button that Tab reaches and Enter presses.
   const shown = d.legal.filter((l) => matches(l, pick));
-  const keys = useRef({ shown, act, setPick });
-  keys.current = { shown, act, setPick };
+  const keys = useRef({ shown, act, setPick, page });
+  keys.current = { shown, act, setPick, page };
+  useEffect(() => setPage(0), [d.legal, pick]);
   useEffect(() => {
     const f = (e: KeyboardEvent) => {
       if (e.target instanceof HTMLInputElement || e.ctrlKey || e.metaKey || e.altKey) return;
       const { shown, act, setPick } = keys.current;
       const n = Number(e.key);
-      if (n >= 1 && n <= 9 && shown[n - 1]) act(shown[n - 1]);
+      const first = keys.current.page * movesPerPage;
+      if (n >= 1 && n <= 9 && shown[first + n - 1]) act(shown[first + n - 1]);
       if (e.key === "Escape") setPick(null);
     };
     addEventListener("keydown", f);
@@ -498,67 +543,147 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
 
   const game = d.summary?.config?.game ?? "";
   const turn = whoseTurn(game, d.view);
+  const sabai = useMemo(() => (game === "sabaisabai" ? sabaiView(d.raw) : undefined), [game, d.raw]);
   // The parts that depend on the view only are rebuilt when it changes: an event alone re-renders
   // the log and the status line, nothing else.
   const seats = useMemo(() => <Seats summary={d.summary} mySeat={d.seat} turn={turn} />, [d.summary, d.seat, turn]);
   const pane = useMemo(() => {
     if (!d.view) return null;
-    const props = { view: d.view, name: nameOf, legal: d.legal, pick, choose };
-    if (game === "sapotagem") return <SapotagemPane {...props} />;
-    if (game === "sponsio") return <SponsioPane {...props} />;
-    return (
-      <>
-        {game === "saboteur" && <Board view={d.view} legal={d.legal} pick={pick} onPick={setPick} />}
-        {game === "sabaisabai" && <Rows view={d.view} name={nameOf} legal={d.legal} onAct={act} />}
-        <ViewPane view={d.view} name={nameOf} />
-      </>
-    );
-  }, [d.view, d.legal, pick, nameOf, game]);
+    const history = d.events.map((e) => unpackCached(e.payload)).filter((p): p is PlainObj => !!p);
+    return paneFor(game, { view: d.view, raw: d.raw ?? undefined, name: nameOf, legal: d.legal, pick, choose, act, history, events: d.events });
+  }, [d.view, d.raw, d.legal, pick, nameOf, game, game === "sabaisabai" ? d.events : null]);
+  const say = useMemo(() => sayer(game, nameOf, d.view), [game, nameOf, couponsKey(d.view)]);
+  // A turn alert: the tab's title, and a notification when the page is hidden and the player allowed it.
+  const myTurn = d.seat !== undefined && !d.finished && d.legal.length > 0 && (turn === undefined || turn === d.seat);
+  useEffect(() => {
+    const base = `${gameName(game) || "table"} · cardroom`;
+    document.title = myTurn ? `● Your move · ${base}` : base;
+    if (myTurn && document.hidden && "Notification" in window && Notification.permission === "granted") {
+      new Notification("Your move", { body: `${gameName(game)}: it is your turn.`, tag: "cardroom-turn" });
+    }
+  }, [myTurn, game]);
+  useEffect(() => () => void (document.title = "cardroom"), []);
+  const [notify, setNotify] = useState("Notification" in window ? Notification.permission : "denied");
   const moves = useMemo(
     () =>
       !d.finished &&
       d.legal.length > 0 && (
-        <div class="actions" role="group" aria-label="your legal moves">
-          <h2>
-            Your moves{" "}
+        <details
+          class="actions"
+          open={movesOpen}
+          onToggle={(e) => {
+            const o = (e.currentTarget as HTMLDetailsElement).open;
+            localStorage.setItem("cardroom.movesOpen", o ? "1" : "0");
+            setMovesOpen(o);
+          }}
+        >
+          <summary data-testid="moves-summary">
+            Your moves as a list ({shown.length}
+            {pick ? " for this choice" : ""}) · keys 1–9
+          </summary>
+          <div role="group" aria-label="your legal moves">
             {pick && (
               <button onClick={() => setPick(null)} data-testid="show-all">
                 show all (Esc)
               </button>
             )}
-          </h2>
-          {shown.map((l, i) => (
-            <button key={i} class="act" data-testid="act" data-cell={cellOf(l.plain) ?? undefined} onClick={() => act(l)} title={i < 9 ? `key ${i + 1}` : undefined}>
-              {i < 9 && <kbd>{i + 1}</kbd>} <ActionText plain={l.plain} text={l.text} />
-            </button>
-          ))}
-        </div>
+            {shown.slice(page * movesPerPage, (page + 1) * movesPerPage).map((l, i) => (
+              <button key={i} class="act" data-testid="act" data-cell={cellOf(l.plain) ?? undefined} onClick={() => act(l)} title={i < 9 ? `key ${i + 1}` : undefined}>
+                {i < 9 && <kbd>{i + 1}</kbd>} <ActionText plain={l.plain} text={l.text} />
+              </button>
+            ))}
+            {shown.length > movesPerPage && (
+              <p class="pages">
+                <button disabled={page === 0} onClick={() => setPage(page - 1)} data-testid="moves-prev">
+                  previous {movesPerPage}
+                </button>{" "}
+                moves {page * movesPerPage + 1}–{Math.min((page + 1) * movesPerPage, shown.length)} of {shown.length}{" "}
+                <button disabled={(page + 1) * movesPerPage >= shown.length} onClick={() => setPage(page + 1)} data-testid="moves-next">
+                  next {movesPerPage}
+                </button>
+              </p>
+            )}
+          </div>
+        </details>
       ),
-    [d.legal, d.finished, pick],
+    [d.legal, d.finished, pick, movesOpen, page],
   );
+  if (gone) return <NoTable why={gone} />;
   return (
     <section class="table" data-game={game}>
       <h1>
-        {game || "table"} {spectate && <small>(spectating)</small>}
+        {gameName(game) || "table"} {spectate && <small>(spectating)</small>}
       </h1>
       <p class="status" aria-live="polite">
         <span data-testid="conn">{status}</span> · table <code>{id}</code>
         {d.seat !== undefined && !d.finished && (
           <span data-testid="turn">
             {" "}
-            · {d.legal.length > 0 ? <b>your move</b> : turn !== undefined ? `${nameOf(turn)} to play` : "waiting"}
+            · {sabai ? sabaiStatus(sabai, d.seat, d.legal.some((l) => "throw" in l.plain), nameOf) : d.legal.length > 0 ? <b>your move</b> : turn !== undefined ? `${nameOf(turn)} to play` : "waiting"}
           </span>
         )}
-        {d.deadline !== null && !d.finished && <Timer deadline={d.deadline} />}
+        {sabai && !d.finished && <SabaiClock v={sabai} seat={d.seat} name={nameOf} />}
+        {!sabai && d.deadline !== null && !d.finished && <Timer deadline={d.deadline} />}
+        {notify === "default" && d.seat !== undefined && !d.finished && (
+          <>
+            {" "}
+            <button class="small" onClick={() => Notification.requestPermission().then(setNotify)}>
+              alert me on my turn
+            </button>
+          </>
+        )}
       </p>
       {seats}
       {err && <p role="alert" class="error">{err}</p>}
       {d.finished && <Result outcome={d.finished} name={nameOf} id={id} />}
       {moves}
       {pane}
-      <EventLog events={d.events} name={nameOf} />
+      <EventLog events={d.events} say={say} />
     </section>
   );
+}
+
+// The move list shows this many moves at a time (the keyboard's path; the table's own controls
+// are the pointer's).
+const movesPerPage = 20;
+
+// The unpacked payload of an event, kept: the panes read the history again at every view.
+const unpacked = new WeakMap<object, PlainObj | null>();
+export function unpackCached(a: Any | undefined): PlainObj | null {
+  if (!a) return null;
+  let p = unpacked.get(a);
+  if (p === undefined) unpacked.set(a, (p = unpack(a)));
+  return p;
+}
+
+// paneFor draws a game's table from its view (the live table, and the replay with no moves).
+export function paneFor(game: string, props: PaneProps) {
+  if (game === "sapotagem") return <SapotagemPane {...props} />;
+  if (game === "sponsio") return <SponsioPane {...props} />;
+  // Saboteur's and sabai-sabai's tables read the typed view (the Any as the gateway sent it).
+  const act = props.act ?? (() => undefined);
+  if (game === "saboteur" && props.raw) return <SaboteurPane raw={props.raw} legal={props.legal} act={act} name={props.name} />;
+  if (game === "sabaisabai" && props.raw) return <SabaiPane raw={props.raw} legal={props.legal} act={act} name={props.name} events={props.events ?? []} />;
+  return null;
+}
+
+// couponsKey is what of a view the log's words depend on (Sponsio's coupons), as a string.
+function couponsKey(view: PlainObj | null): string {
+  return view && Array.isArray(view.coupons) ? JSON.stringify(view.coupons) : "";
+}
+
+// sayer says a game's events in words: the engine's label, or for Sponsio's bets the option in
+// words from the table's coupons.
+export function sayer(game: string, name: (n: number) => string, view: PlainObj | null): (ev: Event) => string {
+  const coupons = new Map(((view?.coupons as PlainObj[]) ?? []).map((c) => [Number(c.number), c]));
+  return (ev) => {
+    if (game === "sponsio" && coupons.size > 0) {
+      const p = unpackCached(ev.payload);
+      const said = p && sponsioEventWords(p, name, coupons);
+      if (said) return said;
+    }
+    return eventWords(ev, name);
+  };
 }
 
 // Timer ticks on its own: the table does not re-render twice a second for it.
@@ -583,13 +708,16 @@ function unpackOutcome(ev: Event): Outcome | null {
   };
 }
 
-function Seats({ summary, mySeat, turn }: { summary: TableSummary | null; mySeat?: number; turn?: number }) {
+export function Seats({ summary, mySeat, turn }: { summary: TableSummary | null; mySeat?: number; turn?: number }) {
   const seats = summary?.config?.seats ?? [];
   return (
     <ol class="seats" aria-label="seats">
       {seats.map((s) => (
         <li key={s.index} class={s.index === turn ? "turn" : ""} data-seat={s.index}>
-          <b>{s.player?.displayName || `seat ${s.index}`}</b>
+          <span class="seatno" title={`seat ${s.index + 1}`}>
+            {s.index + 1}
+          </span>{" "}
+          <b>{s.player?.displayName || `seat ${s.index + 1}`}</b>
           {s.index === mySeat && <span class="you"> (you)</span>}
           {s.player?.kind === PlayerKind.BOT && <span class="bot"> · {botLabel(s.player)}</span>}
           {s.index === turn && <span> · to play</span>}
@@ -599,12 +727,20 @@ function Seats({ summary, mySeat, turn }: { summary: TableSummary | null; mySeat
   );
 }
 
-function Result({ outcome, name, id }: { outcome: Outcome; name: (n: number) => string; id: string }) {
+// summaryWords names the seats of an engine's summary ("seat 0 wins", "seats [0 2] share the win":
+// the API's numbers, from 0).
+function summaryWords(s: string, name: (n: number) => string): string {
+  return s
+    .replace(/\bseats \[([\d ]+)\]/g, (_, xs: string) => xs.trim().split(/\s+/).map((x) => name(Number(x))).join(" and "))
+    .replace(/\bseat (\d+)\b/g, (_, x: string) => name(Number(x)));
+}
+
+export function Result({ outcome, name, id }: { outcome: Outcome; name: (n: number) => string; id: string }) {
   const rows = [...outcome.results].sort((a, b) => a.rank - b.rank);
   return (
     <div class="result" data-testid="result">
       <h2>Game over</h2>
-      {outcome.summary && <p>{outcome.summary}</p>}
+      {outcome.summary && <p data-testid="summary">{summaryWords(outcome.summary, name)}</p>}
       <table>
         <thead>
           <tr>
@@ -645,145 +781,7 @@ function ActionText({ plain, text }: { plain: PlainObj; text: string }) {
   );
 }
 
-// ViewPane is the whole view as a tree in words (Saboteur's and sabai-sabai's table beside the
-// board and rows).
-function ViewPane({ view, name }: { view: PlainObj; name: (n: number) => string }) {
-  const rest = { ...view };
-  delete rest["@type"];
-  delete rest.options;
-  return (
-    <div class="view">
-      <h2>Table</h2>
-      <Tree p={rest} name={name} k="" />
-    </div>
-  );
-}
-
-function Board({ view, legal, pick, onPick }: { view: PlainObj; legal: Legal[]; pick: string | null; onPick: (c: string | null) => void }) {
-  const board = (view.board as PlainObj[]) ?? [];
-  const cells = new Map<string, PlainObj>();
-  for (const b of board) {
-    const c = (b.cell ?? {}) as PlainObj;
-    cells.set(`${c.x ?? 0},${c.y ?? 0}`, b);
-  }
-  const hot = new Set(legal.map((l) => cellOf(l.plain)).filter((x): x is string => !!x));
-  const keys = [...cells.keys(), ...hot].map((k) => k.split(",").map(Number));
-  if (keys.length === 0) return null;
-  const xs = keys.map((k) => k[0]),
-    ys = keys.map((k) => k[1]);
-  const x0 = Math.min(...xs) - 1,
-    x1 = Math.max(...xs) + 1,
-    y0 = Math.min(...ys) - 1,
-    y1 = Math.max(...ys) + 1;
-  const rows = [];
-  for (let y = y1; y >= y0; y--) {
-    const tds = [<th scope="row">{y}</th>];
-    for (let x = x0; x <= x1; x++) {
-      const k = `${x},${y}`;
-      const b = cells.get(k);
-      const text = b ? (b.faceDown ? "face down" : `${b.card}${b.rotated ? " (rotated)" : ""}`) : "";
-      tds.push(
-        <td class={`${b ? "filled" : ""} ${hot.has(k) ? "legal" : ""} ${pick === "cell:" + k ? "picked" : ""}`} title={`${k} ${text}`} data-cell={k}>
-          {hot.has(k) ? (
-            <button aria-label={`place a card at ${k}`} onClick={() => onPick(pick === "cell:" + k ? null : "cell:" + k)}>
-              {text || "+"}
-            </button>
-          ) : (
-            text
-          )}
-        </td>,
-      );
-    }
-    rows.push(<tr>{tds}</tr>);
-  }
-  const head = [<th />];
-  for (let x = x0; x <= x1; x++) head.push(<th scope="col">{x}</th>);
-  return (
-    <table class="board" aria-label="board (x across, y up)">
-      <thead>
-        <tr>{head}</tr>
-      </thead>
-      <tbody>{rows}</tbody>
-    </table>
-  );
-}
-
-// sabai-sabai's rows; a card that may be thrown now is a button, at any moment.
-function Rows({ view, name, legal, onAct }: { view: PlainObj; name: (n: number) => string; legal: Legal[]; onAct: (l: Legal) => void }) {
-  const rows = (view.rows as PlainObj[]) ?? [];
-  const throwOf = (seat: number, slot: number) =>
-    legal.find((l) => {
-      const t = l.plain.throw as PlainObj | undefined;
-      return t && (t.owner ?? 0) === seat && Array.isArray(t.slots) && t.slots.length === 1 && t.slots[0] === slot;
-    });
-  const nose = legal.find((l) => "touchNose" in l.plain);
-  const call = legal.find((l) => "callSabaiSabai" in l.plain);
-  return (
-    <div class="rows">
-      {rows.map((r) => (
-        <div class="row" key={String(r.seat)}>
-          <b>{name(Number(r.seat ?? 0))}</b>:{" "}
-          {((r.slots as PlainObj[]) ?? []).map((s, i) => {
-            const t = throwOf(Number(r.seat ?? 0), i);
-            // A slot: its card when the viewer knows it (else face down), and who has seen it.
-            const seen = Number(s.knownBy ?? 0);
-            const who = Array.from({ length: 32 }, (_, b) => b).filter((b) => seen & (1 << b)).map(name);
-            const text = s.empty ? "empty" : `${s.card ? `card ${s.card}` : "face down"}${who.length ? `, seen by ${who.join(", ")}` : ""}`;
-            return t ? (
-              <button class="card hot" aria-label={`throw slot ${i}: ${text}`} onClick={() => onAct(t)}>
-                {text}
-              </button>
-            ) : (
-              <span class="card" role="img" aria-label={`slot ${i}: ${text}`}>
-                {text}
-              </span>
-            );
-          })}
-        </div>
-      ))}
-      {nose && <button onClick={() => onAct(nose)}>Touch your nose</button>}{" "}
-      {call && <button onClick={() => onAct(call)}>Call sabai-sabai</button>}
-    </div>
-  );
-}
-
-function Tree({ p, name, k }: { p: Plain; name: (n: number) => string; k: string }): any {
-  if (p === null || p === "" || p === "unspecified") return null;
-  if (isCard(p)) return <Card c={p} />;
-  if (Array.isArray(p)) {
-    if (p.length === 0) return <span class="none">none</span>;
-    if (p.every(isCard)) return <span class="cards">{p.map((c, i) => <Card key={i} c={c as PlainObj} />)}</span>;
-    if (p.every((x) => typeof x !== "object")) return <span>{words(p, name, k)}</span>;
-    return (
-      <ol>
-        {p.map((x, i) => (
-          <li key={i}>
-            <Tree p={x} name={name} k={k} />
-          </li>
-        ))}
-      </ol>
-    );
-  }
-  if (typeof p === "object") {
-    return (
-      <dl>
-        {Object.entries(p as PlainObj)
-          .filter(([kk, v]) => kk !== "@type" && v !== null && v !== "" && v !== "unspecified" && v !== false)
-          .map(([kk, v]) => (
-            <div key={kk}>
-              <dt>{keyWords(kk)}</dt>
-              <dd>
-                <Tree p={v} name={name} k={kk} />
-              </dd>
-            </div>
-          ))}
-      </dl>
-    );
-  }
-  return <span>{words(p, name, k)}</span>;
-}
-
-function eventWords(ev: Event, name: (n: number) => string): string {
+export function eventWords(ev: Event, name: (n: number) => string): string {
   if (ev.label) return ev.label; // the engine's words, when the gateway gives them
   const p = unpack(ev.payload);
   if (!p) return "(unknown event)";
@@ -795,12 +793,24 @@ function eventWords(ev: Event, name: (n: number) => string): string {
 }
 
 // EventLog keeps each line it drew: a new event adds one line, the others are not rendered again
-// (until the seat names change).
-function EventLog({ events, name }: { events: Event[]; name: (n: number) => string }) {
+// (until the words change: the seat names, Sponsio's coupons). It follows the newest line unless
+// the reader scrolled up.
+export function EventLog({ events, say, title = "What happened" }: { events: Event[]; say: (ev: Event) => string; title?: string }) {
   const shown = events.slice(-200);
-  const rows = useRef<{ name: typeof name; lines: WeakMap<Event, any> }>({ name, lines: new WeakMap() });
-  if (rows.current.name !== name) rows.current = { name, lines: new WeakMap() };
+  const rows = useRef<{ say: typeof say; lines: WeakMap<Event, any> }>({ say, lines: new WeakMap() });
+  if (rows.current.say !== say) rows.current = { say, lines: new WeakMap() };
   const lines = rows.current.lines;
+  const list = useRef<HTMLOListElement>(null);
+  const follow = useRef(true);
+  const bottom = useRef(0); // the height the log last scrolled itself to
+  const lastShown = shown.length ? shown[shown.length - 1] : null;
+  useEffect(() => {
+    // In the next frame, with the layout the frame makes anyway: not a forced layout per event.
+    const el = list.current;
+    if (!el || !follow.current) return;
+    const f = requestAnimationFrame(() => (el.scrollTop = bottom.current = el.scrollHeight));
+    return () => cancelAnimationFrame(f);
+  }, [lastShown]);
   // For measurements: when each event's line reached the DOM (ms since the epoch).
   useLayoutEffect(() => {
     const arr = (w.__cardroomArrivals ??= {});
@@ -809,14 +819,26 @@ function EventLog({ events, name }: { events: Event[]; name: (n: number) => stri
   });
   return (
     <div class="log">
-      <h2>What happened</h2>
-      <ol aria-live="polite" data-testid="log">
+      <h2>{title}</h2>
+      <ol
+        aria-live="polite"
+        data-testid="log"
+        ref={list}
+        tabIndex={0}
+        aria-label="events, newest last"
+        onScroll={(e) => {
+          // Following stops when the reader scrolls up, not when lines arrived after the log's own
+          // scroll and before its scroll event (the bottom it scrolled to counts).
+          const el = e.currentTarget;
+          follow.current = el.scrollTop + el.clientHeight >= Math.min(el.scrollHeight, Math.max(bottom.current, el.clientHeight)) - 8;
+        }}
+      >
         {shown.map((e) => {
           let li = lines.get(e);
           if (!li) {
             li = (
               <li key={String(e.sequence)} value={Number(e.sequence)} data-seq={String(e.sequence)}>
-                {eventWords(e, name)}
+                {say(e)}
               </li>
             );
             lines.set(e, li);
@@ -825,60 +847,6 @@ function EventLog({ events, name }: { events: Event[]; name: (n: number) => stri
         })}
       </ol>
     </div>
-  );
-}
-
-function Replay({ id }: { id: string }) {
-  const [steps, setSteps] = useState<{ label: string; events: Event[] }[]>([]);
-  const [summary, setSummary] = useState<TableSummary | null>(null);
-  const [i, setI] = useState(0);
-  const [err, setErr] = useState("");
-  useEffect(() => {
-    api.getReplay({ tableId: id }).then(
-      (r) => {
-        setSummary(r.table ?? null);
-        const name = seatNamer(r.table ?? null, undefined);
-        const s = [{ label: "the deal", events: r.createdEvents }];
-        for (const e of r.entries) {
-          const who = e.by.case === "seat" ? name(e.by.value) : e.by.case === "timeout" ? "timeout" : "abort";
-          const a = unpack(e.action);
-          s.push({ label: `${who}: ${a ? words(a, name) : ""}`, events: e.events });
-        }
-        setSteps(s);
-      },
-      (e) => setErr(errorText(e)),
-    );
-  }, [id]);
-  useEffect(() => {
-    const f = (e: KeyboardEvent) => {
-      if (e.key === "ArrowRight") setI((x) => Math.min(x + 1, steps.length - 1));
-      if (e.key === "ArrowLeft") setI((x) => Math.max(x - 1, 0));
-    };
-    addEventListener("keydown", f);
-    return () => removeEventListener("keydown", f);
-  }, [steps.length]);
-  const name = seatNamer(summary, undefined);
-  const seen = useMemo(() => steps.slice(0, i + 1).flatMap((s) => s.events), [steps, i]);
-  const outcome = summary?.outcome;
-  return (
-    <section>
-      <h1>Replay of {summary?.config?.game ?? "a table"}</h1>
-      {err && <p role="alert" class="error">{err}</p>}
-      <Seats summary={summary} />
-      <p>
-        <button onClick={() => setI(Math.max(i - 1, 0))} aria-label="previous step">
-          ←
-        </button>{" "}
-        step {i} of {Math.max(steps.length - 1, 0)}{" "}
-        <button onClick={() => setI(Math.min(i + 1, steps.length - 1))} aria-label="next step">
-          →
-        </button>{" "}
-        <input type="range" min={0} max={Math.max(steps.length - 1, 0)} value={i} onInput={(e) => setI(Number(e.currentTarget.value))} aria-label="step" />
-      </p>
-      <p data-testid="step">{steps[i]?.label}</p>
-      {outcome && i === steps.length - 1 && <Result outcome={outcome} name={name} id={id} />}
-      <EventLog events={seen} name={name} />
-    </section>
   );
 }
 

@@ -43,7 +43,8 @@ func HasSeatRef(label string) bool { return strings.Contains(label, seatRefPrefi
 type SeatName func(seat int) (name string, you bool)
 
 // RenderLabel replaces every seat reference in label with "seat N (Name)", "seat N (you)" for the
-// reader's own seat, or "seat N" when names is nil or knows no name.
+// reader's own seat, or "seat N" when names is nil or knows no name. N counts from 1, as people
+// count seats: the API's seat 0 is "seat 1".
 func RenderLabel(label string, names SeatName) string {
 	if !HasSeatRef(label) {
 		return label
@@ -94,8 +95,9 @@ func refSeat(s string) (int, bool) {
 }
 
 func appendSeatWords(b []byte, seat int, names SeatName) []byte {
+	// People count seats from 1: seat 0 of the API is "seat 1" in words.
 	b = append(b, "seat "...)
-	b = strconv.AppendInt(b, int64(seat), 10)
+	b = strconv.AppendInt(b, int64(seat)+1, 10)
 	if names == nil {
 		return b
 	}

@@ -961,19 +961,84 @@ func (s *Server) getLog(ctx context.Context, req *rulesv1.GetLogRequest) (*rules
 	sum.Config = l.cfg // the log is the replay: it carries the seed
 	resp := &rulesv1.GetLogResponse{Table: sum}
 	from := max(req.GetFromVersion(), 1)
+	var rp *replayer
+	if req.GetIncludeViews() {
+		rp = &replayer{s: s, cfg: l.cfg}
+	}
 	for _, e := range entries {
 		le := &rulesv1.LogEntry{}
 		if err := proto.Unmarshal(e.Data, le); err != nil {
 			return nil, fmt.Errorf("decode log entry %d: %w", e.Version, err)
 		}
+		var view *anypb.Any
+		if rp != nil {
+			if view, err = rp.step(e.Version, le); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case e.Version == 0:
 			resp.CreatedEvents = le.GetEvents()
+			resp.CreatedView = view
 		case e.Version >= from:
+			le.View = view
 			resp.Entries = append(resp.Entries, le)
 		}
 	}
 	return resp, nil
+}
+
+// replayer plays a table again from its seed, one log entry at a time, for the spectator's view
+// after each (GetLogRequest.include_views). The game is pure and seeded and every entry keeps the
+// time it was applied at, so the states are the ones the table went through.
+type replayer struct {
+	s     *Server
+	cfg   *gamev1.TableConfig
+	state engine.State
+}
+
+// step applies the entry of version v (version 0: the deal) and returns the spectator's view after it.
+func (r *replayer) step(v uint64, e *rulesv1.LogEntry) (*anypb.Any, error) {
+	at := e.GetTime().AsTime()
+	if v == 0 {
+		opts, err := decodeAny("config.options", r.cfg.GetOptions(), r.s.info.Options, r.s.optionsURL)
+		if err != nil {
+			return nil, err
+		}
+		kinds := make([]gamev1.PlayerKind, len(r.cfg.GetSeats()))
+		for i, seat := range r.cfg.GetSeats() {
+			kinds[i] = seat.GetPlayer().GetKind()
+		}
+		st, _, err := r.s.eng.Setup(engine.Config{Seats: len(kinds), Seed: r.cfg.GetSeed(), Options: opts,
+			TurnTime: r.cfg.GetTimeLimits().GetPerAction().AsDuration(), Start: at, Kinds: kinds})
+		if err != nil {
+			return nil, fmt.Errorf("replay the deal: %w", err)
+		}
+		r.state = st
+	} else if r.state == nil {
+		return nil, fmt.Errorf("replay: entry %d before the deal", v)
+	} else {
+		switch by := e.GetBy().(type) {
+		case *rulesv1.LogEntry_Seat:
+			action, err := decodeAny("action", e.GetAction(), r.s.info.Action, r.s.actionURL)
+			if err != nil {
+				return nil, fmt.Errorf("replay entry %d: %w", v, err)
+			}
+			if _, err := r.state.Apply(int(by.Seat), action, at); err != nil {
+				return nil, fmt.Errorf("replay entry %d: %w", v, err)
+			}
+		case *rulesv1.LogEntry_Timeout:
+			if _, err := r.state.Timeout(at); err != nil {
+				return nil, fmt.Errorf("replay entry %d: %w", v, err)
+			}
+		}
+		// An abort ends the table without a move: the state stays as it was.
+	}
+	view, err := anypb.New(r.state.View(engine.Spectator))
+	if err != nil {
+		return nil, fmt.Errorf("replay entry %d: encode the view: %w", v, err)
+	}
+	return view, nil
 }
 
 func (s *Server) AbortTable(ctx context.Context, req *rulesv1.AbortTableRequest) (*rulesv1.AbortTableResponse, error) {

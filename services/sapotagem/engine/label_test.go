@@ -75,14 +75,14 @@ func TestActionLabels(t *testing.T) {
 		got = append(got, g.DescribeAction(tb.s, 0, a))
 	}
 	if want := []string{"play green 5 (Birds)", "play red 13 (bomb)", "jump"}; strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("seat 0 may: %q, want %q", got, want)
+		t.Errorf("seat 1 may: %q, want %q", got, want)
 	}
 
 	plant := newTable(t, 4, vPlantingMore)
-	if l := g.DescribeAction(plant.s, 0, PlayTo(c(Y, 1), 2)); render(l) != "plant yellow 1 (Ducks) in front of seat 2 (Cy)" {
+	if l := g.DescribeAction(plant.s, 0, PlayTo(c(Y, 1), 2)); render(l) != "plant yellow 1 (Ducks) in front of seat 3 (Cy)" {
 		t.Errorf("planting: %q rendered %q", l, render(l))
 	}
-	if l := g.DescribeAction(plant.s, 0, PlayTo(c(Y, 1), 1)); render(l) != "plant yellow 1 (Ducks) in front of seat 1 (you)" {
+	if l := g.DescribeAction(plant.s, 0, PlayTo(c(Y, 1), 1)); render(l) != "plant yellow 1 (Ducks) in front of seat 2 (you)" {
 		t.Errorf("planting for the reader: %q", render(l))
 	}
 
@@ -126,45 +126,45 @@ func TestEventLabels(t *testing.T) {
 		want string
 	}{
 		{&pb.Event{Kind: &pb.Event_GameStarted{GameStarted: &pb.GameStarted{Seats: 4, Rounds: 12, HandSize: 10, JumpMarkers: 2, StartingSeat: 3}}},
-			"the game starts: 4 players, 12 rounds, 10 cards and 2 jump markers each; seat 3 (Di) starts"},
+			"the game starts: 4 players, 12 rounds, 10 cards and 2 jump markers each; seat 4 (Di) starts"},
 		{&pb.Event{Kind: &pb.Event_GameStarted{GameStarted: &pb.GameStarted{Seats: 3, Rounds: 17, HandSize: 17, StartingSeat: 1,
 			GameTrump: pb.Colour_COLOUR_RED, Removed: 1}}},
-			"the game starts: 3 players, 17 rounds, 17 cards each; seat 1 (you) starts; red is trump for the whole game; 1 card removed unseen"},
+			"the game starts: 3 players, 17 rounds, 17 cards each; seat 2 (you) starts; red is trump for the whole game; 1 card removed unseen"},
 		{&pb.Event{Kind: &pb.Event_HandDealt{HandDealt: &pb.HandDealt{Seat: 1, Cards: []*pb.Card{card(Y, 1), card(B, 13)}}}},
-			"seat 1 (you) is dealt yellow 1 (Ducks), blue 13 (bomb)"},
+			"seat 2 (you) is dealt yellow 1 (Ducks), blue 13 (bomb)"},
 		{&pb.Event{Kind: &pb.Event_RoundStarted{RoundStarted: &pb.RoundStarted{Round: 3, StartingSeat: 2, Trump: pb.Colour_COLOUR_YELLOW,
 			TrumpCard: card(Y, 7), NextTrump: card(R, 2)}}},
-			"round 3: seat 2 (Cy) starts; trump yellow 7 (Ducks), next red 2 (Pigs)"},
+			"round 3: seat 3 (Cy) starts; trump yellow 7 (Ducks), next red 2 (Pigs)"},
 		{&pb.Event{Kind: &pb.Event_RoundStarted{RoundStarted: &pb.RoundStarted{Round: 8, StartingSeat: 0}}},
-			"round 8: seat 0 (Ann) starts; no trump"},
+			"round 8: seat 1 (Ann) starts; no trump"},
 		{&pb.Event{Kind: &pb.Event_Jumped{Jumped: &pb.Jumped{Seat: 2, MarkersLeft: 1}}},
-			"seat 2 (Cy) jumps (1 jump marker left)"},
+			"seat 3 (Cy) jumps (1 jump marker left)"},
 		{&pb.Event{Kind: &pb.Event_Jumped{Jumped: &pb.Jumped{Seat: 0, AreaCard: card(G, 3)}}},
-			"seat 0 (Ann) jumps, playing green 3 (Frogs) from their play area (0 jump markers left)"},
+			"seat 1 (Ann) jumps, playing green 3 (Frogs) from their play area (0 jump markers left)"},
 		{&pb.Event{Kind: &pb.Event_CardPlayed{CardPlayed: &pb.CardPlayed{Seat: 3, Card: card(Y, 1), Owner: 3}}},
-			"seat 3 (Di) plays yellow 1 (Ducks)"},
+			"seat 4 (Di) plays yellow 1 (Ducks)"},
 		{&pb.Event{Kind: &pb.Event_CardPlayed{CardPlayed: &pb.CardPlayed{Seat: 3, Card: card(Y, 1), Owner: 0}}},
-			"seat 3 (Di) plants yellow 1 (Ducks) in front of seat 0 (Ann)"},
-		{&pb.Event{Kind: &pb.Event_Passed{Passed: &pb.Passed{Seat: 1}}}, "seat 1 (you) passes, with nothing to play"},
+			"seat 4 (Di) plants yellow 1 (Ducks) in front of seat 1 (Ann)"},
+		{&pb.Event{Kind: &pb.Event_Passed{Passed: &pb.Passed{Seat: 1}}}, "seat 2 (you) passes, with nothing to play"},
 		{&pb.Event{Kind: &pb.Event_RoundEnded{RoundEnded: &pb.RoundEnded{Round: 4, Winner: proto.Uint32(2), WinningCard: card(B, 13),
 			Captured: []*pb.Card{card(B, 13), card(G, 1), card(G, 2), card(Y, 1), card(R, 5)}}}},
-			"seat 2 (Cy) wins round 4 with blue 13 (bomb), taking 5 cards"},
+			"seat 3 (Cy) wins round 4 with blue 13 (bomb), taking 5 cards"},
 		{&pb.Event{Kind: &pb.Event_RoundEnded{RoundEnded: &pb.RoundEnded{Round: 5, Discarded: []*pb.Card{card(R, 4)}}}},
 			"nobody wins round 5; red 4 (Horses) goes to the discard pile"},
 		{&pb.Event{Kind: &pb.Event_CardTaken{CardTaken: &pb.CardTaken{Seat: 0, Card: card(G, 12), Source: pb.TakeSource_TAKE_SOURCE_DISCARD}}},
-			"seat 0 (Ann) takes green 12 (Frogs) from the discard pile"},
+			"seat 1 (Ann) takes green 12 (Frogs) from the discard pile"},
 		{&pb.Event{Kind: &pb.Event_CardTaken{CardTaken: &pb.CardTaken{Seat: 0, Card: card(G, 12), Source: pb.TakeSource_TAKE_SOURCE_BLIND_PILE}}},
-			"seat 0 (Ann) draws green 12 (Frogs) from the pile"},
+			"seat 1 (Ann) draws green 12 (Frogs) from the pile"},
 		{&pb.Event{Kind: &pb.Event_TrumpChosen{TrumpChosen: &pb.TrumpChosen{Seat: proto.Uint32(1), Colour: pb.Colour_COLOUR_BLUE}}},
-			"seat 1 (you) chooses blue as the next trump"},
+			"seat 2 (you) chooses blue as the next trump"},
 		{&pb.Event{Kind: &pb.Event_TrumpChosen{TrumpChosen: &pb.TrumpChosen{Colour: pb.Colour_COLOUR_GREEN}}},
 			"green is drawn as the next trump"},
-		{&pb.Event{Kind: &pb.Event_SleeveChosen{SleeveChosen: &pb.SleeveChosen{Seat: 2}}}, "seat 2 (Cy) gives a card to the trump deck"},
+		{&pb.Event{Kind: &pb.Event_SleeveChosen{SleeveChosen: &pb.SleeveChosen{Seat: 2}}}, "seat 3 (Cy) gives a card to the trump deck"},
 		{&pb.Event{Kind: &pb.Event_GameOver{GameOver: &pb.GameOver{
 			Scores: []*pb.SeatScore{{Seat: 0, Score: 14}, {Seat: 1, Score: -3}, {Seat: 2, Score: 14}},
 			Outcome: &gamev1.Outcome{Results: []*gamev1.SeatResult{
 				{Seat: 0, Score: 14, Rank: 1, Winner: true}, {Seat: 1, Score: -3, Rank: 3}, {Seat: 2, Score: 14, Rank: 1, Winner: true}}}}}},
-			"game over: seat 0 (Ann) and seat 2 (Cy) win with 14 points; scores: seat 0 (Ann) 14, seat 1 (you) -3, seat 2 (Cy) 14"},
+			"game over: seat 1 (Ann) and seat 3 (Cy) win with 14 points; scores: seat 1 (Ann) 14, seat 2 (you) -3, seat 3 (Cy) 14"},
 	}
 	for _, c := range cases {
 		if got := ev(c.e); got != c.want {
@@ -187,11 +187,11 @@ func TestLabelsOfAPlayedRound(t *testing.T) {
 		}
 	}
 	want := []string{
-		"seat 0 (Ann) plays green 5 (Birds)",
-		"seat 1 (you) jumps (3 jump markers left)",
-		"seat 2 (Cy) plays yellow 7 (Ducks)",
-		"seat 0 (Ann) wins round 1 with green 5 (Birds), taking 3 cards",
-		"round 2: seat 0 (Ann) starts; trump blue 2 (Pigs), next blue 3 (Ducks)",
+		"seat 1 (Ann) plays green 5 (Birds)",
+		"seat 2 (you) jumps (3 jump markers left)",
+		"seat 3 (Cy) plays yellow 7 (Ducks)",
+		"seat 1 (Ann) wins round 1 with green 5 (Birds), taking 3 cards",
+		"round 2: seat 1 (Ann) starts; trump blue 2 (Pigs), next blue 3 (Ducks)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("labels:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -45,6 +45,17 @@ var games = map[string]game{
 	"sponsio":    sponsioGame{},
 }
 
+// displayNames are the games' names as people write them (the ids are for commands).
+var displayNames = map[string]string{"sabaisabai": "sabai-sabai", "saboteur": "Saboteur 2", "sapotagem": "Sapotagem", "sponsio": "Sponsio"}
+
+// displayName is game's name as people write it; an unknown id as it is.
+func displayName(game string) string {
+	if n, ok := displayNames[game]; ok {
+		return n
+	}
+	return game
+}
+
 // gameNames lists the games, for messages.
 func gameNames() string { return "sabaisabai, saboteur, sapotagem, sponsio" }
 
@@ -148,9 +159,9 @@ func (s *seating) botLabel(seat int) string {
 func (s *seating) name(seat int) string {
 	if s == nil || seat < 0 || seat >= len(s.names) || s.names[seat] == "" {
 		if s != nil && seat == s.you {
-			return fmt.Sprintf("seat %d (you)", seat)
+			return fmt.Sprintf("seat %d (you)", seat+1)
 		}
-		return fmt.Sprintf("seat %d", seat)
+		return fmt.Sprintf("seat %d", seat+1)
 	}
 	if seat == s.you {
 		return s.names[seat] + " (you)"
@@ -170,14 +181,39 @@ func (s *seating) label(l string) string {
 
 var seatWords = regexp.MustCompile(`(?i)\bseat +(\d+)\b`)
 
-// nameSeats puts the names beside the seat numbers in a game's drawing of its table: "seat 2" reads
-// "seat 2 (Bea)", the player's own "seat 0 (you)".
+var (
+	apiSeat  = regexp.MustCompile(`\bseat (\d+)\b`)
+	apiSeats = regexp.MustCompile(`\bseats \[([\d ]+)\]`)
+)
+
+// countedFromOne rewrites the seat numbers of an engine's own text (an outcome's summary: "seat 0
+// wins", "seats [0 2] share the win"), which counts seats from 0 as the API does, as people count
+// them: "seat 1 wins", "seats 1 and 3 share the win".
+func countedFromOne(text string) string {
+	text = apiSeats.ReplaceAllStringFunc(text, func(w string) string {
+		var out []string
+		for _, f := range strings.Fields(apiSeats.FindStringSubmatch(w)[1]) {
+			n, _ := strconv.Atoi(f)
+			out = append(out, strconv.Itoa(n+1))
+		}
+		return "seats " + engine.AndList(out)
+	})
+	return apiSeat.ReplaceAllStringFunc(text, func(w string) string {
+		n, _ := strconv.Atoi(apiSeat.FindStringSubmatch(w)[1])
+		return "seat " + strconv.Itoa(n+1)
+	})
+}
+
+// nameSeats puts the names beside the seat numbers in a game's drawing of its table, where seats
+// are counted from 1 as people count them: "seat 2" (the API's seat 1) reads "seat 2 (Bea)", the
+// player's own "seat 1 (you)".
 func (s *seating) nameSeats(text string) string {
 	if s == nil {
 		return text
 	}
 	return seatWords.ReplaceAllStringFunc(text, func(w string) string {
 		seat, err := strconv.Atoi(strings.TrimSpace(w[len("seat"):]))
+		seat-- // counted from 1 in words
 		if err != nil || seat < 0 || seat >= len(s.names) {
 			return w
 		}

@@ -455,13 +455,13 @@ func (m *model) rule(title string) string {
 func (m *model) View() tea.View {
 	v := tea.NewView(m.screen())
 	v.AltScreen = true
-	v.WindowTitle = "cardroom · " + m.gameName
+	v.WindowTitle = "cardroom · " + displayName(m.gameName)
 	return v
 }
 
 func (m *model) screen() string {
 	var top strings.Builder
-	head := "cardroom · " + m.gameName
+	head := "cardroom · " + displayName(m.gameName)
 	if m.table != "" {
 		head += " · table " + m.table
 	}
@@ -631,7 +631,7 @@ func (m *model) results() string {
 		b.WriteString("the table was aborted\n")
 	}
 	if o.GetSummary() != "" {
-		b.WriteString(m.seats.nameSeats(o.GetSummary()) + "\n")
+		b.WriteString(m.seats.nameSeats(countedFromOne(o.GetSummary())) + "\n")
 	}
 	for _, l := range resultLines(o, m.seats) {
 		b.WriteString(l + "\n")

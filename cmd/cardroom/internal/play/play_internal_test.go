@@ -237,10 +237,15 @@ func TestStepWords(t *testing.T) {
 // TestNamesInWords: seat numbers in a game's drawing and in labels read with the names.
 func TestNamesInWords(t *testing.T) {
 	s := &seating{names: []string{"Ann", "Bea", ""}, bots: make([]bool, 3), you: 0}
-	if got := s.nameSeats("turn 3: seat 1, draw\nseat  0 (2 VP): 13 ??\nseat 2 holds a card\nSeat 1: 3 cards\nseat 7"); got != "turn 3: seat 1 (Bea), draw\nseat  0 (you) (2 VP): 13 ??\nseat 2 holds a card\nSeat 1 (Bea): 3 cards\nseat 7" {
+	// Seats are counted from 1 in words: "seat 2" is the API's seat 1.
+	if got := s.nameSeats("turn 3: seat 2, draw\nseat  1 (2 VP): 13 ??\nseat 3 holds a card\nSeat 2: 3 cards\nseat 8\nseat 0"); got != "turn 3: seat 2 (Bea), draw\nseat  1 (you) (2 VP): 13 ??\nseat 3 holds a card\nSeat 2 (Bea): 3 cards\nseat 8\nseat 0" {
 		t.Fatalf("%q", got)
 	}
-	if got := s.label("{seat:1} passes; {seat:0} plays"); got != "seat 1 (Bea) passes; seat 0 (you) plays" {
+	if got := s.label("{seat:1} passes; {seat:0} plays"); got != "seat 2 (Bea) passes; seat 1 (you) plays" {
+		t.Fatalf("%q", got)
+	}
+	// An engine's own text counts from 0, as the API does.
+	if got := countedFromOne("seat 0 wins with 31 coins; seats [0 2] share the win"); got != "seat 1 wins with 31 coins; seats 1 and 3 share the win" {
 		t.Fatalf("%q", got)
 	}
 }

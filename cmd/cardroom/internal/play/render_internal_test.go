@@ -42,7 +42,7 @@ func TestRenderSabai(t *testing.T) {
 	v.NoseWindow, v.NoseDeadline = true, timestamppb.New(time.Unix(60, 0))
 	v.Rows[0].Slots[0] = &sabaisabaiv1.Slot{Empty: true}
 	out := renderSabai(v)
-	contains(t, out, "sabai-sabai — seat 0", "FOUR TOGETHER", "seat  0 (0 VP, 4 cards): __ ", "discard 5 [ 7  7  7  7]")
+	contains(t, out, "sabai-sabai — seat 1", "FOUR TOGETHER", "seat  1 (0 VP, 4 cards): __ ", "discard 5 [ 7  7  7  7]")
 	if sabaiCard(0) != "??" || sabaiCard(sabaisabai.Joker) != "Jk" || sabaiCard(sabaisabai.AssJoker) != "AJ" || sabaiCard(9) != " 9" {
 		t.Fatal("card names")
 	}
@@ -65,7 +65,7 @@ func TestRenderSponsio(t *testing.T) {
 	own := renderSponsio(ownView)
 	spec := renderSponsio(viewOf(t, sponsio.Game{}, 4, &sponsiov1.Options{}, engine.Spectator).(*sponsiov1.View))
 	card := sponsioCardText(ownView.GetSeats()[1].GetHand()[0])
-	contains(t, own, "*seat 1", "hand: "+card, "free coupons: V VI VII")
+	contains(t, own, "*seat 2", "hand: "+card, "free coupons: V VI VII")
 	if strings.Contains(spec, "hand: "+card) || !strings.Contains(spec, "hand: 8 cards") {
 		t.Fatalf("spectator view:\n%s", spec)
 	}

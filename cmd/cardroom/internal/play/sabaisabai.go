@@ -27,14 +27,14 @@ func renderSabai(v *pb.View) string {
 	var b strings.Builder
 	who := "spectator"
 	if v.GetViewer() >= 0 {
-		who = fmt.Sprintf("seat %d", v.GetViewer())
+		who = fmt.Sprintf("seat %d", v.GetViewer()+1)
 	}
 	final := ""
 	if v.GetFinalRound() {
 		final = " (final round)"
 	}
 	fmt.Fprintf(&b, "sabai-sabai — %s — round %d/%d%s — turn %d: seat %d, %s\n", who, v.GetRound(), v.GetRounds(),
-		final, v.GetTurn(), v.GetTurnSeat(), strings.ToLower(strings.TrimPrefix(v.GetPhase().String(), "PHASE_")))
+		final, v.GetTurn(), v.GetTurnSeat()+1, strings.ToLower(strings.TrimPrefix(v.GetPhase().String(), "PHASE_")))
 	top := make([]string, len(v.GetDiscardTop()))
 	for i, c := range v.GetDiscardTop() {
 		top[i] = sabaiCard(c)
@@ -44,7 +44,7 @@ func renderSabai(v *pb.View) string {
 		if v.GetDrawnCard() != 0 {
 			fmt.Fprintf(&b, "you drew: %s\n", sabaiCard(v.GetDrawnCard()))
 		} else {
-			fmt.Fprintf(&b, "seat %d holds a drawn card\n", v.GetTurnSeat())
+			fmt.Fprintf(&b, "seat %d holds a drawn card\n", v.GetTurnSeat()+1)
 		}
 	}
 	for _, r := range v.GetRows() {
@@ -55,7 +55,7 @@ func renderSabai(v *pb.View) string {
 		if r.GetTouchedNose() {
 			marks += " nose"
 		}
-		fmt.Fprintf(&b, "seat %2d (%d VP, %d cards%s):", r.GetSeat(), r.GetVictoryPoints(), r.GetCards(), marks)
+		fmt.Fprintf(&b, "seat %2d (%d VP, %d cards%s):", r.GetSeat()+1, r.GetVictoryPoints(), r.GetCards(), marks)
 		for _, sl := range r.GetSlots() {
 			if sl.GetEmpty() {
 				b.WriteString(" __")
@@ -66,16 +66,16 @@ func renderSabai(v *pb.View) string {
 		b.WriteString("\n")
 	}
 	for _, e := range v.GetEffects() {
-		fmt.Fprintf(&b, "pending: %s by seat %d\n", strings.ToLower(strings.TrimPrefix(e.GetEffect().String(), "EFFECT_")), e.GetExecutor())
+		fmt.Fprintf(&b, "pending: %s by seat %d\n", strings.ToLower(strings.TrimPrefix(e.GetEffect().String(), "EFFECT_")), e.GetExecutor()+1)
 	}
 	if v.GetNoseWindow() {
 		fmt.Fprintf(&b, "FOUR TOGETHER: touch your nose before %s\n", v.GetNoseDeadline().AsTime().Format(time.RFC3339))
 	}
 	if v.GetSabaiCalled() {
-		fmt.Fprintf(&b, "sabai sabai called by seat %d: the round ends after seat %d's turn\n", v.GetCaller(), v.GetLastTurnSeat())
+		fmt.Fprintf(&b, "sabai sabai called by seat %d: the round ends after seat %d's turn\n", v.GetCaller()+1, v.GetLastTurnSeat()+1)
 	}
 	if v.HallOfFame != nil {
-		fmt.Fprintf(&b, "Hall of Fame: seat %d\n", v.GetHallOfFame())
+		fmt.Fprintf(&b, "Hall of Fame: seat %d\n", v.GetHallOfFame()+1)
 	}
 	return b.String()
 }

@@ -36,7 +36,7 @@ func renderSapotagem(v *pb.View) string {
 	var b strings.Builder
 	who := "spectator"
 	if v.GetViewer() >= 0 {
-		who = fmt.Sprintf("seat %d", v.GetViewer())
+		who = fmt.Sprintf("seat %d", v.GetViewer()+1)
 	}
 	fmt.Fprintf(&b, "Sapotagem (%s) — %s\n", sapotagemVariants(v.GetOptions()), who)
 	rounds := fmt.Sprint(v.GetRounds())
@@ -44,9 +44,9 @@ func renderSapotagem(v *pb.View) string {
 		rounds = "until the hands are empty"
 	}
 	fmt.Fprintf(&b, "Round %d of %s, phase %s, starting seat %d", v.GetRound(), rounds,
-		strings.TrimPrefix(v.GetPhase().String(), "PHASE_"), v.GetStartingSeat())
+		strings.TrimPrefix(v.GetPhase().String(), "PHASE_"), v.GetStartingSeat()+1)
 	if v.Turn != nil {
-		fmt.Fprintf(&b, ", seat %d to act", v.GetTurn())
+		fmt.Fprintf(&b, ", seat %d to act", v.GetTurn()+1)
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "Trump: %s", sapotagemColours[v.GetTrump()])
@@ -73,19 +73,19 @@ func renderSapotagem(v *pb.View) string {
 		fmt.Fprintf(&b, "Discard: %s\n", sapotagemCards(v.GetDiscard()))
 	}
 	for _, p := range v.GetTable() {
-		fmt.Fprintf(&b, "  table: seat %d played %s", p.GetSeat(), sapotagemCard(p.GetCard()))
+		fmt.Fprintf(&b, "  table: seat %d played %s", p.GetSeat()+1, sapotagemCard(p.GetCard()))
 		switch {
 		case p.GetRemote():
 			b.WriteString(" (remote bomb)")
 		case p.GetFromArea():
 			b.WriteString(" (from play area)")
 		case p.GetOwner() != p.GetSeat():
-			fmt.Fprintf(&b, " for seat %d", p.GetOwner())
+			fmt.Fprintf(&b, " for seat %d", p.GetOwner()+1)
 		}
 		b.WriteString("\n")
 	}
 	for _, sv := range v.GetSeats() {
-		fmt.Fprintf(&b, "Seat %d: %d cards, %d jump markers (%d used)", sv.GetSeat(), sv.GetHandSize(), sv.GetJumpMarkers(), sv.GetJumpsUsed())
+		fmt.Fprintf(&b, "Seat %d: %d cards, %d jump markers (%d used)", sv.GetSeat()+1, sv.GetHandSize(), sv.GetJumpMarkers(), sv.GetJumpsUsed())
 		if v.GetPhase() == pb.Phase_PHASE_OVER {
 			fmt.Fprintf(&b, ", score %d", sv.GetScore())
 		}

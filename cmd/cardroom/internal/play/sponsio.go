@@ -36,9 +36,9 @@ func sponsioCardsText(cs []*sponsiov1.Card) string {
 func renderSponsio(v *sponsiov1.View) string {
 	var b strings.Builder
 	phase := strings.TrimPrefix(v.GetPhase().String(), "PHASE_")
-	fmt.Fprintf(&b, "Sponsio, round %d, dealer seat %d, %s", v.GetRound(), v.GetDealer(), strings.ToLower(phase))
+	fmt.Fprintf(&b, "Sponsio, round %d, dealer seat %d, %s", v.GetRound(), v.GetDealer()+1, strings.ToLower(phase))
 	if v.ToAct != nil {
-		fmt.Fprintf(&b, ", seat %d to %s", v.GetToAct(), strings.ToLower(strings.TrimPrefix(v.GetDecision().String(), "DECISION_")))
+		fmt.Fprintf(&b, ", seat %d to %s", v.GetToAct()+1, strings.ToLower(strings.TrimPrefix(v.GetDecision().String(), "DECISION_")))
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "talon: %s   free coupons:", sponsioCardsText(v.GetTalon()))
@@ -55,7 +55,7 @@ func renderSponsio(v *sponsiov1.View) string {
 		if int32(p.GetSeat()) == v.GetViewer() {
 			me = "*"
 		}
-		fmt.Fprintf(&b, "%sseat %d: %d coins, marker %d, tricks %d", me, p.GetSeat(), p.GetCoins(), p.GetMarker(), p.GetTricks())
+		fmt.Fprintf(&b, "%sseat %d: %d coins, marker %d, tricks %d", me, p.GetSeat()+1, p.GetCoins(), p.GetMarker(), p.GetTricks())
 		if p.GetTroll() {
 			b.WriteString(", troll")
 		}
@@ -77,7 +77,7 @@ func renderSponsio(v *sponsiov1.View) string {
 				b.WriteString(" doubled")
 			}
 			if bt.Target != nil {
-				fmt.Fprintf(&b, " against seat %d", bt.GetTarget())
+				fmt.Fprintf(&b, " against seat %d", bt.GetTarget()+1)
 			}
 			switch bt.GetResult() {
 			case sponsiov1.BetResult_BET_RESULT_WON:
@@ -97,7 +97,7 @@ func renderSponsio(v *sponsiov1.View) string {
 	if len(v.GetCurrentTrick()) > 0 || v.GetPhase() == sponsiov1.Phase_PHASE_TRICKS {
 		fmt.Fprintf(&b, "trick %d:", v.GetTrick())
 		for _, cp := range v.GetCurrentTrick() {
-			fmt.Fprintf(&b, " seat %d %s", cp.GetSeat(), sponsioCardText(cp.GetCard()))
+			fmt.Fprintf(&b, " seat %d %s", cp.GetSeat()+1, sponsioCardText(cp.GetCard()))
 		}
 		b.WriteString("\n")
 	}

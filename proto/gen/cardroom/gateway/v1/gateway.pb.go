@@ -2777,8 +2777,11 @@ func (x *LegalActions) GetLabels() []string {
 }
 
 type GetReplayRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	TableId       string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
+	// With include_views, every entry carries the spectator's view after it and the response the view
+	// after the deal: the table as a replay draws it at each step.
+	IncludeViews  bool `protobuf:"varint,2,opt,name=include_views,json=includeViews,proto3" json:"include_views,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2820,6 +2823,13 @@ func (x *GetReplayRequest) GetTableId() string {
 	return ""
 }
 
+func (x *GetReplayRequest) GetIncludeViews() bool {
+	if x != nil {
+		return x.IncludeViews
+	}
+	return false
+}
+
 // ReplayEntry is one applied action (or timeout, or abort) with every event it caused.
 type ReplayEntry struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -2835,7 +2845,10 @@ type ReplayEntry struct {
 	Events []*v11.Event           `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
 	// The action id the move was sent with (ActRequest.action_id), on the caller's own seat's entries
 	// only: a client that lost the answer to an Act can see whether, and at which version, it applied.
-	ActionId      string `protobuf:"bytes,8,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
+	ActionId string `protobuf:"bytes,8,opt,name=action_id,json=actionId,proto3" json:"action_id,omitempty"`
+	// The spectator's view after this entry (GetReplayRequest.include_views), e.g. a
+	// cardroom.sapotagem.v1.View.
+	View          *anypb.Any `protobuf:"bytes,9,opt,name=view,proto3" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2939,6 +2952,13 @@ func (x *ReplayEntry) GetActionId() string {
 	return ""
 }
 
+func (x *ReplayEntry) GetView() *anypb.Any {
+	if x != nil {
+		return x.View
+	}
+	return nil
+}
+
 type isReplayEntry_By interface {
 	isReplayEntry_By()
 }
@@ -2968,6 +2988,8 @@ type GetReplayResponse struct {
 	// The deal's events (version 0).
 	CreatedEvents []*v11.Event   `protobuf:"bytes,2,rep,name=created_events,json=createdEvents,proto3" json:"created_events,omitempty"`
 	Entries       []*ReplayEntry `protobuf:"bytes,3,rep,name=entries,proto3" json:"entries,omitempty"`
+	// The spectator's view after the deal (GetReplayRequest.include_views).
+	CreatedView   *anypb.Any `protobuf:"bytes,4,opt,name=created_view,json=createdView,proto3" json:"created_view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -3019,6 +3041,13 @@ func (x *GetReplayResponse) GetCreatedEvents() []*v11.Event {
 func (x *GetReplayResponse) GetEntries() []*ReplayEntry {
 	if x != nil {
 		return x.Entries
+	}
+	return nil
+}
+
+func (x *GetReplayResponse) GetCreatedView() *anypb.Any {
+	if x != nil {
+		return x.CreatedView
 	}
 	return nil
 }
@@ -4317,9 +4346,10 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\fLegalActions\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
 	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
-	"\x06labels\x18\x03 \x03(\tR\x06labels\"-\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"R\n" +
 	"\x10GetReplayRequest\x12\x19\n" +
-	"\btable_id\x18\x01 \x01(\tR\atableId\"\xa5\x02\n" +
+	"\btable_id\x18\x01 \x01(\tR\atableId\x12#\n" +
+	"\rinclude_views\x18\x02 \x01(\bR\fincludeViews\"\xcf\x02\n" +
 	"\vReplayEntry\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x14\n" +
 	"\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x12\x1a\n" +
@@ -4328,12 +4358,14 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"\x06action\x18\x05 \x01(\v2\x14.google.protobuf.AnyR\x06action\x12.\n" +
 	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x121\n" +
 	"\x06events\x18\a \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x1b\n" +
-	"\taction_id\x18\b \x01(\tR\bactionIdB\x04\n" +
-	"\x02by\"\xc7\x01\n" +
+	"\taction_id\x18\b \x01(\tR\bactionId\x12(\n" +
+	"\x04view\x18\t \x01(\v2\x14.google.protobuf.AnyR\x04viewB\x04\n" +
+	"\x02by\"\x80\x02\n" +
 	"\x11GetReplayResponse\x124\n" +
 	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x12@\n" +
 	"\x0ecreated_events\x18\x02 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\x12:\n" +
-	"\aentries\x18\x03 \x03(\v2 .cardroom.gateway.v1.ReplayEntryR\aentries\"\x9a\x01\n" +
+	"\aentries\x18\x03 \x03(\v2 .cardroom.gateway.v1.ReplayEntryR\aentries\x127\n" +
+	"\fcreated_view\x18\x04 \x01(\v2\x14.google.protobuf.AnyR\vcreatedView\"\x9a\x01\n" +
 	"\x11ListTablesRequest\x125\n" +
 	"\x05state\x18\x01 \x01(\x0e2\x1f.cardroom.gateway.v1.TableStateR\x05state\x12\x12\n" +
 	"\x04game\x18\x02 \x01(\tR\x04game\x12\x1b\n" +
@@ -4605,82 +4637,84 @@ var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
 	69, // 42: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
 	65, // 43: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
 	72, // 44: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	73, // 45: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	72, // 46: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	45, // 47: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
-	0,  // 48: cardroom.gateway.v1.ListTablesRequest.state:type_name -> cardroom.gateway.v1.TableState
-	14, // 49: cardroom.gateway.v1.ListTablesResponse.tables:type_name -> cardroom.gateway.v1.Table
-	14, // 50: cardroom.gateway.v1.ListMyTablesResponse.in_progress:type_name -> cardroom.gateway.v1.Table
-	14, // 51: cardroom.gateway.v1.ListMyTablesResponse.finished:type_name -> cardroom.gateway.v1.Table
-	52, // 52: cardroom.gateway.v1.PlayerGame.rating:type_name -> cardroom.gateway.v1.PlayerRating
-	65, // 53: cardroom.gateway.v1.ProfileGame.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 54: cardroom.gateway.v1.GetPlayerProfileResponse.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
-	53, // 55: cardroom.gateway.v1.GetPlayerProfileResponse.games:type_name -> cardroom.gateway.v1.PlayerGame
-	54, // 56: cardroom.gateway.v1.GetPlayerProfileResponse.recent:type_name -> cardroom.gateway.v1.ProfileGame
-	2,  // 57: cardroom.gateway.v1.SetProfileVisibilityRequest.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
-	52, // 58: cardroom.gateway.v1.LeaderboardEntry.rating:type_name -> cardroom.gateway.v1.PlayerRating
-	59, // 59: cardroom.gateway.v1.GetLeaderboardResponse.entries:type_name -> cardroom.gateway.v1.LeaderboardEntry
-	74, // 60: cardroom.gateway.v1.GetGameFiguresResponse.stats:type_name -> cardroom.stats.v1.GameStats
-	75, // 61: cardroom.gateway.v1.GetGameFiguresResponse.live:type_name -> cardroom.stats.v1.LiveGame
-	69, // 62: cardroom.gateway.v1.CheckTableOptionsRequest.options:type_name -> google.protobuf.Any
-	76, // 63: cardroom.gateway.v1.CheckTableOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
-	3,  // 64: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	7,  // 65: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	9,  // 66: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
-	11, // 67: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	15, // 68: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	17, // 69: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	19, // 70: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	21, // 71: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	23, // 72: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	25, // 73: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	27, // 74: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	29, // 75: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	31, // 76: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	33, // 77: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	35, // 78: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	37, // 79: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	39, // 80: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	41, // 81: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	44, // 82: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	47, // 83: cardroom.gateway.v1.GatewayService.ListTables:input_type -> cardroom.gateway.v1.ListTablesRequest
-	49, // 84: cardroom.gateway.v1.GatewayService.ListMyTables:input_type -> cardroom.gateway.v1.ListMyTablesRequest
-	51, // 85: cardroom.gateway.v1.GatewayService.GetPlayerProfile:input_type -> cardroom.gateway.v1.GetPlayerProfileRequest
-	56, // 86: cardroom.gateway.v1.GatewayService.SetProfileVisibility:input_type -> cardroom.gateway.v1.SetProfileVisibilityRequest
-	58, // 87: cardroom.gateway.v1.GatewayService.GetLeaderboard:input_type -> cardroom.gateway.v1.GetLeaderboardRequest
-	61, // 88: cardroom.gateway.v1.GatewayService.GetGameFigures:input_type -> cardroom.gateway.v1.GetGameFiguresRequest
-	63, // 89: cardroom.gateway.v1.GatewayService.CheckTableOptions:input_type -> cardroom.gateway.v1.CheckTableOptionsRequest
-	6,  // 90: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	8,  // 91: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	10, // 92: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
-	13, // 93: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	16, // 94: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	18, // 95: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	20, // 96: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	22, // 97: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	24, // 98: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	26, // 99: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	28, // 100: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	30, // 101: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	32, // 102: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	34, // 103: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	36, // 104: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	38, // 105: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	40, // 106: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	42, // 107: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	46, // 108: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	48, // 109: cardroom.gateway.v1.GatewayService.ListTables:output_type -> cardroom.gateway.v1.ListTablesResponse
-	50, // 110: cardroom.gateway.v1.GatewayService.ListMyTables:output_type -> cardroom.gateway.v1.ListMyTablesResponse
-	55, // 111: cardroom.gateway.v1.GatewayService.GetPlayerProfile:output_type -> cardroom.gateway.v1.GetPlayerProfileResponse
-	57, // 112: cardroom.gateway.v1.GatewayService.SetProfileVisibility:output_type -> cardroom.gateway.v1.SetProfileVisibilityResponse
-	60, // 113: cardroom.gateway.v1.GatewayService.GetLeaderboard:output_type -> cardroom.gateway.v1.GetLeaderboardResponse
-	62, // 114: cardroom.gateway.v1.GatewayService.GetGameFigures:output_type -> cardroom.gateway.v1.GetGameFiguresResponse
-	64, // 115: cardroom.gateway.v1.GatewayService.CheckTableOptions:output_type -> cardroom.gateway.v1.CheckTableOptionsResponse
-	90, // [90:116] is the sub-list for method output_type
-	64, // [64:90] is the sub-list for method input_type
-	64, // [64:64] is the sub-list for extension type_name
-	64, // [64:64] is the sub-list for extension extendee
-	0,  // [0:64] is the sub-list for field type_name
+	69, // 45: cardroom.gateway.v1.ReplayEntry.view:type_name -> google.protobuf.Any
+	73, // 46: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	72, // 47: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	45, // 48: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	69, // 49: cardroom.gateway.v1.GetReplayResponse.created_view:type_name -> google.protobuf.Any
+	0,  // 50: cardroom.gateway.v1.ListTablesRequest.state:type_name -> cardroom.gateway.v1.TableState
+	14, // 51: cardroom.gateway.v1.ListTablesResponse.tables:type_name -> cardroom.gateway.v1.Table
+	14, // 52: cardroom.gateway.v1.ListMyTablesResponse.in_progress:type_name -> cardroom.gateway.v1.Table
+	14, // 53: cardroom.gateway.v1.ListMyTablesResponse.finished:type_name -> cardroom.gateway.v1.Table
+	52, // 54: cardroom.gateway.v1.PlayerGame.rating:type_name -> cardroom.gateway.v1.PlayerRating
+	65, // 55: cardroom.gateway.v1.ProfileGame.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 56: cardroom.gateway.v1.GetPlayerProfileResponse.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
+	53, // 57: cardroom.gateway.v1.GetPlayerProfileResponse.games:type_name -> cardroom.gateway.v1.PlayerGame
+	54, // 58: cardroom.gateway.v1.GetPlayerProfileResponse.recent:type_name -> cardroom.gateway.v1.ProfileGame
+	2,  // 59: cardroom.gateway.v1.SetProfileVisibilityRequest.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
+	52, // 60: cardroom.gateway.v1.LeaderboardEntry.rating:type_name -> cardroom.gateway.v1.PlayerRating
+	59, // 61: cardroom.gateway.v1.GetLeaderboardResponse.entries:type_name -> cardroom.gateway.v1.LeaderboardEntry
+	74, // 62: cardroom.gateway.v1.GetGameFiguresResponse.stats:type_name -> cardroom.stats.v1.GameStats
+	75, // 63: cardroom.gateway.v1.GetGameFiguresResponse.live:type_name -> cardroom.stats.v1.LiveGame
+	69, // 64: cardroom.gateway.v1.CheckTableOptionsRequest.options:type_name -> google.protobuf.Any
+	76, // 65: cardroom.gateway.v1.CheckTableOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
+	3,  // 66: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	7,  // 67: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	9,  // 68: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
+	11, // 69: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	15, // 70: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	17, // 71: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	19, // 72: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	21, // 73: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	23, // 74: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	25, // 75: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	27, // 76: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	29, // 77: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	31, // 78: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	33, // 79: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	35, // 80: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	37, // 81: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	39, // 82: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	41, // 83: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	44, // 84: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	47, // 85: cardroom.gateway.v1.GatewayService.ListTables:input_type -> cardroom.gateway.v1.ListTablesRequest
+	49, // 86: cardroom.gateway.v1.GatewayService.ListMyTables:input_type -> cardroom.gateway.v1.ListMyTablesRequest
+	51, // 87: cardroom.gateway.v1.GatewayService.GetPlayerProfile:input_type -> cardroom.gateway.v1.GetPlayerProfileRequest
+	56, // 88: cardroom.gateway.v1.GatewayService.SetProfileVisibility:input_type -> cardroom.gateway.v1.SetProfileVisibilityRequest
+	58, // 89: cardroom.gateway.v1.GatewayService.GetLeaderboard:input_type -> cardroom.gateway.v1.GetLeaderboardRequest
+	61, // 90: cardroom.gateway.v1.GatewayService.GetGameFigures:input_type -> cardroom.gateway.v1.GetGameFiguresRequest
+	63, // 91: cardroom.gateway.v1.GatewayService.CheckTableOptions:input_type -> cardroom.gateway.v1.CheckTableOptionsRequest
+	6,  // 92: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	8,  // 93: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	10, // 94: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
+	13, // 95: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	16, // 96: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	18, // 97: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	20, // 98: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	22, // 99: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	24, // 100: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	26, // 101: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	28, // 102: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	30, // 103: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	32, // 104: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	34, // 105: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	36, // 106: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	38, // 107: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	40, // 108: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	42, // 109: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	46, // 110: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	48, // 111: cardroom.gateway.v1.GatewayService.ListTables:output_type -> cardroom.gateway.v1.ListTablesResponse
+	50, // 112: cardroom.gateway.v1.GatewayService.ListMyTables:output_type -> cardroom.gateway.v1.ListMyTablesResponse
+	55, // 113: cardroom.gateway.v1.GatewayService.GetPlayerProfile:output_type -> cardroom.gateway.v1.GetPlayerProfileResponse
+	57, // 114: cardroom.gateway.v1.GatewayService.SetProfileVisibility:output_type -> cardroom.gateway.v1.SetProfileVisibilityResponse
+	60, // 115: cardroom.gateway.v1.GatewayService.GetLeaderboard:output_type -> cardroom.gateway.v1.GetLeaderboardResponse
+	62, // 116: cardroom.gateway.v1.GatewayService.GetGameFigures:output_type -> cardroom.gateway.v1.GetGameFiguresResponse
+	64, // 117: cardroom.gateway.v1.GatewayService.CheckTableOptions:output_type -> cardroom.gateway.v1.CheckTableOptionsResponse
+	92, // [92:118] is the sub-list for method output_type
+	66, // [66:92] is the sub-list for method input_type
+	66, // [66:66] is the sub-list for extension type_name
+	66, // [66:66] is the sub-list for extension extendee
+	0,  // [0:66] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }

@@ -781,7 +781,10 @@ type GetLogRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	TableId string                 `protobuf:"bytes,1,opt,name=table_id,json=tableId,proto3" json:"table_id,omitempty"`
 	// First version to return (1 is the first action); 0 means 1.
-	FromVersion   uint64 `protobuf:"varint,2,opt,name=from_version,json=fromVersion,proto3" json:"from_version,omitempty"`
+	FromVersion uint64 `protobuf:"varint,2,opt,name=from_version,json=fromVersion,proto3" json:"from_version,omitempty"`
+	// With include_views, the game is replayed from its seed and every entry carries the spectator's
+	// view after it, and the response the view after the deal (what a replay draws at each step).
+	IncludeViews  bool `protobuf:"varint,3,opt,name=include_views,json=includeViews,proto3" json:"include_views,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -830,6 +833,13 @@ func (x *GetLogRequest) GetFromVersion() uint64 {
 	return 0
 }
 
+func (x *GetLogRequest) GetIncludeViews() bool {
+	if x != nil {
+		return x.IncludeViews
+	}
+	return false
+}
+
 // LogEntry is one applied action and what it caused.
 type LogEntry struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -846,7 +856,10 @@ type LogEntry struct {
 	Time     *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=time,proto3" json:"time,omitempty"`
 	Events   []*v11.Event           `protobuf:"bytes,7,rep,name=events,proto3" json:"events,omitempty"`
 	// The seat's move was played by cardroom's bot for the seat's absent player (ActRequest.stand_in).
-	StandIn       bool `protobuf:"varint,9,opt,name=stand_in,json=standIn,proto3" json:"stand_in,omitempty"`
+	StandIn bool `protobuf:"varint,9,opt,name=stand_in,json=standIn,proto3" json:"stand_in,omitempty"`
+	// The spectator's view after this entry (GetLogRequest.include_views), e.g. a
+	// cardroom.sapotagem.v1.View.
+	View          *anypb.Any `protobuf:"bytes,10,opt,name=view,proto3" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -957,6 +970,13 @@ func (x *LogEntry) GetStandIn() bool {
 	return false
 }
 
+func (x *LogEntry) GetView() *anypb.Any {
+	if x != nil {
+		return x.View
+	}
+	return nil
+}
+
 type isLogEntry_By interface {
 	isLogEntry_By()
 }
@@ -986,6 +1006,8 @@ type GetLogResponse struct {
 	Entries []*LogEntry      `protobuf:"bytes,2,rep,name=entries,proto3" json:"entries,omitempty"`
 	// The events of the table's creation (version 0).
 	CreatedEvents []*v11.Event `protobuf:"bytes,3,rep,name=created_events,json=createdEvents,proto3" json:"created_events,omitempty"`
+	// The spectator's view after the deal (GetLogRequest.include_views).
+	CreatedView   *anypb.Any `protobuf:"bytes,4,opt,name=created_view,json=createdView,proto3" json:"created_view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1037,6 +1059,13 @@ func (x *GetLogResponse) GetEntries() []*LogEntry {
 func (x *GetLogResponse) GetCreatedEvents() []*v11.Event {
 	if x != nil {
 		return x.CreatedEvents
+	}
+	return nil
+}
+
+func (x *GetLogResponse) GetCreatedView() *anypb.Any {
+	if x != nil {
+		return x.CreatedView
 	}
 	return nil
 }
@@ -1572,10 +1601,11 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\x18ListLegalActionsResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12.\n" +
 	"\aactions\x18\x02 \x03(\v2\x14.google.protobuf.AnyR\aactions\x12\x16\n" +
-	"\x06labels\x18\x03 \x03(\tR\x06labels\"M\n" +
+	"\x06labels\x18\x03 \x03(\tR\x06labels\"r\n" +
 	"\rGetLogRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12!\n" +
-	"\ffrom_version\x18\x02 \x01(\x04R\vfromVersion\"\xbd\x02\n" +
+	"\ffrom_version\x18\x02 \x01(\x04R\vfromVersion\x12#\n" +
+	"\rinclude_views\x18\x03 \x01(\bR\fincludeViews\"\xe7\x02\n" +
 	"\bLogEntry\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x04R\aversion\x12\x14\n" +
 	"\x04seat\x18\x02 \x01(\rH\x00R\x04seat\x12\x1a\n" +
@@ -1585,12 +1615,15 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\taction_id\x18\x05 \x01(\tR\bactionId\x12.\n" +
 	"\x04time\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x121\n" +
 	"\x06events\x18\a \x03(\v2\x19.cardroom.events.v1.EventR\x06events\x12\x19\n" +
-	"\bstand_in\x18\t \x01(\bR\astandInB\x04\n" +
-	"\x02by\"\xbf\x01\n" +
+	"\bstand_in\x18\t \x01(\bR\astandIn\x12(\n" +
+	"\x04view\x18\n" +
+	" \x01(\v2\x14.google.protobuf.AnyR\x04viewB\x04\n" +
+	"\x02by\"\xf8\x01\n" +
 	"\x0eGetLogResponse\x124\n" +
 	"\x05table\x18\x01 \x01(\v2\x1e.cardroom.game.v1.TableSummaryR\x05table\x125\n" +
 	"\aentries\x18\x02 \x03(\v2\x1b.cardroom.rules.v1.LogEntryR\aentries\x12@\n" +
-	"\x0ecreated_events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\"\xd0\x01\n" +
+	"\x0ecreated_events\x18\x03 \x03(\v2\x19.cardroom.events.v1.EventR\rcreatedEvents\x127\n" +
+	"\fcreated_view\x18\x04 \x01(\v2\x14.google.protobuf.AnyR\vcreatedView\"\xd0\x01\n" +
 	"\vTableUpdate\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x04R\aversion\x121\n" +
@@ -1693,41 +1726,43 @@ var file_cardroom_rules_v1_rules_proto_depIdxs = []int32{
 	24, // 10: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
 	26, // 11: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
 	25, // 12: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
-	23, // 13: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
-	12, // 14: cardroom.rules.v1.GetLogResponse.entries:type_name -> cardroom.rules.v1.LogEntry
-	25, // 15: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
-	25, // 16: cardroom.rules.v1.TableUpdate.events:type_name -> cardroom.events.v1.Event
-	15, // 17: cardroom.rules.v1.TableUpdate.legal:type_name -> cardroom.rules.v1.SeatActions
-	24, // 18: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
-	27, // 19: cardroom.rules.v1.SuggestActionRequest.level:type_name -> cardroom.game.v1.BotLevel
-	24, // 20: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
-	26, // 21: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
-	23, // 22: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	24, // 23: cardroom.rules.v1.CheckOptionsRequest.options:type_name -> google.protobuf.Any
-	28, // 24: cardroom.rules.v1.CheckOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
-	0,  // 25: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
-	20, // 26: cardroom.rules.v1.RulesService.CheckOptions:input_type -> cardroom.rules.v1.CheckOptionsRequest
-	2,  // 27: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
-	4,  // 28: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
-	7,  // 29: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
-	9,  // 30: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
-	11, // 31: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
-	16, // 32: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
-	18, // 33: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
-	1,  // 34: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
-	21, // 35: cardroom.rules.v1.RulesService.CheckOptions:output_type -> cardroom.rules.v1.CheckOptionsResponse
-	3,  // 36: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
-	5,  // 37: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
-	8,  // 38: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
-	10, // 39: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
-	13, // 40: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
-	17, // 41: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
-	19, // 42: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
-	34, // [34:43] is the sub-list for method output_type
-	25, // [25:34] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	24, // 13: cardroom.rules.v1.LogEntry.view:type_name -> google.protobuf.Any
+	23, // 14: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
+	12, // 15: cardroom.rules.v1.GetLogResponse.entries:type_name -> cardroom.rules.v1.LogEntry
+	25, // 16: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
+	24, // 17: cardroom.rules.v1.GetLogResponse.created_view:type_name -> google.protobuf.Any
+	25, // 18: cardroom.rules.v1.TableUpdate.events:type_name -> cardroom.events.v1.Event
+	15, // 19: cardroom.rules.v1.TableUpdate.legal:type_name -> cardroom.rules.v1.SeatActions
+	24, // 20: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
+	27, // 21: cardroom.rules.v1.SuggestActionRequest.level:type_name -> cardroom.game.v1.BotLevel
+	24, // 22: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
+	26, // 23: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
+	23, // 24: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	24, // 25: cardroom.rules.v1.CheckOptionsRequest.options:type_name -> google.protobuf.Any
+	28, // 26: cardroom.rules.v1.CheckOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
+	0,  // 27: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
+	20, // 28: cardroom.rules.v1.RulesService.CheckOptions:input_type -> cardroom.rules.v1.CheckOptionsRequest
+	2,  // 29: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
+	4,  // 30: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
+	7,  // 31: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
+	9,  // 32: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
+	11, // 33: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
+	16, // 34: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
+	18, // 35: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
+	1,  // 36: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
+	21, // 37: cardroom.rules.v1.RulesService.CheckOptions:output_type -> cardroom.rules.v1.CheckOptionsResponse
+	3,  // 38: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
+	5,  // 39: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
+	8,  // 40: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
+	10, // 41: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
+	13, // 42: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
+	17, // 43: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
+	19, // 44: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
+	36, // [36:45] is the sub-list for method output_type
+	27, // [27:36] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_rules_v1_rules_proto_init() }
