@@ -2,6 +2,7 @@
 // every seat's public state and the viewer's own hand, whose cards are the moves that use them.
 import { Card, Cards, Hand, type Choose, type Legal } from "./cards";
 import type { PlainObj } from "./plain";
+import { variantNames } from "./create";
 
 export interface PaneProps {
   view: PlainObj;
@@ -59,6 +60,9 @@ export function SapotagemPane({ view: v, name, legal, pick, choose }: PaneProps)
           <span data-testid="round">{rounds ? `${num(v.round)} of ${rounds}` : num(v.round)}</span>
         </Fact>
         <Fact k="now">{sapotagemPhase[String(v.phase)] ?? String(v.phase)}</Fact>
+        <Fact k="variants">
+          <span data-testid="variants">{variantNames(v.options as PlainObj | undefined)}</span>
+        </Fact>
         <Fact k="trump">
           <span data-testid="trump">{has(v.trump) ? String(v.trump) : "no trump this round"}</span>
           {v.trumpCard ? <Card c={v.trumpCard as PlainObj} /> : null}

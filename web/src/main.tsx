@@ -11,10 +11,11 @@ import { isCard, keyWords, unpack, words, type Plain, type PlainObj } from "./pl
 import { Card, cardsIn, cellOf, chooser, matches, type Legal } from "./cards";
 import { SapotagemPane, SponsioPane } from "./games";
 import { gameName, Leaderboard, Profile, Room } from "./room";
+import { CreateTable } from "./create";
 import "./style.css";
 
 // Where the player is, kept in the URL's hash (and so across reloads): #/, #/private/<table>,
-// #/queue/<ticket>, #/table/<table>, #/spectate/<table>, #/replay/<table>.
+// #/create/<game>, #/queue/<ticket>, #/table/<table>, #/spectate/<table>, #/replay/<table>.
 type Route = { screen: string; id: string };
 
 function parseRoute(): Route {
@@ -106,6 +107,7 @@ function App() {
       </header>
       <main>
         {route.screen === "lobby" && <Lobby />}
+        {route.screen === "create" && <CreateTable key={route.id} game={route.id} />}
         {route.screen === "private" && <PrivateTable id={route.id} me={session!} />}
         {route.screen === "queue" && <Queue id={route.id} />}
         {(route.screen === "table" || route.screen === "spectate") && (
@@ -168,14 +170,6 @@ function Lobby() {
       setErr(errorText(e));
     }
   };
-  const createTable = async (game: string) => {
-    try {
-      const r = await once((requestId) => api.createTable({ game, requestId }));
-      go("private", r.tableId);
-    } catch (e) {
-      setErr(errorText(e));
-    }
-  };
   const join = async (e: any) => {
     e.preventDefault();
     try {
@@ -202,8 +196,8 @@ function Lobby() {
             <button onClick={() => queue(g)} data-testid={`queue-${g.game}`}>
               Play: {g.usualSeats} seats, bots fill the free ones after {wait} s
             </button>{" "}
-            <button onClick={() => createTable(g.game)} data-testid={`private-${g.game}`}>
-              Private table
+            <button onClick={() => go("create", g.game)} data-testid={`private-${g.game}`}>
+              New table…
             </button>
           </li>
         ))}
