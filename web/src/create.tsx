@@ -219,9 +219,9 @@ export function CreateTable({ game }: { game: string }) {
     };
   }, [c, info]);
 
-  const set = (p: Partial<Choices>) => setC({ ...c, ...p });
+  const set = (p: Partial<Choices>) => setC((prev) => ({ ...prev, ...p }));
   const pickGame = (g: string) => {
-    setC({ ...c, game: g, seats: 0 });
+    setC((prev) => ({ ...prev, game: g, seats: 0 }));
     history.replaceState(null, "", `#/create/${g}`);
   };
 
@@ -299,9 +299,7 @@ export function CreateTable({ game }: { game: string }) {
                     value={String(s)}
                     onChange={(e) => {
                       const v = e.currentTarget.value;
-                      const next = [...others];
-                      next[i] = v === "person" ? "person" : (Number(v) as BotLevel);
-                      setOthers(next);
+                      setOthers((prev) => prev.map((s, j) => (j === i ? (v === "person" ? "person" : (Number(v) as BotLevel)) : s)));
                     }}
                     data-testid={`seat-${i + 2}`}
                   >
@@ -331,7 +329,10 @@ export function CreateTable({ game }: { game: string }) {
                         checked={!!c.variants[v.field]}
                         disabled={!!no}
                         aria-describedby={no ? `why-${v.field}` : undefined}
-                        onChange={(e) => set({ variants: { ...c.variants, [v.field]: e.currentTarget.checked } })}
+                        onChange={(e) => {
+                          const on = e.currentTarget.checked;
+                          setC((prev) => ({ ...prev, variants: { ...prev.variants, [v.field]: on } }));
+                        }}
                         data-testid={`variant-${v.field}`}
                       />{" "}
                       <b>
