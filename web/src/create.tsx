@@ -65,6 +65,7 @@ interface Choices {
   throwForOthers: boolean;
   throwWindowMs: number; // -1: the game's default
   peek: number;
+  noseS: number; // 0: the game's 5 s
   removedColour: Colour;
 }
 
@@ -82,6 +83,7 @@ function options(c: Choices): Any | undefined {
           rounds: c.rounds,
           throwForOthers: c.throwForOthers,
           peekAtStart: c.peek,
+          noseDeadline: c.noseS ? create(DurationSchema, { seconds: BigInt(c.noseS) }) : undefined,
           throwWindow: ms < 0 ? undefined : create(DurationSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 }),
         }),
       );
@@ -171,6 +173,7 @@ export function CreateTable({ game }: { game: string }) {
     throwForOthers: true,
     throwWindowMs: -1,
     peek: 0,
+    noseS: 0,
     removedColour: Colour.UNSPECIFIED,
   });
   const [others, setOthers] = useState<SeatChoice[]>([]);
@@ -404,6 +407,17 @@ export function CreateTable({ game }: { game: string }) {
               </select>
             </label>
             <label class="line">
+              "Four together" nose window{" "}
+              <select value={c.noseS} onChange={(e) => set({ noseS: Number(e.currentTarget.value) })} data-testid="nose-window">
+                <option value={0}>the game's default (5 s)</option>
+                {[2, 3, 10, 20, 60].map((s) => (
+                  <option key={s} value={s}>
+                    {s} s
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label class="line">
               Cards each player sees at the deal{" "}
               <input type="number" min={0} max={4} value={c.peek} onInput={(e) => set({ peek: Number(e.currentTarget.value) })} data-testid="peek" />
             </label>
@@ -424,7 +438,7 @@ export function CreateTable({ game }: { game: string }) {
               </select>{" "}
               <Refusal v={c.removedColour === Colour.UNSPECIFIED ? refused.colour : undefined} id="why-colour" />
             </label>
-            <p class="hint">Sponsio is played in a fixed number of rounds; the API has no option for it.</p>
+            <p class="hint">Sponsio is played over five rounds at most: its options have no number of rounds.</p>
           </fieldset>
         )}
 
