@@ -244,17 +244,22 @@ export function CreateTable({ game }: { game: string }) {
           requestId,
         }),
       );
-      // One AddBots per level, each with a request id of its own (a retry adds none twice).
-      for (const level of [BotLevel.EASY, BotLevel.NORMAL, BotLevel.STRONG]) {
-        const count = others.filter((s) => s === level).length;
-        if (count === 0) continue;
-        const requestId = newActionId();
-        await once(() => api.addBots({ tableId: r.tableId, count, level, requestId }));
+      try {
+        // One AddBots per level, each with a request id of its own (a retry adds none twice).
+        for (const level of [BotLevel.EASY, BotLevel.NORMAL, BotLevel.STRONG]) {
+          const count = others.filter((s) => s === level).length;
+          if (count === 0) continue;
+          const requestId = newActionId();
+          await once(() => api.addBots({ tableId: r.tableId, count, level, requestId }));
+        }
+        if (others.every((s) => s !== "person")) {
+          await api.startTable({ tableId: r.tableId });
+          return go("table", r.tableId);
+        }
+      } catch {
+        // The table exists: its page shows it, where the owner adds bots and starts by hand.
       }
-      if (others.every((s) => s !== "person")) {
-        await api.startTable({ tableId: r.tableId });
-        go("table", r.tableId);
-      } else go("private", r.tableId);
+      go("private", r.tableId);
     } catch (e) {
       setErr(errorText(e));
       setBusy(false);
