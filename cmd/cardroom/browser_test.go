@@ -381,7 +381,15 @@ func TestBrowserBotLevels(t *testing.T) {
 	gw := gatewayv1.NewGatewayServiceClient(cc)
 	tab := newTab()
 	signIn(t, tab, "http://"+front+"/", "Ada")
-	runB(t, tab, 30*time.Second, chromedp.Click(chromedp.CSS(`[data-testid=private-sapotagem]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-bot]`)))
+	// The creation screen: the other seats left to people, so the bots are added on the table's page.
+	runB(t, tab, 30*time.Second, chromedp.Click(chromedp.CSS(`[data-testid=private-sapotagem]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=seat-2]`)))
+	evalJS[bool](t, tab, `[...document.querySelectorAll("[data-testid^=seat-]")].forEach((s) => {
+		s.value = "person";
+		s.dispatchEvent(new Event("change", { bubbles: true }));
+	}) ?? true`)
+	runB(t, tab, 30*time.Second,
+		chromedp.Poll[chromedp.Void](`document.querySelector("[data-testid=verdict]").innerText.includes("accepts")`),
+		chromedp.Click(chromedp.CSS(`[data-testid=create]`)), chromedp.WaitVisible(chromedp.CSS(`[data-testid=add-bot]`)))
 	// The level select is a preact-controlled <select>: set it as a person would, with a change event.
 	choose := func(level gamev1.BotLevel) {
 		evalJS[bool](t, tab, fmt.Sprintf(`(() => {

@@ -15,10 +15,11 @@ import { Replay } from "./replay";
 import { SaboteurPane } from "./games/saboteur";
 import { SabaiClock, SabaiPane, sabaiStatus, sabaiView } from "./games/sabaisabai";
 import { Leaderboard, Profile, Room } from "./room";
+import { CreateTable } from "./create";
 import "./style.css";
 
 // Where the player is, kept in the URL's hash (and so across reloads): #/, #/private/<table>,
-// #/queue/<ticket>, #/table/<table>, #/spectate/<table>, #/replay/<table>.
+// #/create/<game>, #/queue/<ticket>, #/table/<table>, #/spectate/<table>, #/replay/<table>.
 type Route = { screen: string; id: string };
 
 function parseRoute(): Route {
@@ -117,6 +118,7 @@ function App() {
       </header>
       <main>
         {route.screen === "lobby" && <Lobby />}
+        {route.screen === "create" && <CreateTable key={route.id} game={route.id} />}
         {route.screen === "private" && <PrivateTable id={route.id} me={session!} />}
         {route.screen === "queue" && <Queue id={route.id} />}
         {(route.screen === "table" || route.screen === "spectate" || route.screen === "replay") && !tableIdPattern.test(route.id) && (
@@ -129,7 +131,7 @@ function App() {
         {route.screen === "lobby" && <Room />}
         {route.screen === "profile" && <Profile id={route.id} />}
         {route.screen === "leaderboard" && <Leaderboard game={route.id} />}
-        {!["lobby", "private", "queue", "table", "spectate", "replay", "profile", "leaderboard"].includes(route.screen) && <NoTable why={`There is no page "${route.screen}".`} />}
+        {!["lobby", "create", "private", "queue", "table", "spectate", "replay", "profile", "leaderboard"].includes(route.screen) && <NoTable why={`There is no page "${route.screen}".`} />}
       </main>
     </>
   );
@@ -200,14 +202,6 @@ function Lobby() {
       setErr(errorText(e));
     }
   };
-  const createTable = async (game: string) => {
-    try {
-      const r = await once((requestId) => api.createTable({ game, requestId }));
-      go("private", r.tableId);
-    } catch (e) {
-      setErr(errorText(e));
-    }
-  };
   const join = async (e: any) => {
     e.preventDefault();
     try {
@@ -234,8 +228,8 @@ function Lobby() {
             <button onClick={() => queue(g)} data-testid={`queue-${g.game}`}>
               Play: {g.usualSeats} seats, bots fill the free ones after {wait} s
             </button>{" "}
-            <button onClick={() => createTable(g.game)} data-testid={`private-${g.game}`}>
-              Private table
+            <button onClick={() => go("create", g.game)} data-testid={`private-${g.game}`}>
+              New table…
             </button>
           </li>
         ))}

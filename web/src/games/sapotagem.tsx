@@ -4,6 +4,7 @@
 import { Card, Cards, Choices, Hand, cardKey, cardsIn } from "../cards";
 import type { PlainObj } from "../plain";
 import { Fact, has, list, num, type PaneProps } from "./common";
+import { variantNames } from "../create";
 
 const sapotagemPhase: Record<string, string> = {
   sleeve: "every seat chooses its sleeve card",
@@ -39,6 +40,9 @@ export function SapotagemPane({ view: v, name, legal, pick, choose, act, history
           <span data-testid="round">{rounds ? `${num(v.round)} of ${rounds}` : num(v.round)}</span>
         </Fact>
         <Fact k="now">{sapotagemPhase[String(v.phase)] ?? String(v.phase)}</Fact>
+        <Fact k="variants">
+          <span data-testid="variants">{variantNames(v.options as PlainObj | undefined)}</span>
+        </Fact>
         <Fact k="trump">
           <span data-testid="trump">{has(v.trump) ? String(v.trump) : "no trump this round"}</span>
           {v.trumpCard ? <Card c={v.trumpCard as PlainObj} /> : null}
