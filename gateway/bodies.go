@@ -22,9 +22,11 @@ import (
 // reads, decompresses and decodes them before the gateway's handlers see a message. Each of those
 // steps is bounded here, so that no body holds more than a few times --max-request-bytes in memory:
 //
-//   - reading: vanguard buffers at most browserBufferBytes of one message (the body as sent,
-//     compressed or not); past it vanguard itself answers resource_exhausted ("max buffer size
-//     exceeded"), before the gateway could: the one refusal that is the library's;
+//   - reading: a request body as sent (compressed or not) is read to browserBufferBytes at most
+//     (boundedBodies); past it, resource_exhausted with REQUEST_TOO_LARGE. Vanguard's own buffer
+//     limit, which it applies to requests and answers alike, is set far higher
+//     (browserAnswerBytes), for the gateway's own answers: a long game's replay with the table
+//     after every step is larger than any request may be;
 //   - decompressing: gzip is inflated by boundedGzip, which stops at browserBufferBytes and answers
 //     invalid_argument with REQUEST_TOO_LARGE (a 500 KB gzip of 500 MB of JSON costs 256 KiB);
 //   - decoding: JSON that is not a message of the call's type is invalid_argument with
@@ -43,6 +45,11 @@ func browserBufferBytes(maxRequestBytes int) int {
 	return max(64<<10, 4*maxRequestBytes)
 }
 
+// browserAnswerBytes is the most vanguard buffers of one message, which for requests
+// boundedBodies keeps far lower: the largest answer the gateway gives a browser (GetReplay with
+// every step's view, some MiB for the longest games).
+const browserAnswerBytes = 32 << 20
+
 // browserBodyOptions are the transcoder's options bounding and checking bodies (see above).
 func browserBodyOptions(maxRequestBytes int) ([]vanguard.TranscoderOption, vanguard.ServiceOption) {
 	limit := browserBufferBytes(maxRequestBytes)
@@ -53,7 +60,39 @@ func browserBodyOptions(maxRequestBytes int) ([]vanguard.TranscoderOption, vangu
 				return &boundedGzip{limit: int64(limit), maxRequestBytes: maxRequestBytes}
 			}),
 		vanguard.WithCodec(func(res vanguard.TypeResolver) vanguard.Codec { return checkedJSON{vanguard.NewJSONCodec(res)} }),
-	}, vanguard.WithMaxMessageBufferBytes(uint32(limit)) //nolint:gosec // limit is a few MiB at most
+	}, vanguard.WithMaxMessageBufferBytes(browserAnswerBytes)
+}
+
+// boundedBodies lets no request body (as sent: compressed or not) over limit bytes reach vanguard:
+// one whose Content-Length is over it is refused before it is read, one without a length is read
+// to the limit first. The refusal, resource_exhausted with REQUEST_TOO_LARGE, is written in the
+// request's protocol (Connect, gRPC-Web or gRPC) by connect's ErrorWriter.
+func boundedBodies(h http.Handler, limit int64, maxRequestBytes int) http.Handler {
+	ew := connect.NewErrorWriter()
+	refuse := func(w http.ResponseWriter, r *http.Request) {
+		_ = ew.Write(w, r, connectRefusal(connect.CodeResourceExhausted, &gamev1.RuleViolation{Code: refusal.TooLarge,
+			Message: fmt.Sprintf("the request is larger than %d bytes", maxRequestBytes)}))
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Body == nil || r.Body == http.NoBody || !ew.IsSupported(r):
+		case r.ContentLength > limit:
+			refuse(w, r)
+			return
+		case r.ContentLength < 0:
+			body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+			if int64(len(body)) > limit {
+				refuse(w, r)
+				return
+			}
+			if err != nil {
+				_ = ew.Write(w, r, connect.NewError(connect.CodeCanceled, fmt.Errorf("reading the request: %w", err)))
+				return
+			}
+			r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // connectRefusal is a refusal as vanguard answers it: the same status code, message and

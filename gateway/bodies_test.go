@@ -153,14 +153,14 @@ func (r *endlessReader) Read(p []byte) (int, error) {
 // TestBodiesBoundedOnEveryProtocol: the attacks of issue #36 on SignIn (no session needed), each
 // refused with the process's heap growing by at most heapBound: a gzip bomb over Connect JSON,
 // Connect binary and gRPC-Web (the decompression stops at the limit: INVALID_ARGUMENT
-// REQUEST_TOO_LARGE), a huge plain JSON body with and without a length (vanguard stops reading at
-// its buffer limit: resource_exhausted), and a gzip bomb over native gRPC (gRPC's receive limit
+// REQUEST_TOO_LARGE), a huge plain JSON body with and without a length (refused at 256 KiB as sent,
+// before vanguard buffers it: resource_exhausted), and a gzip bomb over native gRPC (gRPC's receive limit
 // applies to the decompressed message: RESOURCE_EXHAUSTED).
 func TestBodiesBoundedOnEveryProtocol(t *testing.T) {
 	e := NewEnv(t, EnvOptions{})
 	addr := serveBrowsers(t, e)
 	url := "http://" + addr + svcPath + "SignIn"
-	// 200 MiB once decompressed, 200 KB compressed: under the 256 KiB that vanguard buffers as sent,
+	// 200 MiB once decompressed, 200 KB compressed: under the 256 KiB a body may be as sent,
 	// so that the decompression is what must stop it.
 	const inflated = 200 << 20
 	post := func(contentType string, header map[string]string, body io.Reader, length int64) (*http.Response, []byte) {

@@ -52,7 +52,7 @@ func BrowserHandler(gs *grpc.Server, corsOrigins string, static http.Handler, o 
 		ExposedHeaders: []string{"Grpc-Status", "Grpc-Message", "Grpc-Status-Details-Bin", "Content-Encoding", "Connect-Content-Encoding"},
 		MaxAge:         7200,
 	})
-	return c.Handler(streamAge(emptyStreams(tc), o.MaxConnectionAge)), nil
+	return c.Handler(streamAge(emptyStreams(boundedBodies(tc, int64(browserBufferBytes(o.MaxRequestBytes)), o.MaxRequestBytes)), o.MaxConnectionAge)), nil
 }
 
 func parseOrigins(list string) (map[string]bool, bool) {
