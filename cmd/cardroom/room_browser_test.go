@@ -81,6 +81,11 @@ func TestBrowserRoom(t *testing.T) {
 	if title := evalJS[string](t, ann, `document.querySelector("[data-testid=rating-sponsio]").title`); !strings.Contains(title, "μ") || !strings.Contains(title, "σ") {
 		t.Fatalf("the rating's mu and sigma on hover: %q", title)
 	}
+	checkAxe(t, ann, "the player's page")
+	runB(t, ann, 30*time.Second, chromedp.Navigate(url+"#/lobby"), chromedp.WaitVisible(chromedp.CSS(replay)))
+	checkAxe(t, ann, "the room")
+	runB(t, ann, 30*time.Second, chromedp.Navigate(url+"#/leaderboard/sponsio"), chromedp.WaitReady(chromedp.CSS(`main`)))
+	checkAxe(t, ann, "Sponsio's leaderboard")
 
 	if dir := os.Getenv("CARDROOM_WEB_SCREENSHOTS"); dir != "" {
 		for _, size := range []struct {
