@@ -84,7 +84,11 @@ func TestBrowserRoom(t *testing.T) {
 	checkAxe(t, ann, "the player's page")
 	runB(t, ann, 30*time.Second, chromedp.Navigate(url+"#/lobby"), chromedp.WaitVisible(chromedp.CSS(replay)))
 	checkAxe(t, ann, "the room")
-	runB(t, ann, 30*time.Second, chromedp.Navigate(url+"#/leaderboard/sponsio"), chromedp.WaitReady(chromedp.CSS(`main`)))
+	// The leaderboard, with the game's figures from the stats service (the game above among them).
+	runB(t, ann, 30*time.Second, chromedp.Navigate(url+"#/leaderboard/sponsio"), chromedp.WaitVisible(chromedp.CSS(`[data-testid=figures]`)))
+	if txt := evalJS[string](t, ann, `document.querySelector("[data-testid=figures]").innerText`); !strings.Contains(txt, "played to the end") || strings.Contains(txt, "\n0 games played") || !strings.Contains(txt, "Wins by seat") {
+		t.Fatalf("Sponsio's figures: %q", txt)
+	}
 	checkAxe(t, ann, "Sponsio's leaderboard")
 
 	if dir := os.Getenv("CARDROOM_WEB_SCREENSHOTS"); dir != "" {
@@ -95,6 +99,7 @@ func TestBrowserRoom(t *testing.T) {
 			for _, page := range []struct{ name, hash, ready string }{
 				{"lobby", "#/lobby", "[data-testid=list-replay] li"},
 				{"profile", "#/profile", "[data-testid=recent-games] li"},
+				{"leaderboard", "#/leaderboard/sponsio", "[data-testid=figures]"},
 			} {
 				runB(t, ann, 30*time.Second, chromedp.EmulateViewport(size.w, size.h), chromedp.Navigate(url+page.hash),
 					chromedp.WaitVisible(chromedp.CSS(page.ready)))

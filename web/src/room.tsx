@@ -9,6 +9,7 @@ import { Account } from "./account";
 import { RuleViolationSchema, PlayerKind, type PlayerRef } from "./gen/cardroom/game/v1/game_pb";
 import {
   TableState,
+  type GetGameFiguresResponse,
   type GetLeaderboardResponse,
   type GetPlayerProfileResponse,
   type ListMyTablesResponse,
@@ -203,7 +204,59 @@ export function Profile({ id }: { id: string }) {
   );
 }
 
-// Leaderboard is a game's ranking by rating (the ordinal), ten at a time.
+// Figures are a game's figures from the stats service (GetGameFigures): games played, their
+// length, and how each seat fared at the most common table size.
+function Figures({ game }: { game: string }) {
+  const [f, setF] = useState<GetGameFiguresResponse | null>(null);
+  useEffect(() => {
+    api.getGameFigures({ game }).then(setF, () => setF(null));
+  }, [game]);
+  const st = f?.stats;
+  if (!st) return null;
+  const counts = [...st.playerCounts].sort((a, b) => Number(b.games - a.games));
+  const usual = counts[0]?.playerCount;
+  const seats = st.seatPositions.filter((p) => p.playerCount === usual).sort((a, b) => a.seat - b.seat);
+  const minutes = (ms: number) => (ms / 60000).toFixed(1);
+  return (
+    <section aria-label="figures" class="figures" data-testid="figures">
+      <h2>Figures</h2>
+      <ul>
+        <li>
+          {String(st.gamesFinished)} {st.gamesFinished === 1n ? "game" : "games"} played to the end, {String(st.gamesAborted)} abandoned;{" "}
+          {String(f?.live?.tablesInPlay ?? 0n)} tables in play now
+        </li>
+        {st.durationMs && st.durationMs.count > 0n && (
+          <li>
+            a game lasts {minutes(st.durationMs.p50)} minutes (median; 9 in 10 within {minutes(st.durationMs.p90)}), {Math.round(st.actions?.p50 ?? 0)} moves
+          </li>
+        )}
+      </ul>
+      {seats.length > 0 && (
+        <table>
+          <caption>Wins by seat, at {usual} players</caption>
+          <thead>
+            <tr>
+              <th scope="col">seat</th>
+              <th scope="col">games</th>
+              <th scope="col">won</th>
+            </tr>
+          </thead>
+          <tbody>
+            {seats.map((p) => (
+              <tr key={p.seat}>
+                <td>{p.seat + 1}</td>
+                <td>{String(p.games)}</td>
+                <td>{Math.round(p.winRate * 100)} %</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+// Leaderboard is a game's ranking by rating (the ordinal), twenty at a time, and its figures.
 export function Leaderboard({ game }: { game: string }) {
   const [lb, setLb] = useState<GetLeaderboardResponse | null>(null);
   const [err, setErr] = useState("");
@@ -224,6 +277,7 @@ export function Leaderboard({ game }: { game: string }) {
           </li>
         ))}
       </ol>
+      <Figures game={game} />
     </section>
   );
 }
