@@ -122,4 +122,3 @@ func TestBrowserCreateTable(t *testing.T) {
 		t.Fatalf("the gateway's table: %v with %d seats, want Double Agent and Open Information at 3 seats", &stored, len(tr.GetTable().GetSeats()))
 	}
 }
-
