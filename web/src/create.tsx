@@ -6,10 +6,10 @@
 import { useEffect, useState } from "preact/hooks";
 import { create } from "@bufbuild/protobuf";
 import { anyPack, DurationSchema, type Any } from "@bufbuild/protobuf/wkt";
-import { ConnectError, Code } from "@connectrpc/connect";
 import { api, newActionId, once } from "./api";
-import { gameName } from "./room";
-import { BotLevel, RuleViolationSchema, TimeLimitsSchema, type RuleViolation } from "./gen/cardroom/game/v1/game_pb";
+import { gameName } from "./games/common";
+import { errorText, go } from "./nav";
+import { BotLevel, TimeLimitsSchema, type RuleViolation } from "./gen/cardroom/game/v1/game_pb";
 import type { GameInfo } from "./gen/cardroom/gateway/v1/gateway_pb";
 import { OptionsSchema as SapotagemOptions } from "./gen/cardroom/sapotagem/v1/sapotagem_pb";
 import { Mode, OptionsSchema as SaboteurOptions } from "./gen/cardroom/saboteur/v1/saboteur_pb";
@@ -112,17 +112,6 @@ function probes(c: Choices, g: GameInfo | undefined): [string, Choices][] {
 async function check(c: Choices): Promise<RuleViolation | null> {
   const r = await api.checkTableOptions({ game: c.game, seats: c.seats, options: options(c) });
   return r.accepted ? null : (r.refusal ?? null);
-}
-
-function errorText(e: unknown): string {
-  const ce = ConnectError.from(e);
-  const v = ce.findDetails(RuleViolationSchema)[0];
-  if (v) return `${v.message} (${v.code})`;
-  return `${ce.rawMessage} (${Code[ce.code]})`;
-}
-
-function go(screen: string, id = "") {
-  location.hash = id ? `#/${screen}/${encodeURIComponent(id)}` : `#/${screen}`;
 }
 
 // A seat other than the creator's: left for a person (who joins with the invite code) or a bot.
