@@ -36,16 +36,18 @@ check-generate: generate ## fail when generated code is not what is committed
 # The web client (web/, see docs/web.md): TypeScript generated from the public protos with
 # protoc-gen-es from web/node_modules, bundled by vite into web/dist, which is committed and embedded
 # in the binary (so `make run` needs no Node). Node 20 or later; npm ci installs the locked versions.
+# The client package (web/client, @cardroom/client, an npm workspace of web/) is built with tsc and
+# its unit tests (vitest) run after the page is bundled.
 WEB_PROTOS = $(foreach p,gateway events game stats sapotagem sponsio saboteur sabaisabai,--path proto/cardroom/$(p))
 
-web: ## rebuild the web client into web/dist (needs Node and npm)
+web: ## rebuild the web client into web/dist and run the client package's tests (needs Node and npm)
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	$(BUF) generate --template web/buf.gen.yaml $(WEB_PROTOS)
-	cd web && npm run --silent build
+	cd web && npm run --silent build && npm run --silent test
 
 check-web: web ## fail when the committed web client is not what its sources build
-	@git add -N web/dist web/src/gen >/dev/null 2>&1 || true
-	@git diff --exit-code --stat -- web/dist web/src/gen || (echo "the web client's build is stale: run make web and commit"; exit 1)
+	@git add -N web/dist web/src/gen web/client/src/gen >/dev/null 2>&1 || true
+	@git diff --exit-code --stat -- web/dist web/src/gen web/client/src/gen || (echo "the web client's build is stale: run make web and commit"; exit 1)
 
 lint: ## buf lint, breaking-free formatting of protos
 	$(BUF) lint
