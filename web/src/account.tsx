@@ -2,7 +2,7 @@
 // accounts), so that a player is the same on every device. The browser's device sign-in stays the
 // default; this replaces it in this browser until sign-out.
 import { useState } from "preact/hooks";
-import { api, saveSession, type Session } from "./api";
+import { cardroom, saveSession } from "./api";
 import { errorText } from "./nav";
 
 export function Account() {
@@ -12,14 +12,7 @@ export function Account() {
   const submit = (register: boolean) => async (e: Event) => {
     e.preventDefault();
     try {
-      const r = await api.signIn({ credential: { case: "password", value: { userName: user.trim(), password, register } } });
-      const s: Session = {
-        token: r.sessionToken,
-        playerId: r.playerId,
-        name: r.displayName,
-        expires: r.expiresAt ? Number(r.expiresAt.seconds) * 1000 : Date.now() + 3600e3,
-      };
-      saveSession(s);
+      saveSession(await cardroom.signInPassword(user.trim(), password, { register }));
       localStorage.removeItem("cardroom.signedOut");
       location.reload(); // the page starts again as that player
     } catch (e) {

@@ -26,6 +26,8 @@ export interface Session {
   expires: number;
   /** When the client received the token, in ms since the epoch (absent in sessions kept by older clients). */
   issued?: number;
+  /** How the session was made: a device session is signed in again with the kept device when it runs out. */
+  via?: "device" | "password" | "guest";
 }
 
 /** A device credential (SignIn's DeviceCredential): made once, kept, and the same player at every sign-in. */
@@ -109,7 +111,7 @@ export class CardroomClient {
     this.api = createClient(GatewayService, this.authed(opts.transport));
     this.current = this.loadSession();
     // A kept session of a device player signs in again with the device when it runs out.
-    if (this.current && this.loadDevice()) this.again = () => this.deviceSignIn(this.loadDevice()!, "");
+    if (this.current?.via === "device" && this.loadDevice()) this.again = () => this.deviceSignIn(this.loadDevice()!, "");
   }
 
   private get sessionKey() {
@@ -138,8 +140,17 @@ export class CardroomClient {
     }
   }
 
-  /** setSession keeps s as the session (null forgets it: signed out here, the token not revoked). */
+  /**
+   * setSession keeps s as the session (null forgets it: signed out here, the token not revoked). A
+   * session made elsewhere is not signed in again when it runs out, unless it is the kept device's.
+   */
   setSession(s: Session | null): void {
+    if (s?.via !== "device") this.again = null;
+    else if (!this.again && this.loadDevice()) this.again = () => this.deviceSignIn(this.loadDevice()!, "");
+    this.keep(s);
+  }
+
+  private keep(s: Session | null): void {
     this.current = s;
     if (s) this.storage.set(this.sessionKey, JSON.stringify(s));
     else {
@@ -171,7 +182,7 @@ export class CardroomClient {
     return d;
   }
 
-  private signedIn(r: SignInResponse, name: string): Session {
+  private signedIn(r: SignInResponse, name: string, via: Session["via"]): Session {
     const t = this.now();
     const s: Session = {
       token: r.sessionToken,
@@ -179,14 +190,15 @@ export class CardroomClient {
       name: r.displayName || name || (this.current?.name ?? ""),
       expires: r.expiresAt ? timestampMs(r.expiresAt) : t + 3600e3,
       issued: t,
+      via,
     };
-    this.setSession(s);
+    this.keep(s);
     return s;
   }
 
   private async deviceSignIn(d: DeviceCredential, name: string): Promise<Session> {
     const r = await this.plain.signIn({ displayName: name, credential: { case: "device", value: d } }, { timeoutMs: this.callTimeoutMs });
-    return this.signedIn(r, name);
+    return this.signedIn(r, name, "device");
   }
 
   /**
@@ -205,15 +217,15 @@ export class CardroomClient {
   async signInPassword(userName: string, password: string, opts: { register?: boolean; name?: string } = {}): Promise<Session> {
     const name = opts.name ?? "";
     const r = await this.plain.signIn({ displayName: name, credential: { case: "password", value: { userName, password, register: !!opts.register } } });
-    const s = this.signedIn(r, name);
+    const s = this.signedIn(r, name, "password");
     this.again = async () =>
-      this.signedIn(await this.plain.signIn({ credential: { case: "password", value: { userName, password } } }, { timeoutMs: this.callTimeoutMs }), "");
+      this.signedIn(await this.plain.signIn({ credential: { case: "password", value: { userName, password } } }, { timeoutMs: this.callTimeoutMs }), "", "password");
     return s;
   }
 
   /** signInGuest signs in as a guest: a new player, whose session is not renewed once refused. */
   async signInGuest(name: string): Promise<Session> {
-    const s = this.signedIn(await this.plain.signIn({ displayName: name }), name);
+    const s = this.signedIn(await this.plain.signIn({ displayName: name }), name, "guest");
     this.again = null;
     return s;
   }
@@ -228,7 +240,7 @@ export class CardroomClient {
         const t = this.now();
         const next = { ...s, token: r.sessionToken, expires: r.expiresAt ? timestampMs(r.expiresAt) : s.expires, issued: t };
         // A sign-in meanwhile wins.
-        if (this.current === s) this.setSession(next);
+        if (this.current === s) this.keep(next);
         return this.current ?? next;
       } finally {
         this.refreshing = null;
@@ -251,6 +263,7 @@ export class CardroomClient {
     const life = s.issued ? s.expires - s.issued : Infinity;
     const margin = Math.min(this.opts.refreshMarginMs ?? 5 * 60e3, life / 2);
     if (now < s.expires - margin) return s.token;
+    if (now >= s.expires && !this.again) return s.token; // nothing to renew it with: the gateway says what it takes
     try {
       return (await (now < s.expires ? this.refresh() : this.renew(new ConnectError("session expired", Code.Unauthenticated)))).token;
     } catch (e) {
