@@ -56,12 +56,19 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /**
  * isRetryable reports whether err leaves it unknown whether the call was applied, so that the same
- * request may be sent again: UNAVAILABLE (the connection was lost, the gateway was going away) or
- * DEADLINE_EXCEEDED (no answer in time).
+ * request may be sent again: UNAVAILABLE (the connection was lost, the gateway was going away),
+ * DEADLINE_EXCEEDED (no answer in time), or a connection lost under fetch (connect-web reports
+ * fetch's TypeError, "fetch failed" or "Failed to fetch", as UNKNOWN).
  */
 export function isRetryable(err: unknown): boolean {
-  const c = ConnectError.from(err).code;
-  return c === Code.Unavailable || c === Code.DeadlineExceeded;
+  const ce = ConnectError.from(err);
+  return ce.code === Code.Unavailable || ce.code === Code.DeadlineExceeded || isConnectionLost(ce);
+}
+
+/** isConnectionLost reports whether err is fetch's failure to reach the server (or to hear its answer). */
+export function isConnectionLost(err: unknown): boolean {
+  const ce = ConnectError.from(err);
+  return ce.code === Code.Unknown && (ce.cause instanceof TypeError || err instanceof TypeError);
 }
 
 /** violationCode is a refusal's stable code ("STALE_VERSION", "NOT_YOUR_TURN", …), or "". */

@@ -247,6 +247,14 @@ export class TableHandle {
     o.signal?.addEventListener("abort", stop, { once: true });
     if (o.signal?.aborted) ac.abort();
     const q = new Queue<Update>();
+    // Each view fetched once: calls that shared a GetView get the same answer.
+    let lastView: GetViewResponse | null = null;
+    const pushView = (view: GetViewResponse) => {
+      if (ac.signal.aborted || view === lastView) return;
+      lastView = view;
+      q.push({ events: [], view });
+    };
+    const viewFailed = (e: unknown) => !ac.signal.aborted && o.onViewError?.(e);
     // The view after the events of one burst: gathered by a zero-delay timer, one GetView at a time.
     let viewSoon = false;
     const viewAfter = () => {
@@ -255,15 +263,13 @@ export class TableHandle {
       setTimeout(() => {
         viewSoon = false;
         if (ac.signal.aborted) return;
-        this.fetchView(ac.signal).then(
-          (view) => !ac.signal.aborted && q.push({ events: [], view }),
-          (e) => !ac.signal.aborted && o.onViewError?.(e),
-        );
+        this.fetchView(ac.signal).then(pushView, viewFailed);
       }, 0);
     };
     const run = async () => {
       const p = new Pauses(this.client.backoff);
       let resumed = false;
+      let renewed = false; // signed in again since the last message
       while (!ac.signal.aborted && !this.finished) {
         let err: ConnectError;
         let ended = false;
@@ -272,10 +278,11 @@ export class TableHandle {
             { tableId: this.id, afterSequence: this.cursor, includeLegalActions: o.includeLegalActions ?? true, batch: o.batch ?? true },
             { signal: ac.signal },
           );
-          if (o.view) this.fetchView(ac.signal).then((view) => !ac.signal.aborted && q.push({ events: [], view }), (e) => !ac.signal.aborted && o.onViewError?.(e));
+          if (o.view) this.fetchView(ac.signal).then(pushView, viewFailed);
           let first = true;
           for await (const r of stream) {
             p.reset();
+            renewed = false;
             const u = this.take(r);
             if (first) {
               first = false;
@@ -292,9 +299,10 @@ export class TableHandle {
         } catch (e) {
           if (ac.signal.aborted) return;
           err = ConnectError.from(e);
-          if (err.code === Code.Unauthenticated) {
+          if (err.code === Code.Unauthenticated && !renewed) {
             await this.client.renew(err); // throws when the client cannot sign in again
-          } else if (permanent(err.code)) throw err;
+            renewed = true;
+          } else if (err.code === Code.Unauthenticated || permanent(err.code)) throw err;
         }
         o.onDrop?.(err, ended);
         resumed = true;

@@ -6,7 +6,7 @@ import { GatewayService, type WatchResponse } from "../src/gen/cardroom/gateway/
 import { EventSchema, TableCreatedSchema, TableFinishedSchema, type Event } from "../src/gen/cardroom/events/v1/events_pb.js";
 import { RuleViolationSchema } from "../src/gen/cardroom/game/v1/game_pb.js";
 import { ActionSchema } from "../src/gen/cardroom/sapotagem/v1/sapotagem_pb.js";
-import { CardroomClient, isStale, memoryStorage, violationCode, type Storage, type Update } from "../src/index.js";
+import { CardroomClient, isRetryable, isStale, memoryStorage, violationCode, type Storage, type Update } from "../src/index.js";
 
 const fast = { first: 1, max: 2, factor: 2, jitter: 0 };
 const HOUR = 3600e3;
@@ -280,6 +280,30 @@ describe("session", () => {
     expect(c.session?.token).toBe("tok-2");
   });
 
+  test("a watch refused for its session signs in again and resumes after its cursor", async () => {
+    const afters: bigint[] = [];
+    const f = fake({
+      async *watch(req, ctx) {
+        afters.push(req.afterSequence);
+        if (ctx.requestHeader.get("Authorization") === "Bearer tok-1") {
+          if (req.afterSequence === 0n) {
+            yield { event: event(1) };
+            throw new ConnectError("connection reset", Code.Unavailable);
+          }
+          throw new ConnectError("session signed out", Code.Unauthenticated);
+        }
+        yield { events: [event(2), finished(3)] };
+      },
+    });
+    const c = new CardroomClient({ transport: f.transport, backoff: fast, now: f.now });
+    await c.signInDevice("Ann");
+    const seqs: bigint[] = [];
+    for await (const u of c.table("t-1").watch()) seqs.push(...u.events.map((e) => e.sequence));
+    expect(seqs).toEqual([1n, 2n, 3n]);
+    expect(afters).toEqual([0n, 1n, 1n]);
+    expect(f.seen.signIns.length).toBe(2);
+  });
+
   test("a guest is not signed in again", async () => {
     const f = fake({
       getTable() {
@@ -291,4 +315,13 @@ describe("session", () => {
     await expect(c.table("t-1").info()).rejects.toMatchObject({ code: Code.Unauthenticated });
     expect(f.seen.signIns.length).toBe(1);
   });
+});
+
+test("a lost connection, a deadline and UNAVAILABLE may be retried; a refusal may not", () => {
+  // connect-web reports fetch's own failure as UNKNOWN with fetch's TypeError as the cause
+  expect(isRetryable(new ConnectError("fetch failed", Code.Unknown, undefined, undefined, new TypeError("fetch failed")))).toBe(true);
+  expect(isRetryable(new ConnectError("gone", Code.Unavailable))).toBe(true);
+  expect(isRetryable(new ConnectError("late", Code.DeadlineExceeded))).toBe(true);
+  expect(isRetryable(new ConnectError("odd", Code.Unknown))).toBe(false);
+  expect(isRetryable(new ConnectError("no", Code.FailedPrecondition))).toBe(false);
 });
