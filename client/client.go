@@ -44,9 +44,9 @@ type Client struct {
 
 	mu      sync.Mutex
 	session Session
-	issued  time.Time    // when the token was received
+	issued  time.Time                   // when the token was received
 	again   func(context.Context) error // signs in again with the credential of the last sign-in (nil: a guest)
-	renew   sync.Mutex   // one refresh or sign-in at a time
+	renew   sync.Mutex                  // one refresh or sign-in at a time
 }
 
 // Session is the signed-in player's session.
