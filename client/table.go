@@ -96,6 +96,9 @@ func (t *Table) setSeat(s int) {
 }
 
 func (t *Table) setInfo(tb *gatewayv1.Table) {
+	if tb == nil {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if tb.GetGame() != "" {
