@@ -141,4 +141,3 @@ func (s store) write(name string, v any) error {
 	}
 	return os.Rename(f.Name(), filepath.Join(s.dir, name))
 }
-
