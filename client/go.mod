@@ -69,8 +69,4 @@ replace (
 	cardroom.dev/gateway => ../gateway
 	cardroom.dev/proto => ../proto
 	cardroom.dev/services/kit => ../services/kit
-	cardroom.dev/services/sabaisabai => ../services/sabaisabai
-	cardroom.dev/services/saboteur => ../services/saboteur
-	cardroom.dev/services/sapotagem => ../services/sapotagem
-	cardroom.dev/services/sponsio => ../services/sponsio
 )
