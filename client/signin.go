@@ -1,6 +1,7 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -150,9 +151,13 @@ func (c *Client) SignInDevice(ctx context.Context, store CredentialStore, name s
 	if err != nil {
 		return Session{}, fmt.Errorf("sign in: %w", err)
 	}
-	// Signing in again keeps the name the player has by then.
+	// Signing in again keeps the name the player has by then; a cardroom that no longer knows the
+	// device (its accounts were in memory) makes the player again under the name of the session.
 	return c.signedIn(r, func(ctx context.Context) error {
 		r, err := signIn(ctx, "")
+		if status.Code(err) == codes.InvalidArgument {
+			r, err = signIn(ctx, cmp.Or(c.Session().DisplayName, DefaultName))
+		}
 		if err != nil {
 			return fmt.Errorf("sign in again: %w", err)
 		}
