@@ -277,7 +277,7 @@ type Update struct {
 	Choices *Choices
 	// Finished is the TableFinished event's payload, with the last update.
 	Finished *eventsv1.TableFinished
-	// Resumed marks the first update of a stream opened again after a drop.
+	// Resumed marks the first update yielded from a stream opened again after a drop.
 	Resumed bool
 }
 
@@ -376,6 +376,7 @@ func (t *Table) stream(ctx context.Context, resumed bool, o *watchOptions, p *pa
 	if err != nil {
 		return err, false
 	}
+	marked := !resumed // the first update yielded is marked Resumed
 	for first := true; ; first = false {
 		r, err := st.Recv()
 		if errors.Is(err, io.EOF) {
@@ -386,15 +387,13 @@ func (t *Table) stream(ctx context.Context, resumed bool, o *watchOptions, p *pa
 		}
 		p.reset()
 		u := t.take(r)
-		if first && resumed {
-			u.Resumed = true
-			if o.onResume != nil {
-				o.onResume()
-			}
+		if first && resumed && o.onResume != nil {
+			o.onResume()
 		}
 		if len(u.Events) == 0 && u.Choices == nil {
 			continue
 		}
+		u.Resumed, marked = !marked, true
 		if !yield(u, nil) || u.Finished != nil {
 			return nil, true
 		}

@@ -189,6 +189,9 @@ func (m *model) fromSession(msg tea.Msg) tea.Cmd {
 
 // watched takes one update of the Watch stream: events, then a list of moves.
 func (m *model) watched(u client.Update) tea.Cmd {
+	if u.Resumed && strings.HasPrefix(m.status, "connection lost") {
+		m.status = ""
+	}
 	view := false
 	for _, e := range u.Events {
 		view = m.event(e) || view
