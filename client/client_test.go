@@ -281,8 +281,14 @@ func TestWatchSurvivesGatewayRestarts(t *testing.T) {
 	slices.Sort(latencies)
 	p99 := latencies[min(len(latencies)-1, len(latencies)*99/100)]
 	t.Logf("%d restarts; Watch resumed after the gateway was back: %s", cycles, summary(latencies))
-	if p99 > time.Second {
-		t.Errorf("p99 %v: the Watch should be back within 1 s of the gateway", p99)
+	// Within a second of the gateway being back; the race detector slows everything several times,
+	// so under it (make test) the bound is looser.
+	bound := time.Second
+	if raceEnabled {
+		bound = 3 * time.Second
+	}
+	if p99 > bound {
+		t.Errorf("p99 %v: the Watch should be back within %v of the gateway", p99, bound)
 	}
 }
 
