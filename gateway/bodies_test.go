@@ -289,20 +289,7 @@ func TestMalformedBodiesAreInvalidArgument(t *testing.T) {
 	addr := serveBrowsers(t, e)
 	base := "http://" + addr + svcPath
 	token := e.SignIn(0, "Ann").Token
-	post := func(method, contentType string, body []byte) (*http.Response, []byte) {
-		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+method, bytes.NewReader(body))
-		req.Header.Set("Authorization", bearer(token))
-		req.Header.Set("Content-Type", contentType)
-		req.Header.Set("Connect-Protocol-Version", "1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, b
-	}
+	post := poster(t, base, token)
 	for _, tc := range []struct{ name, contentType, body string }{
 		{"bad json", "application/json", `{"displayName": "Ann"`},
 		{"json of another shape", "application/json", `{"displayName": 12}`},
@@ -329,6 +316,25 @@ func TestMalformedBodiesAreInvalidArgument(t *testing.T) {
 		if c, v := connectError(t, end); resp.StatusCode != http.StatusOK || c != "invalid_argument" || v != tc.want {
 			t.Errorf("%s: %d %s %s: %q", tc.name, resp.StatusCode, c, v, b)
 		}
+	}
+}
+
+// poster posts a body to a method under base as a browser would (Connect's headers, the player's
+// token) and returns the answer and its body.
+func poster(t *testing.T, base, token string) func(method, contentType string, body []byte) (*http.Response, []byte) {
+	return func(method, contentType string, body []byte) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+method, bytes.NewReader(body))
+		req.Header.Set("Authorization", bearer(token))
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Connect-Protocol-Version", "1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b
 	}
 }
 
@@ -390,20 +396,7 @@ func TestBadProtobufIsInvalidArgument(t *testing.T) {
 	err = st.RecvMsg(&out)
 	wantCode(t, err, codes.InvalidArgument, refusal.MalformedBody) // native gRPC, a stream's message
 
-	post := func(method, contentType string, body []byte) (*http.Response, []byte) {
-		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, "http://"+addr+svcPath+method, bytes.NewReader(body))
-		req.Header.Set("Authorization", bearer(token))
-		req.Header.Set("Content-Type", contentType)
-		req.Header.Set("Connect-Protocol-Version", "1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, b
-	}
+	post := poster(t, "http://"+addr+svcPath, token)
 	resp, body := post("SignIn", "application/proto", garbage)
 	if c, v := connectError(t, body); resp.StatusCode != http.StatusBadRequest || c != "invalid_argument" || v != refusal.MalformedBody {
 		t.Errorf("Connect, a unary call: %d %s %s: %s", resp.StatusCode, c, v, body)
