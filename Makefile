@@ -65,7 +65,8 @@ bench: ## the benchmarks behind docs/performance.md
 # docs/perf-pair/last.txt with the date, the commit and the settings, whenever it got as far as its
 # ratios (it may exit with an error status after printing them). PERF_PAIR_ARGS passes its flags
 # (--pairs, --tables, --duration, --rate, --quiet-load). Seven pairs by default: on a shared
-# 2-core machine one pair's ratios moved from 0.27 to 0.46 within a quarter hour (docs/performance.md);
+# 2-core machine one pair's ratios moved from 0.27 to 0.46 within a quarter hour (docs/performance-log.md,
+# "the gRPC server's telemetry, and decoded lobby records");
 # the median of seven held. "+changes" in the header means uncommitted changes beyond its own output.
 # It sits beside the repository (../shared/tools); a worktree elsewhere sets PERF_PAIR.
 PERF_PAIR ?= $(firstword $(wildcard ../shared/tools/perf-pair $(dir $(shell git rev-parse --git-common-dir 2>/dev/null))../shared/tools/perf-pair) ../shared/tools/perf-pair)
