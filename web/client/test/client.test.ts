@@ -1,8 +1,8 @@
 import { describe, expect, test } from "vitest";
-import { Code, ConnectError, createRouterTransport, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
-import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createRouterTransport, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { anyPack, timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { GatewayService, type WatchResponse } from "../src/gen/cardroom/gateway/v1/gateway_pb.js";
+import { GatewayService, type WatchResponseSchema } from "../src/gen/cardroom/gateway/v1/gateway_pb.js";
 import { EventSchema, TableCreatedSchema, TableFinishedSchema, type Event } from "../src/gen/cardroom/events/v1/events_pb.js";
 import { RuleViolationSchema } from "../src/gen/cardroom/game/v1/game_pb.js";
 import { ActionSchema } from "../src/gen/cardroom/sapotagem/v1/sapotagem_pb.js";
@@ -12,7 +12,7 @@ const fast = { first: 1, max: 2, factor: 2, jitter: 0 };
 const HOUR = 3600e3;
 
 // A gateway of one table with a log of n events (sequence i at version i), and a clock.
-function fake(routes: Partial<Parameters<ConnectRouter["service"]>[1]> = {}) {
+function fake(routes: Partial<ServiceImpl<typeof GatewayService>> = {}) {
   const seen = { tokens: [] as string[], signIns: [] as string[], refreshes: 0 };
   let now = 1_000_000;
   let issued = 0;
@@ -51,11 +51,10 @@ function finished(seq: number): Event {
   return event(seq, anyPack(TableFinishedSchema, create(TableFinishedSchema, { actions: 7n })));
 }
 
-const legal = (version: number): Partial<WatchResponse> => ({
+const legal = (version: number): MessageInitShape<typeof WatchResponseSchema> => ({
   legalActions: {
-    $typeName: "cardroom.gateway.v1.LegalActions",
     version: BigInt(version),
-    actions: [anyPack(ActionSchema, create(ActionSchema, { choice: { case: "jump", value: {} } } as any))],
+    actions: [anyPack(ActionSchema, create(ActionSchema, { kind: { case: "jump", value: {} } }))],
     labels: ["jump"],
   },
 });
