@@ -17,6 +17,9 @@ import (
 )
 
 const eventsUsage = `usage: cardroom events export --dir DIR [--from-seq N | --since TIME] [--batch N] [--skip-lost] [settings]
+       cardroom events schema
+
+`+"`cardroom events schema`"+` prints the columns of every table in Markdown (docs/events-tables.md).
 
 Writes the public event stream (--nats-url, required) as Parquet tables into DIR, one table per
 event kind, partitioned by game and day: DIR/game=<game>/day=<YYYY-MM-DD>/part-<kind>-<n>.parquet
@@ -37,6 +40,13 @@ export flags:
 func eventsCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && isHelp(args[0]) {
 		fmt.Fprint(stdout, eventsUsage)
+		return 0
+	}
+	if len(args) == 1 && args[0] == "schema" {
+		if err := export.WriteSchemaDoc(stdout); err != nil {
+			fmt.Fprintf(stderr, "cardroom events schema: %v\n", err)
+			return 1
+		}
 		return 0
 	}
 	if len(args) == 0 || args[0] != "export" {

@@ -163,6 +163,9 @@ func list(name string, elem parquet.Node, doc string, v func(*source) []parquet.
 	}}
 }
 
+// defaultSeatDoc describes the seat column of a kind that has no seat of its own.
+const defaultSeatDoc = "the seat the event is about: its seat field, when the kind has one (null: none)"
+
 // envelopeNames are the envelope's columns, which a kind's own columns do not take.
 var envelopeNames = []string{"stream_seq", "table_id", "game", "sequence", "version", "time", "kind", "seat", "label"}
 
@@ -192,7 +195,7 @@ func envelopeColumns(kind string, seat *column) []column {
 	if seat != nil {
 		cols = append(cols, *seat)
 	} else {
-		cols = append(cols, opt("seat", nodeInt32, "the seat the event is about (null: none)", func(*source) (parquet.Value, bool) {
+		cols = append(cols, opt("seat", nodeInt32, defaultSeatDoc, func(*source) (parquet.Value, bool) {
 			return parquet.Value{}, false
 		}))
 	}
@@ -604,7 +607,7 @@ func timeColumn(name string, path []protoreflect.FieldDescriptor) column {
 
 func durationColumn(name string, path []protoreflect.FieldDescriptor) column {
 	fd := path[len(path)-1]
-	return opt(name, nodeInt64, fieldDoc(fd)+" (milliseconds)", func(s *source) (parquet.Value, bool) {
+	return opt(name, nodeInt64, strings.TrimSuffix(fieldDoc(fd), ")")+", in milliseconds)", func(s *source) (parquet.Value, bool) {
 		m, ok := reach(s.msg, path)
 		if !ok || !m.Has(fd) {
 			return parquet.Value{}, false
@@ -623,7 +626,7 @@ func secondsNanos(m protoreflect.Message) (int64, int64) {
 // with the proto field names): an array, an object, or null when unset or empty.
 func jsonColumn(name string, path []protoreflect.FieldDescriptor) column {
 	fd := path[len(path)-1]
-	return opt(name, nodeJSON, fieldDoc(fd)+" (JSON)", func(s *source) (parquet.Value, bool) {
+	return opt(name, nodeJSON, strings.TrimSuffix(fieldDoc(fd), ")")+", as JSON)", func(s *source) (parquet.Value, bool) {
 		m, ok := reach(s.msg, path)
 		if !ok || !m.Has(fd) {
 			return parquet.Value{}, false
