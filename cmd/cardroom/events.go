@@ -19,7 +19,7 @@ import (
 const eventsUsage = `usage: cardroom events export --dir DIR [--from-seq N | --since TIME] [--batch N] [--skip-lost] [settings]
        cardroom events schema
 
-`+"`cardroom events schema`"+` prints the columns of every table in Markdown (docs/events-tables.md).
+` + "`cardroom events schema`" + ` prints the columns of every table in Markdown (docs/events-tables.md).
 
 Writes the public event stream (--nats-url, required) as Parquet tables into DIR, one table per
 event kind, partitioned by game and day: DIR/game=<game>/day=<YYYY-MM-DD>/part-<kind>-<n>.parquet

@@ -13,9 +13,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
+	"cardroom.dev/cmd/cardroom/internal/export"
 	"cardroom.dev/cmd/cardroom/internal/export/duckdbtest"
 	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
 	"cardroom.dev/services/kit/bus"
@@ -295,4 +297,56 @@ func (p *positions) wait(t *testing.T, target uint64, d time.Duration) {
 			t.Fatalf("stats consumer at %d after %v, want %d", pos, d, target)
 		}
 	}
+}
+
+// BenchmarkEventsExport measures the export from messages already fetched from the stream to
+// Parquet files on disk (decoding, rows, Parquet encoding with snappy, the commit's fsyncs and
+// renames): the events of 1,000 seeded games of the four games (the deal, up to 32 public events of
+// each game's moves, the end), exported into a new directory per iteration. Run it on one core:
+//
+//	go test -run '^$' -bench EventsExport -cpu 1 -benchtime 10x ./cmd/cardroom
+func BenchmarkEventsExport(b *testing.B) {
+	w := gamesPool.NewWorkload(41, storetest.WorkloadOptions{Games: 1000, Players: 150, GameEvents: 1 << 20})
+	msgs := make([]export.Message, len(w.Msgs))
+	for i, m := range w.Msgs {
+		msgs[i] = export.Message{Seq: uint64(i + 1), Subject: m.Subject, Data: m.Data}
+	}
+	root := b.TempDir()
+	b.ReportAllocs()
+	var commit time.Duration
+	cpu0 := cpuTime(b)
+	start := time.Now()
+	for i := 0; b.Loop(); i++ {
+		wr, _, err := export.Open(filepath.Join(root, strconv.Itoa(i)), "CARDROOM")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range msgs {
+			if err := wr.Add(m); err != nil {
+				b.Fatal(err)
+			}
+		}
+		c0 := time.Now()
+		if err := wr.Commit(); err != nil {
+			b.Fatal(err)
+		}
+		commit += time.Since(c0)
+		if st := wr.State(); st.Messages != uint64(len(msgs)) || st.Skipped != 0 {
+			b.Fatalf("state %+v after %d messages", st, len(msgs))
+		}
+	}
+	elapsed, cpu := time.Since(start), cpuTime(b)-cpu0
+	events := float64(b.N * len(msgs))
+	b.ReportMetric(events/elapsed.Seconds(), "events/s")
+	b.ReportMetric(events/cpu.Seconds(), "events/cpu-s")
+	b.ReportMetric(commit.Seconds()/float64(b.N), "commit-s/op")
+}
+
+// cpuTime is the CPU time the process has used, user and system.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -63,6 +63,7 @@ type Writer struct {
 	// pending counts the open commit's messages, rows and skipped ones.
 	pending State
 	days    map[int64]string
+	games   map[string]bool
 	env     eventsv1.Event
 }
 
@@ -88,7 +89,7 @@ func Open(dir, stream string) (w *Writer, found bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, false, fmt.Errorf("export directory: %w", err)
 	}
-	w = &Writer{dir: dir, ts: newTables(), parts: map[partKey]*part{}, days: map[int64]string{}}
+	w = &Writer{dir: dir, ts: newTables(), parts: map[partKey]*part{}, days: map[int64]string{}, games: map[string]bool{}}
 	b, err := os.ReadFile(filepath.Join(dir, StateFile))
 	switch {
 	case err == nil:
@@ -138,7 +139,19 @@ func (w *Writer) removeUncommitted() error {
 	})
 }
 
-var validGame = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+var gameName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// validGame says whether game can name a directory (game=<game>).
+func (w *Writer) validGame(game string) bool {
+	ok, seen := w.games[game]
+	if !seen {
+		ok = gameName.MatchString(game)
+		if len(w.games) < 1000 {
+			w.games[game] = ok
+		}
+	}
+	return ok
+}
 
 // Add writes m's rows into the open commit. Messages before the state's next sequence (or an
 // earlier message of this commit) are already exported and skipped.
@@ -152,7 +165,7 @@ func (w *Writer) Add(m Message) error {
 	w.pending.Messages++
 	w.pending.Next = m.Seq + 1
 	env := &w.env
-	if err := proto.Unmarshal(m.Data, env); err != nil || env.GetTableId() == "" || !validGame.MatchString(env.GetGame()) || env.GetPayload() == nil {
+	if err := proto.Unmarshal(m.Data, env); err != nil || env.GetTableId() == "" || !w.validGame(env.GetGame()) || env.GetPayload() == nil {
 		w.pending.Skipped++
 		return nil
 	}
