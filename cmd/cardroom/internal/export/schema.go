@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unsafe"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
@@ -116,7 +117,14 @@ func null(row parquet.Row, col int) parquet.Row {
 	return append(row, parquet.Value{}.Level(0, 0, col))
 }
 
-func str(s string) parquet.Value { return parquet.ByteArrayValue([]byte(s)) }
+// str is a string value. It shares s's bytes (a string's bytes never change, and the Parquet
+// writer only reads them).
+func str(s string) parquet.Value {
+	if s == "" {
+		return parquet.ByteArrayValue([]byte{})
+	}
+	return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
+}
 
 var (
 	nodeString    = parquet.String()

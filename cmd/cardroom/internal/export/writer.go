@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -305,7 +307,7 @@ func (p *part) flushRows() error {
 	return nil
 }
 
-// close finishes the part file under its temporary name.
+// close finishes the part file under its temporary name (Commit makes it durable).
 func (p *part) close() error {
 	err := p.flushRows()
 	if err == nil {
@@ -313,9 +315,6 @@ func (p *part) close() error {
 	}
 	if err == nil {
 		err = p.bw.Flush()
-	}
-	if err == nil {
-		err = p.f.Sync()
 	}
 	if cerr := p.f.Close(); err == nil {
 		err = cerr
@@ -337,10 +336,24 @@ func (w *Writer) Commit() error {
 			return err
 		}
 	}
+	files := make([]string, 0, len(w.parts))
+	for _, p := range w.parts {
+		files = append(files, p.tmp)
+	}
+	if err := syncFiles(w.dir, files); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
+	dirs := map[string]bool{}
 	for _, p := range w.parts {
 		if err := os.Rename(p.tmp, p.final); err != nil {
 			return fmt.Errorf("export: %w", err)
 		}
+		dirs[filepath.Dir(p.final)] = true
+	}
+	// The renames are durable before the position is: a state that says the commit is done never
+	// stands beside its files under temporary names.
+	if err := syncFiles(w.dir, slices.Collect(maps.Keys(dirs))); err != nil {
+		return fmt.Errorf("export: %w", err)
 	}
 	next := w.state
 	next.Next = w.pending.Next
