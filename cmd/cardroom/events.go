@@ -19,14 +19,14 @@ import (
 const eventsUsage = `usage: cardroom events export --dir DIR [--from-seq N | --since TIME] [--batch N] [--skip-lost] [settings]
        cardroom events schema
 
-` + "`cardroom events schema`" + ` prints the columns of every table in Markdown (docs/events-tables.md).
-
-Writes the public event stream (--nats-url, required) as Parquet tables into DIR, one table per
-event kind, partitioned by game and day: DIR/game=<game>/day=<YYYY-MM-DD>/part-<kind>-<n>.parquet
+export writes the public event stream (--nats-url, required) as Parquet tables into DIR, one table
+per event kind, partitioned by game and day: DIR/game=<game>/day=<YYYY-MM-DD>/part-<kind>-<n>.parquet
 (docs/events.md, "Tables for analysts"). It reads up to the last message the stream holds when it
 starts, records where it stopped in DIR/_export.json, and the next run continues from there with no
 gap and no duplicate. A new DIR starts at the stream's first message, or at --from-seq (a stream
 sequence) or --since (RFC 3339 time, or a duration back from now such as 24h).
+
+schema prints the columns of every table, in Markdown (docs/events-tables.md).
 
 export flags:
   --dir DIR          the export directory (required)

@@ -207,9 +207,6 @@ func TestEventsExport(t *testing.T) {
 		sameSet(t, "player "+p, got, want)
 	}
 
-	if keep := os.Getenv("KEEPEXPORT"); keep != "" {
-		_ = os.CopyFS(keep, os.DirFS(root))
-	}
 	// docs/events.md's queries, verbatim (a block's statements one by one), in the directory its examples start in.
 	queries := docQueries(t)
 	res, err = db.Query(root, queries...)
@@ -349,4 +346,39 @@ func cpuTime(b *testing.B) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestEventsExportUsage: a bad command line exits with 2 and says what is wrong, before any
+// connection.
+func TestEventsExportUsage(t *testing.T) {
+	env := func(string) string { return "" }
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"events"}, "usage: cardroom events export"},
+		{[]string{"events", "import"}, "usage: cardroom events export"},
+		{[]string{"events", "export", "--nats-url", "nats://127.0.0.1:1"}, "--dir is required"},
+		{[]string{"events", "export", "--dir", "x"}, "set --nats-url"},
+		{[]string{"events", "export", "--dir", "x", "--nats-url", "nats://127.0.0.1:1", "--since", "yesterday"}, "neither an RFC 3339 time nor a positive duration"},
+		{[]string{"events", "export", "--dir=x", "--nats-url", "nats://127.0.0.1:1", "--since=24h", "--from-seq", "3"}, "not both"},
+		{[]string{"events", "export", "--dir", "x", "--batch", "many"}, "invalid value"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := eventsCommand(t.Context(), tc.args[1:], env, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut.String(), tc.want)
+		}
+	}
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"2026-12-01T00:00:00Z": time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC),
+		"36h":                  now.Add(-36 * time.Hour),
+	} {
+		if got, err := parseSince(in, now); err != nil || !got.Equal(want) {
+			t.Errorf("since %q: %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := parseSince("-5m", now); err == nil {
+		t.Error("a negative duration accepted")
+	}
 }
