@@ -171,6 +171,10 @@ func (w *Writer) Add(m Message) error {
 		w.pending.Skipped++
 		return nil
 	}
+	if m.Subject != "" && !subjectOf(m.Subject, env.GetTableId()) {
+		w.pending.Skipped++ // a table's event on another table's subject: as the stats service, not kept
+		return nil
+	}
 	payload, err := unmarshalPayload(env)
 	if err != nil {
 		w.pending.Skipped++
@@ -212,6 +216,12 @@ func (w *Writer) Add(m Message) error {
 	}
 	s.msg = msg
 	return w.write(env.GetGame(), day, k.t, s)
+}
+
+// subjectOf says whether subject is table's public subject (<prefix>.table.<table>.public).
+func subjectOf(subject, table string) bool {
+	rest, ok := strings.CutSuffix(subject, ".table."+table+".public")
+	return ok && rest != "" && !strings.Contains(rest, ".")
 }
 
 // unmarshalPayload decodes env's payload with the message types this binary knows.

@@ -277,6 +277,7 @@ func TestPartitions(t *testing.T) {
 	msgs = append(msgs, Message{Seq: uint64(len(msgs) + 1), Data: []byte("not protobuf")})
 	unknown, _ := proto.Marshal(&eventsv1.Event{TableId: "t9", Game: "chess", Payload: &anypb.Any{TypeUrl: "type.googleapis.com/chess.v1.Move"}})
 	msgs = append(msgs, Message{Seq: uint64(len(msgs) + 1), Data: unknown})
+	msgs = append(msgs, Message{Seq: uint64(len(msgs) + 1), Subject: "cardroom.table.t001.public", Data: msgs[0].Data}) // t000's
 	dir := t.TempDir()
 	w, _, err := Open(dir, "CARDROOM")
 	if err != nil {
@@ -290,7 +291,7 @@ func TestPartitions(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if st := w.State(); st.Skipped != 2 || st.Messages != uint64(len(msgs)) {
+	if st := w.State(); st.Skipped != 3 || st.Messages != uint64(len(msgs)) {
 		t.Errorf("state %+v", st)
 	}
 	_, files := readKeys(t, dir)
