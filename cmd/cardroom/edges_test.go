@@ -24,7 +24,7 @@ func TestEdgesNeedNoGame(t *testing.T) {
 	if len(games) < 4 {
 		t.Fatalf("found game modules %v: the layout changed", games)
 	}
-	for _, edge := range []string{"../../gateway/go.mod", "../../services/stats/go.mod"} {
+	for _, edge := range []string{"../../gateway/go.mod", "../../services/stats/go.mod", "../../client/go.mod"} {
 		b, err := os.ReadFile(edge)
 		if err != nil {
 			t.Fatal(err)

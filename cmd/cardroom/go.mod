@@ -30,6 +30,7 @@ require (
 )
 
 require (
+	cardroom.dev/client v0.0.0
 	connectrpc.com/connect v1.21.1 // indirect
 	connectrpc.com/vanguard v0.4.0 // indirect
 	github.com/KimMachineGun/automemlimit v1.0.2 // indirect
@@ -108,3 +109,5 @@ replace (
 	cardroom.dev/services/stats => ../../services/stats
 	cardroom.dev/web => ../../web
 )
+
+replace cardroom.dev/client => ../../client

@@ -2,16 +2,8 @@
 // accounts), so that a player is the same on every device. The browser's device sign-in stays the
 // default; this replaces it in this browser until sign-out.
 import { useState } from "preact/hooks";
-import { ConnectError, Code } from "@connectrpc/connect";
 import { api, saveSession, type Session } from "./api";
-import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
-
-function errorText(e: unknown): string {
-  const ce = ConnectError.from(e);
-  const v = ce.findDetails(RuleViolationSchema)[0];
-  if (v) return `${v.message} (${v.code})`;
-  return `${ce.rawMessage} (${Code[ce.code]})`;
-}
+import { errorText } from "./nav";
 
 export function Account() {
   const [user, setUser] = useState("");

@@ -3,7 +3,6 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { ConnectError, Code } from "@connectrpc/connect";
 import { timestampDate, type Any } from "@bufbuild/protobuf/wkt";
 import { api, lastName, loadSession, newActionId, once, saveSession, signIn, signedOut, signOutEverywhere, type Session } from "./api";
-import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
 import { BotLevel, PlayerKind, type Outcome, type PlayerRef, type TableSummary } from "./gen/cardroom/game/v1/game_pb";
@@ -16,6 +15,7 @@ import { SaboteurPane } from "./games/saboteur";
 import { SabaiClock, SabaiPane, sabaiStatus, sabaiView } from "./games/sabaisabai";
 import { Leaderboard, Profile, Room } from "./room";
 import { CreateTable } from "./create";
+import { errorText, go } from "./nav";
 import "./style.css";
 
 // Where the player is, kept in the URL's hash (and so across reloads): #/, #/private/<table>,
@@ -57,21 +57,6 @@ function LevelSelect({ value, onChange, label }: { value: BotLevel; onChange: (l
       </select>
     </label>
   );
-}
-
-function go(screen: string, id = "") {
-  location.hash = id ? `#/${screen}/${encodeURIComponent(id)}` : `#/${screen}`;
-}
-
-export function errorText(e: unknown): string {
-  const ce = ConnectError.from(e);
-  const v = ce.findDetails(RuleViolationSchema)[0];
-  if (v) return `${v.message} (${v.code})`;
-  // A request that never reached the server: said as a person would.
-  if (ce.code === Code.Unavailable || ce.code === Code.Unknown || /fetch|network/i.test(ce.rawMessage))
-    return navigator.onLine ? "the server could not be reached" : "this device is offline";
-  if (ce.code === Code.DeadlineExceeded) return "the server took too long to answer";
-  return `${ce.rawMessage} (${Code[ce.code]})`;
 }
 
 // A table id as the API takes it: 1 to 64 letters, digits, '-' or '_'.
