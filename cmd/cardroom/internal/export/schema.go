@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 	"unsafe"
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
@@ -689,8 +688,7 @@ func fieldDoc(fd protoreflect.FieldDescriptor) string {
 
 // gameKind is the table of one case of a game's Event oneof.
 type gameKind struct {
-	t  *table
-	fd protoreflect.FieldDescriptor // the case's field in the game's Event
+	t *table
 }
 
 // tables holds every table, made on first use.
@@ -733,7 +731,7 @@ func (ts *tables) gameEvent(m protoreflect.Message) (*gameKind, protoreflect.Mes
 		if err != nil {
 			return nil, nil, false
 		}
-		k = &gameKind{t: t, fd: fd}
+		k = &gameKind{t: t}
 		kinds[fd.Number()] = k
 	}
 	return k, m.Get(fd).Message(), true
@@ -744,19 +742,4 @@ func gameTable(fd protoreflect.FieldDescriptor) (*table, error) {
 	kind := string(fd.Name())
 	seat, own := kindColumns(fd.Message())
 	return newTable(kind, append(envelopeColumns(kind, seat), own...))
-}
-
-// snake is name in snake_case (TableCreated: table_created).
-func snake(name string) string {
-	var b strings.Builder
-	for i, r := range name {
-		if unicode.IsUpper(r) {
-			if i > 0 {
-				b.WriteByte('_')
-			}
-			r = unicode.ToLower(r)
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
