@@ -368,8 +368,11 @@ type rawCodec struct{}
 func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
 	return mem.BufferSlice{mem.SliceBuffer(v.([]byte))}, nil
 }
-func (rawCodec) Unmarshal(d mem.BufferSlice, v any) error { *(v.(*[]byte)) = d.Materialize(); return nil }
-func (rawCodec) Name() string                             { return "proto" }
+func (rawCodec) Unmarshal(d mem.BufferSlice, v any) error {
+	*(v.(*[]byte)) = d.Materialize()
+	return nil
+}
+func (rawCodec) Name() string { return "proto" }
 
 // TestBadProtobufIsInvalidArgument: bytes that are no protobuf message, sent as a call's binary
 // request over native gRPC (a unary call and a stream's message), Connect and gRPC-Web, are

@@ -525,3 +525,40 @@ func transientAPIError(err error) bool {
 	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)
 }
+
+// PublicFrom is an ordered consumer of every table's public events from stream sequence from
+// (0 or 1: the stream's first), or, when since is not zero, from the first message the stream
+// stored at or after since (from is then ignored). No state on the server; gaps repaired by the
+// client library. A reader that keeps its own position (an export, say) starts from it.
+func (b *Bus) PublicFrom(ctx context.Context, from uint64, since time.Time) (jetstream.Consumer, error) {
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{b.subj.AllPublic()}, DeliverPolicy: jetstream.DeliverAllPolicy}
+	switch {
+	case !since.IsZero():
+		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &since
+	case from > 1:
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
+	}
+	c, err := b.js.OrderedConsumer(ctx, b.stream, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("consumer: %w", err)
+	}
+	return c, nil
+}
+
+// SequenceRange is the stream's first and last sequences: 0 and 0 for a stream that never held a
+// message, first = last+1 for one whose messages all aged out.
+func (b *Bus) SequenceRange(ctx context.Context) (first, last uint64, err error) {
+	err = RetryAPI(ctx, func(ctx context.Context) error {
+		s, err := b.js.Stream(ctx, b.stream)
+		if err != nil {
+			return fmt.Errorf("stream info: %w", err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("stream info: %w", err)
+		}
+		first, last = info.State.FirstSeq, info.State.LastSeq
+		return nil
+	})
+	return first, last, err
+}

@@ -446,3 +446,56 @@ func TestWatchStalledServer(t *testing.T) {
 		t.Fatalf("watch through a stalled link: %v, want ErrUnavailable", err)
 	}
 }
+
+// TestPublicFrom: an ordered consumer of the public events starts at a stream sequence or at a
+// time, and SequenceRange tells the stream's first and last sequences.
+func TestPublicFrom(t *testing.T) {
+	servers(t, func(t *testing.T, b *bus.Bus) {
+		ctx := t.Context()
+		first0, last0, err := b.SequenceRange(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := uniqueTable()
+		msgs := make([]bus.Message, 10)
+		for i := range msgs {
+			msgs[i] = bus.Message{Subject: b.Subjects().Public(table), Data: []byte{byte(i)}}
+		}
+		if err := b.Publish(ctx, msgs[:5]); err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := b.Publish(ctx, msgs[5:]); err != nil {
+			t.Fatal(err)
+		}
+		first, last, err := b.SequenceRange(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last != last0+10 || (first0 != 0 && first != first0) || (first0 == 0 && first != 1) {
+			t.Fatalf("range %d..%d, before %d..%d", first, last, first0, last0)
+		}
+		firstData := func(from uint64, since time.Time) (byte, uint64) {
+			t.Helper()
+			c, err := b.PublicFrom(ctx, from, since)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := c.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			md, err := m.Metadata()
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m.Data()[0], md.Sequence.Stream
+		}
+		if d, seq := firstData(last0+4, time.Time{}); d != 3 || seq != last0+4 {
+			t.Errorf("from sequence %d: message %d at %d", last0+4, d, seq)
+		}
+		if d, seq := firstData(0, t0); d != 5 || seq != last0+6 {
+			t.Errorf("since the second publication: message %d at %d", d, seq)
+		}
+	})
+}
