@@ -38,8 +38,17 @@ func TestBrowserFigures(t *testing.T) {
 	// Four players, each in a browser of its own, at one private table.
 	owner := newTab()
 	signIn(t, owner, url, "Ann")
+	// A private table of four made on the creation screen, the three other seats left to people.
+	runB(t, owner, 30*time.Second, chromedp.Navigate(url+"#/create/sapotagem"),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("[data-testid^=seat-]").length > 0`))
+	setField(t, owner, "seats", "4")
+	runB(t, owner, 30*time.Second, chromedp.Poll[chromedp.Void](`document.querySelectorAll("[data-testid^=seat-]").length === 3`))
+	for seat := 2; seat <= 4; seat++ {
+		setField(t, owner, fmt.Sprint("seat-", seat), "person")
+	}
 	runB(t, owner, 30*time.Second,
-		chromedp.Click(chromedp.CSS(`[data-game=sapotagem] button:nth-of-type(2)`)),
+		chromedp.Poll[chromedp.Void](`document.querySelector("[data-testid=verdict]").innerText.includes("accepts")`),
+		chromedp.Click(chromedp.CSS(`[data-testid=create]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid=invite]`)),
 	)
 	code := evalJS[string](t, owner, `document.querySelector("[data-testid=invite]").textContent`)
