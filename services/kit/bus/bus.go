@@ -100,10 +100,7 @@ func (s Subjects) AllPublic() string { return s.Prefix() + ".table.*.public" }
 // the gateways: plain NATS, outside the stream.
 func (s Subjects) Live(table string) string { return s.Prefix() + ".live." + table }
 
-// AllLive matches every table's live updates.
-func (s Subjects) AllLive() string { return s.Prefix() + ".live.*" }
-
-// LiveTableOf is the table of a subject under AllLive.
+// LiveTableOf is the table of a subject Live names.
 func (s Subjects) LiveTableOf(subject string) (string, bool) {
 	table, ok := strings.CutPrefix(subject, s.Prefix()+".live.")
 	if !ok || table == "" || strings.Contains(table, ".") {
@@ -418,43 +415,6 @@ func (b *Bus) flush(ctx context.Context) error {
 
 // flushTimeout bounds a round trip to the server when the caller set no deadline.
 const flushTimeout = 5 * time.Second
-
-// Delivery is one received message.
-type Delivery struct {
-	Subject string
-	Data    []byte
-	// StreamSeq is the message's sequence in the stream.
-	StreamSeq uint64
-	// Context carries the publisher's trace context.
-	Context context.Context
-}
-
-// Subscribe delivers, in stream order, the messages matching filters with a stream sequence of at
-// least from (0: the whole stream), then every new one, until ctx ends or stop is called. It uses
-// an ordered consumer: no state on the server, gaps repaired by the client library.
-func (b *Bus) Subscribe(ctx context.Context, filters []string, from uint64, fn func(Delivery)) (stop func(), err error) {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: filters, DeliverPolicy: jetstream.DeliverAllPolicy}
-	if from > 0 {
-		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
-		cfg.OptStartSeq = from
-	}
-	c, err := b.js.OrderedConsumer(ctx, b.stream, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("consumer: %w", err)
-	}
-	cc, err := c.Consume(func(m jetstream.Msg) {
-		md, err := m.Metadata()
-		if err != nil {
-			return
-		}
-		mctx := b.prop.Extract(ctx, propagation.HeaderCarrier(m.Headers()))
-		fn(Delivery{Subject: m.Subject(), Data: m.Data(), StreamSeq: md.Sequence.Stream, Context: mctx})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consume: %w", err)
-	}
-	return cc.Stop, nil
-}
 
 // LastSequence is the stream's last sequence (0 when empty).
 func (b *Bus) LastSequence(ctx context.Context) (uint64, error) {

@@ -20,17 +20,18 @@ import (
 
 // servers runs fn against an in-process NATS (default prefix) and against the machine's NATS,
 // under a prefix of the test's own that it removes afterwards.
-func servers(t *testing.T, fn func(t *testing.T, b *bus.Bus)) {
+func servers(t *testing.T, fn func(t *testing.T, url string, b *bus.Bus)) {
 	t.Run("embedded", func(t *testing.T) {
 		ns, err := natsembed.Start(0, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(ns.Shutdown)
-		fn(t, connect(t, ns.URL(), ""))
+		fn(t, ns.URL(), connect(t, ns.URL(), ""))
 	})
 	t.Run("external", func(t *testing.T) {
-		fn(t, connect(t, testenv.ExternalNATS(t), testPrefix()))
+		url := testenv.ExternalNATS(t)
+		fn(t, url, connect(t, url, testPrefix()))
 	})
 }
 
@@ -63,9 +64,9 @@ func uniqueTable() string {
 	return "test-" + hex.EncodeToString(x)
 }
 
-func receive(t *testing.T, ch <-chan bus.Delivery, n int) []bus.Delivery {
+func receive(t *testing.T, ch <-chan testenv.Delivery, n int) []testenv.Delivery {
 	t.Helper()
-	var out []bus.Delivery
+	var out []testenv.Delivery
 	timeout := time.After(10 * time.Second)
 	for len(out) < n {
 		select {
@@ -80,7 +81,7 @@ func receive(t *testing.T, ch <-chan bus.Delivery, n int) []bus.Delivery {
 
 func TestPublishSubscribeResume(t *testing.T) {
 	otel.SetTextMapPropagator(propagation.TraceContext{})
-	servers(t, func(t *testing.T, b *bus.Bus) {
+	servers(t, func(t *testing.T, url string, b *bus.Bus) {
 		table := uniqueTable()
 		sj := b.Subjects()
 		var msgs []bus.Message
@@ -96,8 +97,8 @@ func TestPublishSubscribeResume(t *testing.T) {
 		if err := b.Publish(ctx, msgs); err != nil {
 			t.Fatal(err)
 		}
-		ch := make(chan bus.Delivery, 100)
-		stop, err := b.Subscribe(t.Context(), []string{sj.Public(table)}, 0, func(d bus.Delivery) { ch <- d })
+		ch := make(chan testenv.Delivery, 100)
+		stop, err := testenv.Subscribe(t.Context(), url, b.Stream(), []string{sj.Public(table)}, 0, func(d testenv.Delivery) { ch <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,8 +118,8 @@ func TestPublishSubscribeResume(t *testing.T) {
 		default:
 		}
 		// Resume from the sixth message's stream sequence: exactly the tail.
-		ch2 := make(chan bus.Delivery, 100)
-		stop2, err := b.Subscribe(t.Context(), []string{sj.Public(table)}, got[5].StreamSeq, func(d bus.Delivery) { ch2 <- d })
+		ch2 := make(chan testenv.Delivery, 100)
+		stop2, err := testenv.Subscribe(t.Context(), url, b.Stream(), []string{sj.Public(table)}, got[5].StreamSeq, func(d testenv.Delivery) { ch2 <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,9 +129,9 @@ func TestPublishSubscribeResume(t *testing.T) {
 			t.Fatalf("resumed at %v .. %v", tail[0].Data, tail[4].Data)
 		}
 		// Only another table's subject: nothing of this one.
-		ch3 := make(chan bus.Delivery, 100)
+		ch3 := make(chan testenv.Delivery, 100)
 		other := uniqueTable()
-		stop3, err := b.Subscribe(context.Background(), []string{sj.Public(other)}, 0, func(d bus.Delivery) { ch3 <- d })
+		stop3, err := testenv.Subscribe(context.Background(), url, b.Stream(), []string{sj.Public(other)}, 0, func(d testenv.Delivery) { ch3 <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,6 @@ func TestSubjects(t *testing.T) {
 		def.Public("t"):      "cardroom.table.t.public",
 		def.AllPublic():      "cardroom.table.*.public",
 		def.Live("t"):        "cardroom.live.t",
-		def.AllLive():        "cardroom.live.*",
 		def.Ticket("k"):      "cardroomgw.ticket.k",
 		def.TableNotice("t"): "cardroomgw.table.t",
 	} {
@@ -308,8 +308,8 @@ func TestPrefixesIsolated(t *testing.T) {
 				if last, err := x.LastSequence(t.Context()); err != nil || last != 2 {
 					t.Fatalf("bus %d: stream %s holds %d messages (%v), want its own 2", i, x.Stream(), last, err)
 				}
-				ch := make(chan bus.Delivery, 10)
-				stop, err := x.Subscribe(t.Context(), []string{x.Subjects().Prefix() + ".>"}, 0, func(d bus.Delivery) { ch <- d })
+				ch := make(chan testenv.Delivery, 10)
+				stop, err := testenv.Subscribe(t.Context(), url, x.Stream(), []string{x.Subjects().Prefix() + ".>"}, 0, func(d testenv.Delivery) { ch <- d })
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -377,7 +377,7 @@ func TestDurableStateFollowsTheServer(t *testing.T) {
 // TestSlowEpisodes: a feed whose buffer overflows drops updates, counted by its table's watch, and
 // the bus reports that one of its subscriptions began dropping.
 func TestSlowEpisodes(t *testing.T) {
-	servers(t, func(t *testing.T, b *bus.Bus) {
+	servers(t, func(t *testing.T, url string, b *bus.Bus) {
 		before, ok := b.SlowEpisodes()
 		if !ok {
 			t.Fatal("a bus made by Connect cannot tell of drops")
