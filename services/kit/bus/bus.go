@@ -1,10 +1,11 @@
 // Package bus is cardroom's one event path, and the only code that touches NATS. Per commit a
 // rules service sends one live update (cardroom.rules.v1.TableUpdate, plain NATS, kept nowhere) to
 // the gateways that watch the table (Feed), and puts the commit's public events on one JetStream
-// stream, which the stats service and outside consumers read with durable consumers
-// (PublicDurable). The gateways' notifications ride plain NATS too (Notify, Listen). Trace context
-// rides in every message's headers and comes out of every delivery. Every subject and the stream's
-// name derive from one prefix (Subjects), so several cardroom instances can share a NATS server.
+// stream, which the stats service reads with a durable consumer whose position it keeps
+// (ConsumePublic) or once from the start (ReplayPublic). The gateways' notifications ride plain
+// NATS too (Notify, Listen). Trace context rides in every message's headers and comes out of every
+// delivery. Every subject and the stream's name derive from one prefix (Subjects), so several
+// cardroom instances can share a NATS server.
 package bus
 
 import (
@@ -142,7 +143,7 @@ type Options struct {
 	// Transient says that the NATS server lives and dies with this process and keeps nothing
 	// after it (cardroom serve's embedded server on a temporary directory): durable consumers then
 	// keep their state in memory, since no later server could read it from disk (see
-	// PublicDurable).
+	// ConsumePublic).
 	Transient bool
 	// InProcess, when set, is a NATS server running in this process (natsembed): the connection
 	// goes to it through memory instead of a loopback socket. The URL passed to Connect is then
@@ -432,22 +433,6 @@ func (b *Bus) LastSequence(ctx context.Context) (uint64, error) {
 		return nil
 	})
 	return last, err
-}
-
-// ConsumerInfo is c's state, asked again while the cluster elects the consumer's leader (a
-// consumer just created on a cluster that lost a server may have none for a while, and a request
-// to it goes unanswered).
-func ConsumerInfo(ctx context.Context, c jetstream.Consumer) (*jetstream.ConsumerInfo, error) {
-	var info *jetstream.ConsumerInfo
-	err := RetryAPI(ctx, func(ctx context.Context) error {
-		var err error
-		info, err = c.Info(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consumer info: %w", err)
-	}
-	return info, nil
 }
 
 // ErrClosed is returned for a bus that has been closed.

@@ -446,3 +446,64 @@ func TestWatchStalledServer(t *testing.T) {
 		t.Fatalf("watch through a stalled link: %v, want ErrUnavailable", err)
 	}
 }
+
+// TestReaders: ConsumePublic delivers every table's public events after its position, in order,
+// with consumer sequences without a gap and the publishers' trace context; ReplayPublic hands over
+// the whole stream as it stood and returns.
+func TestReaders(t *testing.T) {
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	servers(t, func(t *testing.T, _ string, b *bus.Bus) {
+		sj := b.Subjects()
+		before, err := b.LastSequence(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := uniqueTable()
+		var msgs []bus.Message
+		for i := range 5 {
+			msgs = append(msgs, bus.Message{Subject: sj.Public(table), ID: fmt.Sprint(table, ":", i+1), Data: []byte{byte(i)}})
+		}
+		sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{7}, SpanID: trace.SpanID{8}, TraceFlags: trace.FlagsSampled})
+		if err := b.Publish(trace.ContextWithSpanContext(t.Context(), sc), msgs); err != nil {
+			t.Fatal(err)
+		}
+		ch := make(chan bus.Received, 10)
+		c, err := b.ConsumePublic(t.Context(), bus.DurableOptions{Name: "readers-" + table, After: before + 2, MaxAckPending: 10, Pull: 4},
+			func(m bus.Received) { ch <- m })
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Stop()
+		for i := range 3 {
+			select {
+			case m := <-ch:
+				if m.StreamSeq != before+3+uint64(i) || m.ConsumerSeq != uint64(i+1) || m.Data[0] != byte(i+2) || m.Subject != sj.Public(table) {
+					t.Fatalf("delivery %d: stream %d consumer %d data %v on %s", i, m.StreamSeq, m.ConsumerSeq, m.Data, m.Subject)
+				}
+				if !m.Traced() || trace.SpanContextFromContext(m.Context(t.Context())).TraceID() != sc.TraceID() {
+					t.Fatalf("delivery %d lost its trace context", i)
+				}
+				if err := m.Ack(); err != nil {
+					t.Fatal(err)
+				}
+			case err := <-c.Lost():
+				t.Fatal(err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%d deliveries, want 3", i)
+			}
+		}
+		var replayed []uint64
+		err = b.ReplayPublic(t.Context(), 2, func(m bus.Received) error {
+			replayed = append(replayed, m.StreamSeq)
+			return nil
+		})
+		if err != nil || len(replayed) != int(before)+5 || replayed[len(replayed)-1] != before+5 {
+			t.Fatalf("replayed %d messages up to %v (%v), want %d", len(replayed), replayed[max(len(replayed)-1, 0):], err, before+5)
+		}
+		stop := errors.New("stop")
+		n := 0
+		if err := b.ReplayPublic(t.Context(), 0, func(bus.Received) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+			t.Fatalf("a reader's error: %v after %d messages", err, n)
+		}
+	})
+}
