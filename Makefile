@@ -36,16 +36,18 @@ check-generate: generate ## fail when generated code is not what is committed
 # The web client (web/, see docs/web.md): TypeScript generated from the public protos with
 # protoc-gen-es from web/node_modules, bundled by vite into web/dist, which is committed and embedded
 # in the binary (so `make run` needs no Node). Node 20 or later; npm ci installs the locked versions.
+# The client package (web/client, @cardroom/client, an npm workspace of web/) is built with tsc and
+# its unit tests (vitest) run after the page is bundled.
 WEB_PROTOS = $(foreach p,gateway events game stats sapotagem sponsio saboteur sabaisabai,--path proto/cardroom/$(p))
 
-web: ## rebuild the web client into web/dist (needs Node and npm)
+web: ## rebuild the web client into web/dist and run the client package's tests (needs Node and npm)
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	$(BUF) generate --template web/buf.gen.yaml $(WEB_PROTOS)
-	cd web && npm run --silent build
+	cd web && npm run --silent build && npm run --silent test
 
 check-web: web ## fail when the committed web client is not what its sources build
-	@git add -N web/dist web/src/gen >/dev/null 2>&1 || true
-	@git diff --exit-code --stat -- web/dist web/src/gen || (echo "the web client's build is stale: run make web and commit"; exit 1)
+	@git add -N web/dist web/src/gen web/client/src/gen >/dev/null 2>&1 || true
+	@git diff --exit-code --stat -- web/dist web/src/gen web/client/src/gen || (echo "the web client's build is stale: run make web and commit"; exit 1)
 
 STATICCHECK = "$$(tools/gotool -path staticcheck)"
 
@@ -66,7 +68,8 @@ bench: ## the benchmarks behind docs/performance.md
 # docs/perf-pair/last.txt with the date, the commit and the settings, whenever it got as far as its
 # ratios (it may exit with an error status after printing them). PERF_PAIR_ARGS passes its flags
 # (--pairs, --tables, --duration, --rate, --quiet-load). Seven pairs by default: on a shared
-# 2-core machine one pair's ratios moved from 0.27 to 0.46 within a quarter hour (docs/performance.md);
+# 2-core machine one pair's ratios moved from 0.27 to 0.46 within a quarter hour (docs/performance-log.md,
+# "the gRPC server's telemetry, and decoded lobby records");
 # the median of seven held. "+changes" in the header means uncommitted changes beyond its own output.
 # It sits beside the repository (../shared/tools); a worktree elsewhere sets PERF_PAIR.
 PERF_PAIR ?= $(firstword $(wildcard ../shared/tools/perf-pair $(dir $(shell git rev-parse --git-common-dir 2>/dev/null))../shared/tools/perf-pair) ../shared/tools/perf-pair)

@@ -30,8 +30,9 @@ import (
 //   - decompressing: gzip is inflated by boundedGzip, which stops at browserBufferBytes and answers
 //     invalid_argument with REQUEST_TOO_LARGE (a 500 KB gzip of 500 MB of JSON costs 256 KiB);
 //   - decoding: JSON that is not a message of the call's type is invalid_argument with
-//     MALFORMED_REQUEST instead of vanguard's unknown (binary bodies pass to gRPC undecoded, which
-//     answers a bad one INTERNAL itself, as it does on native gRPC);
+//     MALFORMED_REQUEST instead of vanguard's unknown; binary bodies pass to gRPC undecoded, whose
+//     INTERNAL for a bad one the gateway's service turns into the same (decoding.go), as on
+//     native gRPC;
 //   - an empty stream is one empty message (emptyStreams);
 //   - and then the message itself is over --max-request-bytes or not, as on native gRPC
 //     (REQUEST_TOO_LARGE from the gateway's handlers).

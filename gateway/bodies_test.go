@@ -2,9 +2,11 @@ package gateway_test
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"runtime"
@@ -16,7 +18,10 @@ import (
 
 	. "cardroom.dev/gateway/gatewaytest"
 	"cardroom.dev/services/kit/refusal"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
 )
 
 // heapBound is how much the gateway's heap may grow while it refuses one oversized body: a few
@@ -280,20 +285,7 @@ func TestMalformedBodiesAreInvalidArgument(t *testing.T) {
 	addr := serveBrowsers(t, e)
 	base := "http://" + addr + svcPath
 	token := e.SignIn(0, "Ann").Token
-	post := func(method, contentType string, body []byte) (*http.Response, []byte) {
-		t.Helper()
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+method, bytes.NewReader(body))
-		req.Header.Set("Authorization", bearer(token))
-		req.Header.Set("Content-Type", contentType)
-		req.Header.Set("Connect-Protocol-Version", "1")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, b
-	}
+	post := poster(t, base, token)
 	for _, tc := range []struct{ name, contentType, body string }{
 		{"bad json", "application/json", `{"displayName": "Ann"`},
 		{"json of another shape", "application/json", `{"displayName": 12}`},
@@ -323,6 +315,25 @@ func TestMalformedBodiesAreInvalidArgument(t *testing.T) {
 	}
 }
 
+// poster posts a body to a method under base as a browser would (Connect's headers, the player's
+// token) and returns the answer and its body.
+func poster(t *testing.T, base, token string) func(method, contentType string, body []byte) (*http.Response, []byte) {
+	return func(method, contentType string, body []byte) (*http.Response, []byte) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+method, bytes.NewReader(body))
+		req.Header.Set("Authorization", bearer(token))
+		req.Header.Set("Content-Type", contentType)
+		req.Header.Set("Connect-Protocol-Version", "1")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b
+	}
+}
+
 // connectEnd is the error of a Connect streaming response's end message ({"error": ...}).
 func connectEnd(t *testing.T, body []byte) []byte {
 	t.Helper()
@@ -344,4 +355,59 @@ func connectEnd(t *testing.T, body []byte) []byte {
 	}
 	t.Fatalf("no end message in %q", body)
 	return nil
+}
+
+// rawCodec sends and receives bytes as they are, under protobuf's name: a client that sends what
+// it likes.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(v.([]byte))}, nil
+}
+func (rawCodec) Unmarshal(d mem.BufferSlice, v any) error {
+	*(v.(*[]byte)) = d.Materialize()
+	return nil
+}
+func (rawCodec) Name() string { return "proto" }
+
+// TestBadProtobufIsInvalidArgument: bytes that are no protobuf message, sent as a call's binary
+// request over native gRPC (a unary call and a stream's message), Connect and gRPC-Web, are
+// invalid_argument with MALFORMED_REQUEST, as bad JSON is, not gRPC's INTERNAL.
+func TestBadProtobufIsInvalidArgument(t *testing.T) {
+	e := NewEnv(t, EnvOptions{})
+	addr := serveBrowsers(t, e)
+	token := e.SignIn(0, "Ann").Token
+	garbage := []byte{0xff, 0xff, 0xff, 0x01, 'g', 'a', 'r', 'b'}
+
+	cc := DialRaw(t, e.Addrs[0])
+	ctx := metadata.AppendToOutgoingContext(t.Context(), "authorization", bearer(token))
+	var out []byte
+	err := cc.Invoke(ctx, svcPath+"SignIn", garbage, &out, grpc.ForceCodecV2(rawCodec{}))
+	wantCode(t, err, codes.InvalidArgument, refusal.MalformedBody) // native gRPC, a unary call
+	st, err := cc.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true}, svcPath+"Watch", grpc.ForceCodecV2(rawCodec{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.SendMsg(garbage); err != nil {
+		t.Fatal(err)
+	}
+	_ = st.CloseSend()
+	err = st.RecvMsg(&out)
+	wantCode(t, err, codes.InvalidArgument, refusal.MalformedBody) // native gRPC, a stream's message
+
+	post := poster(t, "http://"+addr+svcPath, token)
+	resp, body := post("SignIn", "application/proto", garbage)
+	if c, v := connectError(t, body); resp.StatusCode != http.StatusBadRequest || c != "invalid_argument" || v != refusal.MalformedBody {
+		t.Errorf("Connect, a unary call: %d %s %s: %s", resp.StatusCode, c, v, body)
+	}
+	framed := append([]byte{0, 0, 0, 0, byte(len(garbage))}, garbage...)
+	resp, body = post("Watch", "application/connect+proto", framed)
+	if c, v := connectError(t, connectEnd(t, body)); c != "invalid_argument" || v != refusal.MalformedBody {
+		t.Errorf("Connect, a stream's message: %d %s %s: %q", resp.StatusCode, c, v, body)
+	}
+	resp, body = post("SignIn", "application/grpc-web+proto", framed)
+	got := cmp.Or(resp.Header.Get("Grpc-Status"), grpcWebTrailer(body, "grpc-status"))
+	if got != fmt.Sprint(int(codes.InvalidArgument)) {
+		t.Errorf("gRPC-Web: grpc-status %q (%s), want %d", got, cmp.Or(resp.Header.Get("Grpc-Message"), grpcWebTrailer(body, "grpc-message")), codes.InvalidArgument)
+	}
 }

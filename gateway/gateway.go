@@ -260,7 +260,7 @@ func New(opt Options, st lobby.Store, b *bus.Bus, conns map[string]grpc.ClientCo
 // Register serves the gateway on gs and reports it in hs (may be nil). gs is made with
 // ServerOptions.
 func (s *Server) Register(gs *grpc.Server, hs *health.Server) {
-	gatewayv1.RegisterGatewayServiceServer(gs, s)
+	gs.RegisterService(checkedService(), s)
 	if hs != nil {
 		hs.SetServingStatus(gatewayv1.GatewayService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	}

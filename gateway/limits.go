@@ -146,12 +146,14 @@ func (l *localLimiter) allow(player string) bool {
 // Connections are also closed at o.MaxConnectionAge (see Options), and kept alive: a ping after
 // 30 s without traffic, the connection dropped when it goes unanswered for 10 s (a client gone
 // without closing, a NAT that forgot the flow); clients may ping as often as every 10 s, with or
-// without a stream open. The codec is app.Codec, which Watch's pre-encoded responses need.
+// without a stream open. The codec is app.Codec, which Watch's pre-encoded responses need, lenient
+// with requests that do not decode (decoding.go).
 func ServerOptions(o Options) []grpc.ServerOption {
 	o.defaults()
 	return []grpc.ServerOption{
-		// Watch sends responses it encoded itself (app.Encoded), which only this codec sends.
-		grpc.ForceServerCodecV2(app.Codec),
+		// Watch sends responses it encoded itself (app.Encoded), which only this codec sends; a
+		// request that does not decode is the handler's to refuse (decoding.go).
+		grpc.ForceServerCodecV2(lenientCodec{app.Codec}),
 		grpc.MaxRecvMsgSize(recvCeiling(o.MaxRequestBytes)),
 		grpc.KeepaliveParams(keepalive.ServerParameters{
 			MaxConnectionAge:      o.MaxConnectionAge,

@@ -104,7 +104,7 @@ func (s *Server) ListGames(ctx context.Context, _ *gatewayv1.ListGamesRequest) (
 		}
 		resp.Games = append(resp.Games, &gatewayv1.GameInfo{Game: d.GetGame(), MinSeats: d.GetMinSeats(), MaxSeats: d.GetMaxSeats(),
 			OptionsType: d.GetOptionsType(), ActionType: d.GetActionType(), ViewType: d.GetViewType(),
-			UsualSeats: cmp.Or(d.GetUsualSeats(), d.GetMaxSeats())})
+			UsualSeats: cmp.Or(d.GetUsualSeats(), d.GetMaxSeats()), DefaultOptions: d.GetDefaultOptions()})
 	}
 	slices.SortFunc(resp.Games, func(a, b *gatewayv1.GameInfo) int {
 		if a.GetGame() < b.GetGame() {

@@ -132,29 +132,7 @@ func TestBrowserInteractions(t *testing.T) {
 		px := newCutProxy(t, front)
 		purl := "http://" + px.addr + "/"
 		tab, table, ctx := browserTable(t, newTab, purl, "sponsio")
-		cdp := func(f func(ctx context.Context) error) {
-			t.Helper()
-			tctx, cancel := context.WithTimeout(tab, 10*time.Second)
-			defer cancel()
-			if err := f(tctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cdp(func(ctx context.Context) error {
-			_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
-			return err
-		})
-		offline := func(off bool) {
-			cdp(func(ctx context.Context) error {
-				if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
-					MatchedNetworkConditions: []*network.Conditions{{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}},
-				}); err != nil {
-					return err
-				}
-				_, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: off, DownloadThroughput: -1, UploadThroughput: -1})
-				return err
-			})
-		}
+		offline := networkSwitch(t, tab)
 		drops := 0
 		for {
 			if playMoves(t, tab, 1) {
@@ -307,4 +285,34 @@ func (p *cutProxy) restore() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.down = false
+}
+
+// networkSwitch turns the tab's network off and on again as DevTools' offline mode does (the
+// page's fetches fail and navigator.onLine follows).
+func networkSwitch(t *testing.T, tab context.Context) func(off bool) {
+	t.Helper()
+	cdp := func(f func(ctx context.Context) error) {
+		t.Helper()
+		tctx, cancel := context.WithTimeout(tab, 10*time.Second)
+		defer cancel()
+		if err := f(tctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cdp(func(ctx context.Context) error {
+		_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
+		return err
+	})
+	return func(off bool) {
+		t.Helper()
+		cdp(func(ctx context.Context) error {
+			if _, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
+				MatchedNetworkConditions: []*network.Conditions{{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}},
+			}); err != nil {
+				return err
+			}
+			_, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: off, DownloadThroughput: -1, UploadThroughput: -1})
+			return err
+		})
+	}
 }

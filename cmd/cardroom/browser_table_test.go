@@ -12,7 +12,6 @@ import (
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"cardroom.dev/services/kit/testenv"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
@@ -282,30 +281,7 @@ func TestBrowserTables(t *testing.T) {
 
 	t.Run("failed-act", func(t *testing.T) {
 		tab, table, ctx := browserTable(t, newTab, url, "sapotagem")
-		cdp := func(f func(ctx context.Context) error) {
-			t.Helper()
-			tctx, cancel := context.WithTimeout(tab, 10*time.Second)
-			defer cancel()
-			if err := f(tctx); err != nil {
-				t.Fatal(err)
-			}
-		}
-		cdp(func(ctx context.Context) error {
-			_, err := chromedp.Call(ctx, network.Enable, network.EnableParams{})
-			return err
-		})
-		offline := func(off bool) {
-			cdp(func(ctx context.Context) error {
-				_, err := chromedp.Call(ctx, network.EmulateNetworkConditionsByRule, network.EmulateNetworkConditionsByRuleParams{
-					MatchedNetworkConditions: []*network.Conditions{{Offline: off, DownloadThroughput: -1, UploadThroughput: -1}},
-				})
-				if err != nil {
-					return err
-				}
-				_, err = chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: off, DownloadThroughput: -1, UploadThroughput: -1})
-				return err
-			})
-		}
+		offline := networkSwitch(t, tab)
 		// The player's turn: the network drops, and the player moves.
 		runB(t, tab, 3*time.Minute, chromedp.Poll[chromedp.Void](`[...document.querySelectorAll("[data-testid=dock] [data-point]")].some((b) => b.checkVisibility())`))
 		offline(true)

@@ -15,6 +15,7 @@ import (
 
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -57,6 +58,9 @@ func screenshots(t *testing.T, tab context.Context, game string) {
 			t.Fatalf("at %dx%d the table is wider than the screen: %v", s.w, s.h, over)
 		}
 		checkAxe(t, tab, fmt.Sprintf("%s's table at %dx%d", game, s.w, s.h))
+		if s.name == "phone" {
+			phoneTogether(t, tab, game)
+		}
 		if dir == "" {
 			continue
 		}
@@ -73,6 +77,39 @@ func screenshots(t *testing.T, tab context.Context, game string) {
 		}
 	}
 	runB(t, tab, 30*time.Second, chromedp.EmulateReset())
+}
+
+// phoneTogether checks, on a phone, that the player's cards and the choices they act on are on
+// screen together: Saboteur's hand (kept at the bottom) with a cell lit for the picked card brought
+// into view; sabai-sabai's own row with the piles above it.
+func phoneTogether(t *testing.T, tab context.Context, game string) {
+	t.Helper()
+	pairs := map[string][2]string{
+		"saboteur":   {"[data-testid=cell-target]", "[data-testid=hand] .tiles"},
+		"sabaisabai": {".sb-centre", ".sb-row.mine"},
+	}
+	p, ok := pairs[game]
+	if !ok {
+		return
+	}
+	out := evalAsync[string](t, tab, fmt.Sprintf(`(async () => {
+		const choice = document.querySelector(%q), cards = document.querySelector(%q);
+		if (!choice || !cards) return "missing: " + (!choice ? %q : %q);
+		choice.scrollIntoView({block: "center", inline: "center"});
+		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+		const out = [];
+		for (const [name, el] of [["choice", choice], ["cards", cards]]) {
+			const r = el.getBoundingClientRect();
+			if (r.top < 0 || r.bottom > innerHeight || r.left < 0 || r.right > innerWidth) out.push(name + " at " + JSON.stringify(r));
+			// Not hidden under the dock: the element's middle is itself (or inside it).
+			const hit = document.elementFromPoint((r.left + r.right) / 2, (r.top + r.bottom) / 2);
+			if (hit && !el.contains(hit) && !hit.contains(el)) out.push(name + " covered by " + hit.outerHTML.slice(0, 80));
+		}
+		return out.join("; ");
+	})()`, p[0], p[1], p[0], p[1]))
+	if out != "" {
+		t.Fatalf("%s on a phone: the cards and the choices are not on screen together: %s", game, out)
+	}
 }
 
 type rect struct{ Left, Top, Right, Bottom float64 }
@@ -445,4 +482,141 @@ func TestBrowserSabaiByPointing(t *testing.T) {
 	checkResult(t, tab, ctx, gw, table)
 	checkAxe(t, tab, "sabai-sabai's result")
 	checkReplay(t, tab, ctx, gw, "http://"+front+"/", table, "sabaisabai", os.Getenv("CARDROOM_WEB_SCREENSHOTS"))
+}
+
+// TestBrowserSaboteurMaze: a ten-seat Saboteur 2 table made on the creation screen (the player and
+// nine bots) is played by pointing until the maze holds 14 cards (or the game ends with its last
+// maze on the table, of 12 cards at least; else another table). Then, at a desktop's size, "fit"
+// must show every card of the maze inside the frame; "+" must draw the tiles larger and, pressed
+// more, the maze wider than its frame, which a drag with the mouse must pan. At a phone's size the
+// page must stay no wider than the phone (the maze pans inside its frame), with the hand on screen.
+func TestBrowserSaboteurMaze(t *testing.T) {
+	front := serveForBrowsers(t)
+	url := "http://" + front + "/"
+	tab := newBrowser(t)()
+	runB(t, tab, 10*time.Second, chromedp.EmulateViewport(1280, 800))
+	signIn(t, tab, url, "Mira")
+	const cardsOnBoard = `document.querySelectorAll("[data-testid=board] .card-cell").length`
+	// Nine bots play fast, and a round's maze is cleared when it ends: the maze is watched between
+	// the player's turns too. A game whose last maze stayed small (the saboteurs won it early) is
+	// followed by another.
+	for table := 0; ; table++ {
+		if table == 3 {
+			t.Fatal("three ten-seat games ended without a maze of 12 cards on the table")
+		}
+		runB(t, tab, 30*time.Second, chromedp.Navigate(url+"#/create/saboteur"),
+			chromedp.Poll[chromedp.Void](`document.querySelectorAll("[data-testid^=seat-]").length > 0`))
+		setField(t, tab, "seats", "10")
+		runB(t, tab, 30*time.Second,
+			chromedp.Poll[chromedp.Void](`document.querySelectorAll("[data-testid^=seat-]").length === 9 && document.querySelector("[data-testid=verdict]").innerText.includes("accepts")`),
+			chromedp.Click(chromedp.CSS(`[data-testid=create]`)),
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid=board] [data-cell="0,0"]`)))
+		if n := evalJS[int](t, tab, `document.querySelectorAll(".sab-seat").length`); n != 10 {
+			t.Fatalf("the table shows %d dwarves, want 10", n)
+		}
+		for {
+			runB(t, tab, 2*time.Minute, chromedp.Poll[chromedp.Void](cardsOnBoard+` >= 14 || !!document.querySelector("[data-testid=act], [data-testid=result]")`))
+			if evalJS[int](t, tab, cardsOnBoard) >= 14 || evalJS[bool](t, tab, `!!document.querySelector("[data-testid=result]")`) {
+				break
+			}
+			before := acts(t, tab)
+			what := evalAsync[string](t, tab, pointSaboteur)
+			if strings.HasPrefix(what, "bad") {
+				t.Fatal(what)
+			}
+			if what == "" {
+				// Nothing to point at (the moves went meanwhile): wait for the next ones.
+				runB(t, tab, 2*time.Minute, chromedp.Poll[chromedp.Void](`!document.querySelector("[data-testid=act]") || !!document.querySelector("[data-testid=hand] button.tile-btn, [data-testid=discard-mode], [data-testid=seat-target], [data-testid=gold], [data-testid=result]")`))
+				continue
+			}
+			runB(t, tab, 30*time.Second, chromedp.Poll[chromedp.Void](fmt.Sprintf(`Object.keys(window.__cardroomActs || {}).length > %d || !!document.querySelector("[role=alert]")`, before)))
+		}
+		if n := evalJS[int](t, tab, cardsOnBoard); n >= 8+4 {
+			t.Logf("table %d: the maze holds %d cards", table+1, n)
+			break
+		}
+	}
+
+	type box struct{ Left, Top, Right, Bottom, ScrollWidth, ClientWidth, ScrollLeft float64 }
+	frame := func() box {
+		return evalJS[box](t, tab, `(() => { const f = document.querySelector("[data-testid=board]"), r = f.getBoundingClientRect();
+			return {Left: r.left, Top: r.top, Right: r.right, Bottom: r.bottom, ScrollWidth: f.scrollWidth, ClientWidth: f.clientWidth, ScrollLeft: f.scrollLeft} })()`)
+	}
+	click := func(label string) {
+		t.Helper()
+		runB(t, tab, 10*time.Second, chromedp.Click(chromedp.CSS(fmt.Sprintf(`.sab-board .zoom button[aria-label=%q]`, label))))
+		evalAsync[bool](t, tab, `new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))`)
+	}
+	click("fit the maze to the frame")
+	evalJS[bool](t, tab, `document.querySelector("[data-testid=board]").scrollIntoView({block: "nearest"}), true`)
+	f := frame()
+	outside := evalJS[[]string](t, tab, fmt.Sprintf(`[...document.querySelectorAll("[data-testid=board] .card-cell")].filter(c => {
+		const r = c.getBoundingClientRect();
+		return r.left < %f - 0.5 || r.right > %f + 0.5 || r.top < %f - 0.5 || r.bottom > %f + 0.5;
+	}).map(c => c.dataset.cell)`, f.Left, f.Right, f.Top, f.Bottom))
+	if len(outside) > 0 {
+		t.Fatalf("fitted, the maze's cards %v lie outside its frame %+v", outside, f)
+	}
+	small := cellRect(t, tab, "0,0")
+	for range 4 {
+		click("zoom in")
+	}
+	big := cellRect(t, tab, "0,0")
+	if big.Right-big.Left < 1.5*(small.Right-small.Left) {
+		t.Fatalf("zoomed in four times, the start is %.0f px wide, fitted %.0f", big.Right-big.Left, small.Right-small.Left)
+	}
+	// Further in (up to the most, 2.5 times the tile's size), the maze outgrows its frame.
+	for i := 0; i < 8 && frame().ScrollWidth <= frame().ClientWidth+200; i++ {
+		click("zoom in")
+	}
+	f = frame()
+	if f.ScrollWidth <= f.ClientWidth {
+		t.Fatalf("zoomed in (the start %.0f px wide, fitted %.0f), the maze (%.0f px; plane %s) still fits its frame (%.0f px): nothing to pan", big.Right-big.Left, small.Right-small.Left, f.ScrollWidth,
+			evalJS[string](t, tab, `document.querySelector("[data-testid=board] .plane").style.cssText`), f.ClientWidth)
+	}
+	// A drag to the right from the frame's middle scrolls the maze as far back (80 px, or what
+	// there is to the left when the maze is narrower). Bots play
+	// meanwhile: a card laid west of the maze moves it under the pointer, so a drag is tried thrice.
+	// The frame in the middle of the window, clear of the dock at its bottom.
+	evalJS[bool](t, tab, `document.querySelector("[data-testid=board]").scrollIntoView({block: "center"}), true`)
+	f = frame()
+	panned := ""
+	for try := 0; try < 3; try++ {
+		evalJS[bool](t, tab, `(() => { const f = document.querySelector("[data-testid=board]"); f.scrollLeft = (f.scrollWidth - f.clientWidth) / 2; return true })()`)
+		from := frame().ScrollLeft
+		d := math.Min(80, math.Floor(from))
+		x, y := (f.Left+f.Right)/2, (f.Top+f.Bottom)/2
+		runB(t, tab, 10*time.Second,
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x, y),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, x, y, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x+d/2, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x+d, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x+d, y, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+		to := frame().ScrollLeft
+		if d >= 20 && math.Abs((from-to)-d) <= 2 {
+			panned = ""
+			break
+		}
+		panned = fmt.Sprintf("a drag of %.0f px to the right moved the maze from %.0f to %.0f", d, from, to)
+	}
+	if panned != "" {
+		t.Fatal(panned)
+	}
+	checkAxe(t, tab, "a ten-seat maze")
+	dir := os.Getenv("CARDROOM_WEB_SCREENSHOTS")
+	if dir != "" {
+		click("fit the maze to the frame")
+		evalJS[bool](t, tab, `document.querySelector("section.table h1").scrollIntoView(), true`)
+		screenshot(t, tab, dir, "saboteur-maze")
+	}
+
+	runB(t, tab, 30*time.Second, chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile))
+	click("fit the maze to the frame")
+	if w := evalJS[int](t, tab, `document.documentElement.scrollWidth`); w > 390 {
+		t.Fatalf("with a ten-seat maze the page is %d px wide on a 390 px phone", w)
+	}
+	if in := evalJS[bool](t, tab, `(() => { const r = document.querySelector("[data-testid=hand] .tiles").getBoundingClientRect(); return r.top >= 0 && r.bottom <= innerHeight })()`); !in {
+		t.Fatal("with a ten-seat maze on a phone the hand is not on screen")
+	}
+	screenshot(t, tab, dir, "saboteur-maze-phone")
 }

@@ -43,16 +43,17 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// serveForBrowsers runs `cardroom serve` in the test process and returns its front address.
-func serveForBrowsers(t *testing.T) string {
+// serveForBrowsers runs `cardroom serve` in the test process and returns its front address; extra
+// flags follow the usual ones.
+func serveForBrowsers(t *testing.T, extra ...string) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan map[string]string, 1)
 	done := make(chan int, 1)
 	go func() {
-		done <- serve(ctx, []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "warn", "--rate-limit", "0",
-			"--ticket-max-wait", "2s"}, // bots fill a queued table after 2 s (the page says so)
-			func(string) string { return "" }, io.Discard, io.Discard, ready)
+		args := []string{"--listen", "127.0.0.1:0", "--metrics-listen", "", "--log-level", "warn", "--rate-limit", "0",
+			"--ticket-max-wait", "2s"} // bots fill a queued table after 2 s (the page says so)
+		done <- serve(ctx, append(args, extra...), func(string) string { return "" }, io.Discard, io.Discard, ready)
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	select {

@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// TestEdgesNeedNoGame fails when a package of the gateway or of the stats service can reach a
-// game's package, through any chain of imports (go list -deps; the packages' tests aside):
-// presentation belongs to the clients, the games' rules to their rules services, and workloads of
-// real games to this module. A game's packages are those of its module (services/<game>/...) and
+// TestEdgesNeedNoGame fails when a package of the gateway, of the stats service or of the Go
+// client library can reach a game's package, through any chain of imports (go list -deps; the
+// packages' tests aside): presentation belongs to the clients, the games' rules to their rules
+// services, and workloads of real games to this module. A game's packages are those of its module (services/<game>/...) and
 // its contract (proto/gen/cardroom/<game>/...). The stats service's main names the games whose
 // options it counts, so it may reach their contracts, never their modules.
 //
@@ -34,7 +34,7 @@ func TestEdgesNeedNoGame(t *testing.T) {
 	exempt := map[string]string{
 		"cardroom.dev/services/stats/cmd/stats": "names the games whose options the stats service counts",
 	}
-	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Deps}} {{.}}{{end}}", "cardroom.dev/gateway/...", "cardroom.dev/services/stats/...")
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}{{range .Deps}} {{.}}{{end}}", "cardroom.dev/gateway/...", "cardroom.dev/services/stats/...", "cardroom.dev/client/...")
 	cmd.Dir = "../.."
 	out, err := cmd.Output()
 	if err != nil {
@@ -59,6 +59,6 @@ func TestEdgesNeedNoGame(t *testing.T) {
 		}
 	}
 	if edges < 10 {
-		t.Fatalf("go list named %d packages of the gateway and stats: the layout changed", edges)
+		t.Fatalf("go list named %d packages of the gateway, stats and the client: the layout changed", edges)
 	}
 }

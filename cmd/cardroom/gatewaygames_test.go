@@ -7,6 +7,7 @@ import (
 	"cardroom.dev/gateway"
 	"cardroom.dev/gateway/gatewaytest"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/sabaisabai"
 	"cardroom.dev/services/saboteur"
@@ -32,6 +33,16 @@ func TestRealGames(t *testing.T) {
 				// A whole game at the reflex window's pace (800 ms a turn) outlasts the test;
 				// TestPersonBeatsBotsThroughTheHarness (services/sabaisabai) plays the timing.
 				req.Options = untimedSabai(t)
+			}
+			if d := g.GetDefaultOptions(); d != nil {
+				// The defaults a client's options editor starts from make a table the game plays.
+				req.Options = d
+			}
+			if g.GetGame() == "sponsio" {
+				var o sponsiov1.Options
+				if err := g.GetDefaultOptions().UnmarshalTo(&o); err != nil || len(o.GetCouponTable().GetCoupons()) != 16 {
+					t.Fatalf("Sponsio's default options %v (%v): want the 16 coupons of the standard table", &o, err)
+				}
 			}
 			cr, err := owner.C.CreateTable(owner.Ctx(), req)
 			if err != nil {

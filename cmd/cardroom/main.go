@@ -22,6 +22,8 @@ usage:
   cardroom bench [...]        load a running cardroom with bot tables and report actions/s,
                               latency and CPU per action (see cardroom bench -h)
   cardroom stats rebuild      recompute the stats aggregates from the event stream
+  cardroom events export      write the event stream as Parquet tables for analysts, resumable
+                              (see cardroom events -h)
   cardroom games              list the games this binary serves
 `
 
@@ -46,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return loadgen.Main(ctx, args[1:], stdout, stderr)
 	case "stats":
 		return statsCommand(ctx, args[1:], os.Getenv, stdout, stderr)
+	case "events":
+		return eventsCommand(ctx, args[1:], os.Getenv, stdout, stderr)
 	case "games":
 		for _, e := range engines() {
 			i := e.Info()

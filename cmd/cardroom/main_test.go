@@ -24,6 +24,9 @@ func TestHelp(t *testing.T) {
 		{[]string{"bench", "--help"}, "--tables N"},
 		{[]string{"stats", "--help"}, "cardroom stats rebuild"},
 		{[]string{"stats", "rebuild", "--help"}, "--nats-url"},
+		{[]string{"events", "--help"}, "cardroom events export --dir DIR"},
+		{[]string{"events", "export", "--help"}, "--nats-url"},
+		{[]string{"events", "export", "--dir", "x", "-h"}, "--skip-lost"},
 	}
 	for _, tc := range cases {
 		var out, errOut bytes.Buffer
@@ -35,7 +38,7 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%v: the help is printed %d times or lacks %q:\n%s", tc.args, n, tc.want, out.String())
 		}
 	}
-	for _, args := range [][]string{{"serve", "--no-such-flag"}, {"bench", "--no-such-flag"}, {"stats", "rebuild", "--no-such-flag"}} {
+	for _, args := range [][]string{{"serve", "--no-such-flag"}, {"bench", "--no-such-flag"}, {"stats", "rebuild", "--no-such-flag"}, {"events", "export", "--dir", "x", "--no-such-flag"}} {
 		var out, errOut bytes.Buffer
 		if code := run(t.Context(), args, &out, &errOut); code != 2 || !strings.Contains(errOut.String(), "no-such-flag") {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errOut.String())

@@ -91,10 +91,19 @@ type Env struct {
 	// kills stop gateway replicas: their background work ends and their server stops, as if the
 	// process died (their leases in the lobby run out).
 	kills []func()
+	// restarts stop gateway replicas and start them again on the same address.
+	restarts []func() *gateway.Server
 }
 
 // Kill stops gateway replica gw as if it died.
 func (e *Env) Kill(gw int) { e.kills[gw]() }
+
+// Restart stops gateway replica gw as if it died (Kill; nothing more if it was killed already) and,
+// once its server has stopped, starts a new replica with the same options on the same address, over
+// the same stores and bus, as a restarted process would be. It returns when the new replica serves.
+func (e *Env) Restart(gw int) {
+	e.GWs[gw] = e.restarts[gw]()
+}
 
 func NewEnv(t testing.TB, o EnvOptions) *Env {
 	t.Helper()
@@ -238,28 +247,59 @@ func NewEnv(t testing.TB, o EnvOptions) *Env {
 		}
 		gb := connectBus(opt.Replica)
 		e.GatewayBuses = append(e.GatewayBuses, gb)
-		gw, err := gateway.New(opt, e.Lobby, gb, conns)
+		// start runs replica i on lis until it is killed.
+		var start func(lis net.Listener) *gateway.Server
+		start = func(lis net.Listener) *gateway.Server {
+			gw, err := gateway.New(opt, e.Lobby, gb, conns)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gctx, stop := context.WithCancel(ctx)
+			wg.Add(1)
+			go func() { defer wg.Done(); _ = gw.Run(gctx) }()
+			opts := gateway.ServerOptions(opt)
+			if o.GatewayUnary != nil {
+				opts = append(opts, grpc.UnaryInterceptor(o.GatewayUnary))
+			}
+			gs := grpc.NewServer(append([]grpc.ServerOption{grpc.MaxRecvMsgSize(1 << 20)}, opts...)...)
+			gw.Register(gs, nil)
+			served := make(chan struct{})
+			go func() { defer close(served); _ = gs.Serve(lis) }()
+			t.Cleanup(gs.Stop)
+			var once sync.Once
+			kill := func() {
+				once.Do(func() {
+					stop()
+					// Not waited for: the caller may be one of the server's own calls.
+					go gs.Stop()
+				})
+			}
+			if i < len(e.kills) {
+				e.kills[i] = kill
+			} else {
+				e.kills = append(e.kills, kill)
+			}
+			if i < len(e.restarts) {
+				e.restarts[i] = func() *gateway.Server {
+					kill()
+					<-served
+					// The same address again (listeners reuse a port whose connections are closing).
+					lis, err := net.Listen("tcp", lis.Addr().String())
+					if err != nil {
+						t.Fatal(err)
+					}
+					return start(lis)
+				}
+			}
+			return gw
+		}
+		lis, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			t.Fatal(err)
 		}
-		gctx, stop := context.WithCancel(ctx)
-		wg.Add(1)
-		go func() { defer wg.Done(); _ = gw.Run(gctx) }()
-		e.GWs = append(e.GWs, gw)
-		opts := gateway.ServerOptions(opt)
-		if o.GatewayUnary != nil {
-			opts = append(opts, grpc.UnaryInterceptor(o.GatewayUnary))
-		}
-		addr, gs := serveOn(func(gs *grpc.Server) { gw.Register(gs, nil) }, opts...)
-		e.Addrs = append(e.Addrs, addr)
-		var once sync.Once
-		e.kills = append(e.kills, func() {
-			once.Do(func() {
-				stop()
-				// Not waited for: the caller may be one of the server's own calls.
-				go gs.Stop()
-			})
-		})
+		e.Addrs = append(e.Addrs, lis.Addr().String())
+		e.restarts = append(e.restarts, nil)
+		e.GWs = append(e.GWs, start(lis))
 	}
 	return e
 }

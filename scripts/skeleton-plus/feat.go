@@ -4,7 +4,8 @@ package main
 // carrying, per action, the transport and storage work that cardroom's contract requires and the
 // plain skeleton leaves out, each switched on by a word of SKEL_FEATURES (comma-separated; all
 // five is the comparison `scripts/perf-pair-procs --mode serve --plus` makes). The sizes are cardroom's, measured under
-// `cardroom bench` (500 tables, every game; docs/performance.md, 2026-12-03):
+// `cardroom bench` (500 tables, every game; docs/performance-log.md, "Against the physical limit:
+// the skeleton plus what cardroom's contract carries", 2026-12-03):
 //
 //	log       the commit also appends the action's events to the table's log (RPUSH), records
 //	          the action id (HSETNX, refused if seen) and puts the table in the outbox (ZADD),

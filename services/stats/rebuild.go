@@ -55,7 +55,7 @@ func Rebuild(ctx context.Context, b *bus.Bus, dst Store, opt RebuildOptions) (ui
 		batch = batch[:0]
 		return nil
 	}
-	err := b.ReplayPublic(ctx, 2*opt.Batch, func(m bus.Received) error {
+	err := b.ReadPublic(ctx, bus.ReadFrom{}, 2*opt.Batch, func(m bus.Received) error {
 		batch = append(batch, Message{Subject: m.Subject, Data: m.Data, Seq: m.StreamSeq})
 		if len(batch) >= opt.Batch {
 			return flush()

@@ -2,16 +2,8 @@
 // accounts), so that a player is the same on every device. The browser's device sign-in stays the
 // default; this replaces it in this browser until sign-out.
 import { useState } from "preact/hooks";
-import { ConnectError, Code } from "@connectrpc/connect";
-import { api, saveSession, type Session } from "./api";
-import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
-
-function errorText(e: unknown): string {
-  const ce = ConnectError.from(e);
-  const v = ce.findDetails(RuleViolationSchema)[0];
-  if (v) return `${v.message} (${v.code})`;
-  return `${ce.rawMessage} (${Code[ce.code]})`;
-}
+import { cardroom, saveSession } from "./api";
+import { errorText } from "./nav";
 
 export function Account() {
   const [user, setUser] = useState("");
@@ -20,14 +12,7 @@ export function Account() {
   const submit = (register: boolean) => async (e: Event) => {
     e.preventDefault();
     try {
-      const r = await api.signIn({ credential: { case: "password", value: { userName: user.trim(), password, register } } });
-      const s: Session = {
-        token: r.sessionToken,
-        playerId: r.playerId,
-        name: r.displayName,
-        expires: r.expiresAt ? Number(r.expiresAt.seconds) * 1000 : Date.now() + 3600e3,
-      };
-      saveSession(s);
+      saveSession(await cardroom.signInPassword(user.trim(), password, { register }));
       localStorage.removeItem("cardroom.signedOut");
       location.reload(); // the page starts again as that player
     } catch (e) {

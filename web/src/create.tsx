@@ -5,11 +5,12 @@
 // copied here.
 import { useEffect, useState } from "preact/hooks";
 import { create } from "@bufbuild/protobuf";
-import { anyPack, DurationSchema, type Any } from "@bufbuild/protobuf/wkt";
-import { ConnectError, Code } from "@connectrpc/connect";
+import { anyPack, anyUnpack, DurationSchema, type Any } from "@bufbuild/protobuf/wkt";
 import { api, newActionId, once } from "./api";
-import { gameName } from "./room";
-import { BotLevel, RuleViolationSchema, TimeLimitsSchema, type RuleViolation } from "./gen/cardroom/game/v1/game_pb";
+import { CouponEditor, rowsOf, tableOf, type CouponRow } from "./coupons";
+import { gameName } from "./games/common";
+import { errorText, go } from "./nav";
+import { BotLevel, TimeLimitsSchema, type RuleViolation } from "./gen/cardroom/game/v1/game_pb";
 import type { GameInfo } from "./gen/cardroom/gateway/v1/gateway_pb";
 import { OptionsSchema as SapotagemOptions } from "./gen/cardroom/sapotagem/v1/sapotagem_pb";
 import { Mode, OptionsSchema as SaboteurOptions } from "./gen/cardroom/saboteur/v1/saboteur_pb";
@@ -66,8 +67,21 @@ interface Choices {
   throwWindowMs: number; // -1: the game's default
   peek: number;
   noseS: number; // 0: the game's 5 s
+  botPace: string; // a key of botPaces
   removedColour: Colour;
+  coupons: CouponRow[] | null; // Sponsio's own coupon table; null: the standard one
 }
+
+// ms makes a Duration of milliseconds.
+const ms = (n: number) => create(DurationSchema, { seconds: BigInt(Math.floor(n / 1000)), nanos: (n % 1000) * 1e6 });
+
+// sabai-sabai's bots' pace (Ruling B1): each bot's throw delay drawn between min and max after a
+// discard, and its discard after think from its draw; "" leaves the game's (400-900 ms, 300 ms).
+const botPaces: Record<string, { name: string; min: number; max: number; think: number }> = {
+  quick: { name: "quick: throws 0.2–0.5 s after a discard, discards 0.15 s after drawing", min: 200, max: 500, think: 150 },
+  slow: { name: "slow: throws 0.8–1.6 s after a discard, discards 0.8 s after drawing", min: 800, max: 1600, think: 800 },
+  instant: { name: "at once (tables of bots only: a person cannot keep up)", min: 0, max: 0, think: 0 },
+};
 
 function options(c: Choices): Any | undefined {
   switch (c.game) {
@@ -76,7 +90,8 @@ function options(c: Choices): Any | undefined {
     case "saboteur":
       return anyPack(SaboteurOptions, create(SaboteurOptions, { mode: c.saboteurMode, classicDiscardTwoToRepair: c.discardTwo }));
     case "sabaisabai": {
-      const ms = c.throwWindowMs;
+      const w = c.throwWindowMs;
+      const pace = botPaces[c.botPace];
       return anyPack(
         SabaiOptions,
         create(SabaiOptions, {
@@ -84,12 +99,17 @@ function options(c: Choices): Any | undefined {
           throwForOthers: c.throwForOthers,
           peekAtStart: c.peek,
           noseDeadline: c.noseS ? create(DurationSchema, { seconds: BigInt(c.noseS) }) : undefined,
-          throwWindow: ms < 0 ? undefined : create(DurationSchema, { seconds: BigInt(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 }),
+          throwWindow: w < 0 ? undefined : ms(w),
+          botReactionMin: pace && ms(pace.min),
+          botReactionMax: pace && ms(pace.max),
+          botThink: pace && ms(pace.think),
         }),
       );
     }
-    case "sponsio":
-      return anyPack(SponsioOptions, create(SponsioOptions, { removedColour: c.removedColour }));
+    case "sponsio": {
+      const t = c.coupons ? tableOf(c.coupons) : undefined;
+      return anyPack(SponsioOptions, create(SponsioOptions, { removedColour: c.removedColour, couponTable: typeof t === "string" ? undefined : t }));
+    }
   }
   return undefined;
 }
@@ -112,17 +132,6 @@ function probes(c: Choices, g: GameInfo | undefined): [string, Choices][] {
 async function check(c: Choices): Promise<RuleViolation | null> {
   const r = await api.checkTableOptions({ game: c.game, seats: c.seats, options: options(c) });
   return r.accepted ? null : (r.refusal ?? null);
-}
-
-function errorText(e: unknown): string {
-  const ce = ConnectError.from(e);
-  const v = ce.findDetails(RuleViolationSchema)[0];
-  if (v) return `${v.message} (${v.code})`;
-  return `${ce.rawMessage} (${Code[ce.code]})`;
-}
-
-function go(screen: string, id = "") {
-  location.hash = id ? `#/${screen}/${encodeURIComponent(id)}` : `#/${screen}`;
 }
 
 // A seat other than the creator's: left for a person (who joins with the invite code) or a bot.
@@ -174,7 +183,9 @@ export function CreateTable({ game }: { game: string }) {
     throwWindowMs: -1,
     peek: 0,
     noseS: 0,
+    botPace: "",
     removedColour: Colour.UNSPECIFIED,
+    coupons: null,
   });
   const [others, setOthers] = useState<SeatChoice[]>([]);
   const [isPublic, setPublic] = useState(false);
@@ -185,6 +196,9 @@ export function CreateTable({ game }: { game: string }) {
   const [err, setErr] = useState("");
   const [busy, setBusy] = useState(false);
   const info = games.find((g) => g.game === c.game);
+  // What the player typed that cannot be read (a coupon's options): said at once, not asked.
+  const typed = c.game === "sponsio" && c.coupons ? tableOf(c.coupons) : undefined;
+  const typedErr = typeof typed === "string" ? typed : "";
 
   useEffect(() => {
     api.listGames({}).then((r) => setGames(r.games), (e) => setErr(errorText(e)));
@@ -200,7 +214,7 @@ export function CreateTable({ game }: { game: string }) {
   }, [c.seats]);
   // Ask the engine, 250 ms after the last change, about the choices as they are and each next one.
   useEffect(() => {
-    if (!info || c.seats === 0) return;
+    if (!info || c.seats === 0 || typedErr) return;
     setVerdict(undefined);
     let stale = false;
     const t = setTimeout(async () => {
@@ -220,7 +234,7 @@ export function CreateTable({ game }: { game: string }) {
       stale = true;
       clearTimeout(t);
     };
-  }, [c, info]);
+  }, [c, info, typedErr]);
 
   const set = (p: Partial<Choices>) => setC((prev) => ({ ...prev, ...p }));
   const pickGame = (g: string) => {
@@ -233,6 +247,15 @@ export function CreateTable({ game }: { game: string }) {
     setBusy(true);
     setErr("");
     try {
+      // Clicked while the game was still being asked: ask now, and create only what it accepts.
+      if (verdict === undefined) {
+        const v = await check(c);
+        if (v) {
+          setVerdict(v);
+          setBusy(false);
+          return;
+        }
+      }
       const r = await once((requestId) =>
         api.createTable({
           game: c.game,
@@ -266,6 +289,7 @@ export function CreateTable({ game }: { game: string }) {
     }
   };
 
+  const standardTable = c.game === "sponsio" && info?.defaultOptions ? anyUnpack(info.defaultOptions, SponsioOptions)?.couponTable : undefined;
   const seatNumbers = info ? Array.from({ length: info.maxSeats - info.minSeats + 1 }, (_, i) => info.minSeats + i) : [];
   const allBots = others.every((s) => s !== "person");
   return (
@@ -426,6 +450,18 @@ export function CreateTable({ game }: { game: string }) {
               Cards each player sees at the deal{" "}
               <input type="number" min={0} max={4} value={c.peek} onInput={(e) => set({ peek: Number(e.currentTarget.value) })} data-testid="peek" />
             </label>
+            <label class="line">
+              Bots' pace{" "}
+              <select value={c.botPace} onChange={(e) => set({ botPace: e.currentTarget.value })} data-testid="bot-pace">
+                <option value="">the game's: throws 0.4–0.9 s after a discard, discards 0.3 s after drawing</option>
+                {Object.entries(botPaces).map(([k, p]) => (
+                  <option key={k} value={k}>
+                    {p.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <p class="hint">The time each player has for a move is the table's (below).</p>
           </fieldset>
         )}
 
@@ -444,6 +480,17 @@ export function CreateTable({ game }: { game: string }) {
               <Refusal v={c.removedColour === Colour.UNSPECIFIED ? refused.colour : undefined} id="why-colour" />
             </label>
             <p class="hint">Sponsio is played over five rounds at most: its options have no number of rounds.</p>
+            <div class="choices" role="radiogroup" aria-label="coupon table">
+              <label>
+                <input type="radio" name="coupons" checked={!c.coupons} onChange={() => set({ coupons: null })} data-testid="coupons-standard" /> the standard
+                coupon table
+              </label>
+              <label>
+                <input type="radio" name="coupons" checked={!!c.coupons} onChange={() => set({ coupons: rowsOf(standardTable) })} disabled={!standardTable} data-testid="coupons-own" />{" "}
+                a coupon table of my own (starting from the standard one)
+              </label>
+            </div>
+            {c.coupons && <CouponEditor rows={c.coupons} onChange={(coupons) => set({ coupons })} />}
           </fieldset>
         )}
 
@@ -475,15 +522,21 @@ export function CreateTable({ game }: { game: string }) {
           </label>
         </fieldset>
 
-        <p aria-live="polite" data-testid="verdict" class={verdict ? "error" : ""}>
-          {verdict === undefined ? "Asking the game…" : verdict ? `The game refuses this table: ${verdict.message} (${verdict.code})` : "The game accepts this table."}
+        <p aria-live="polite" data-testid="verdict" class={verdict || typedErr ? "error" : ""}>
+          {typedErr
+            ? `This cannot be read: ${typedErr}.`
+            : verdict === undefined
+              ? "Asking the game…"
+              : verdict
+                ? `The game refuses this table: ${verdict.message} (${verdict.code})`
+                : "The game accepts this table."}
         </p>
         {err && (
           <p role="alert" class="error">
             {err}
           </p>
         )}
-        <button type="submit" disabled={busy || verdict !== null} data-testid="create">
+        <button type="submit" disabled={busy || !!verdict || !!typedErr} data-testid="create">
           {allBots ? "Create and start" : "Create table"}
         </button>{" "}
         <button type="button" onClick={() => go("lobby")}>

@@ -2,8 +2,7 @@ import { render } from "preact";
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/hooks";
 import { ConnectError, Code } from "@connectrpc/connect";
 import { timestampDate, type Any } from "@bufbuild/protobuf/wkt";
-import { api, lastName, loadSession, newActionId, once, saveSession, signIn, signedOut, signOutEverywhere, type Session } from "./api";
-import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
+import { api, cardroom, lastName, loadSession, signIn, signedOut, signOutEverywhere, type Session } from "./api";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
 import { BotLevel, PlayerKind, type Outcome, type PlayerRef, type TableSummary } from "./gen/cardroom/game/v1/game_pb";
@@ -16,6 +15,7 @@ import { SaboteurPane } from "./games/saboteur";
 import { SabaiClock, SabaiPane, sabaiStatus, sabaiView } from "./games/sabaisabai";
 import { Leaderboard, Profile, Room } from "./room";
 import { CreateTable } from "./create";
+import { errorText, go } from "./nav";
 import "./style.css";
 
 // Where the player is, kept in the URL's hash (and so across reloads): #/, #/private/<table>,
@@ -57,21 +57,6 @@ function LevelSelect({ value, onChange, label }: { value: BotLevel; onChange: (l
       </select>
     </label>
   );
-}
-
-function go(screen: string, id = "") {
-  location.hash = id ? `#/${screen}/${encodeURIComponent(id)}` : `#/${screen}`;
-}
-
-export function errorText(e: unknown): string {
-  const ce = ConnectError.from(e);
-  const v = ce.findDetails(RuleViolationSchema)[0];
-  if (v) return `${v.message} (${v.code})`;
-  // A request that never reached the server: said as a person would.
-  if (ce.code === Code.Unavailable || ce.code === Code.Unknown || /fetch|network/i.test(ce.rawMessage))
-    return navigator.onLine ? "the server could not be reached" : "this device is offline";
-  if (ce.code === Code.DeadlineExceeded) return "the server took too long to answer";
-  return `${ce.rawMessage} (${Code[ce.code]})`;
 }
 
 // A table id as the API takes it: 1 to 64 letters, digits, '-' or '_'.
@@ -194,10 +179,7 @@ function Lobby() {
   const queue = async (g: GameInfo) => {
     const game = g.game;
     try {
-      const r = await once((requestId) =>
-        api.enqueueTicket({ game, minSeats: g.usualSeats, maxSeats: g.usualSeats, botsMayFill: true, botLevel: fill, requestId }),
-      );
-      go("queue", r.ticketId);
+      go("queue", await cardroom.enqueue({ game, minSeats: g.usualSeats, maxSeats: g.usualSeats, botsMayFill: true, botLevel: fill }));
     } catch (e) {
       setErr(errorText(e));
     }
@@ -205,8 +187,7 @@ function Lobby() {
   const join = async (e: any) => {
     e.preventDefault();
     try {
-      const r = await api.joinTable({ inviteCode: code.trim().toUpperCase() });
-      go("private", r.table!.tableId);
+      go("private", (await cardroom.joinTable(code.trim().toUpperCase())).id);
     } catch (e) {
       setErr(errorText(e));
     }
@@ -260,7 +241,7 @@ function Queue({ id }: { id: string }) {
     const ac = new AbortController();
     (async () => {
       try {
-        for await (const r of api.watchTicket({ ticketId: id }, { signal: ac.signal })) {
+        for await (const r of cardroom.watchTicket(id, ac.signal)) {
           setState(`${TicketState[r.state].toLowerCase()}, ${r.playersWaiting} waiting`);
           if (r.state === TicketState.MATCHED) return go("table", r.tableId);
           if (r.state === TicketState.CANCELLED) return setErr("the ticket was cancelled");
@@ -339,15 +320,15 @@ function PrivateTable({ id, me }: { id: string; me: Session }) {
       {owner && (
         <p>
           <LevelSelect value={level} onChange={setLevel} label="Level" />{" "}
-          <button onClick={act(() => api.addBots({ tableId: id, count: 1, requestId: newActionId(), level }))} data-testid="add-bot">
+          <button onClick={act(async () => ({ table: await cardroom.table(id).addBots(1, level) }))} data-testid="add-bot">
             Add a bot
           </button>{" "}
-          <button onClick={act(() => api.startTable({ tableId: id }))} data-testid="start">
+          <button onClick={act(async () => ({ table: await cardroom.table(id).start() }))} data-testid="start">
             Start
           </button>
         </p>
       )}
-      <button onClick={act(async () => (await api.leaveTable({ tableId: id }), go("lobby"), {}))}>Leave</button>
+      <button onClick={act(async () => (await cardroom.table(id).leave(), go("lobby"), {}))}>Leave</button>
     </section>
   );
 }
@@ -402,100 +383,66 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
   };
   const nameOf = useMemo(() => seatNamer(d.summary, d.seat), [d.summary, d.seat]);
 
+  // The table through the client package: its Watch resumes after the last event delivered (no
+  // gap, no duplicate) with a growing pause between failed tries, and keeps the view current (one
+  // GetView after the events of one burst, one at a time).
+  const table = useMemo(() => cardroom.table(id), [id]);
   useEffect(() => {
     const ac = new AbortController();
-    let viewBusy = false,
-      viewAgain = false;
-    // The view after the latest event: one GetView at a time, the events that came meanwhile
-    // folded into the next one.
-    const refreshView = async () => {
-      if (viewBusy) {
-        viewAgain = true;
-        return;
-      }
-      viewBusy = true;
-      try {
-        do {
-          viewAgain = false;
-          const v = await api.getView({ tableId: id }, { signal: ac.signal });
-          update(() => ({
-            view: unpack(v.view),
-            raw: v.view ?? null,
-            summary: v.table ?? null,
-            seat: v.seat,
-            deadline: v.deadline ? timestampDate(v.deadline).getTime() : null,
-          }));
-        } while (viewAgain && !ac.signal.aborted);
-      } catch (e) {
-        if (!ac.signal.aborted) setErr(errorText(e));
-      } finally {
-        viewBusy = false;
-      }
-    };
-    // The events of one burst (one network read) ask for one view.
-    let viewSoon = false;
-    const viewAfterEvents = () => {
-      if (viewSoon) return;
-      viewSoon = true;
-      setTimeout(() => {
-        viewSoon = false;
-        refreshView();
-      }, 0);
-    };
     (async () => {
-      let backoff = 250;
       w.__cardroomSeqs = [];
-      while (!ac.signal.aborted) {
-        try {
-          // Resumes after the last event seen: no gap, no duplicate.
-          const stream = api.watch({ tableId: id, afterSequence: BigInt(data.current.lastSeq), includeLegalActions: !spectate }, { signal: ac.signal });
-          refreshView();
-          let first = true;
-          for await (const r of stream) {
-            if (first) setStatus("connected"), (first = false);
-            backoff = 250;
-            if (r.event) {
-              const ev = r.event;
-              const seq = Number(ev.sequence);
-              if (seq <= data.current.lastSeq) continue;
-              (w.__cardroomRecv ??= {})[seq] = performance.timeOrigin + performance.now();
-              const fin = ev.payload?.typeUrl.endsWith(".TableFinished") ? unpackOutcome(ev) : null;
-              update((x) => ({ events: [...x.events, ev], lastSeq: seq, finished: fin ?? x.finished }));
-              w.__cardroomSeqs.push(seq);
-              (w.__cardroomVersions ??= {})[seq] = Number(ev.version);
-              viewAfterEvents();
-            }
-            if (r.legalActions) {
-              const labels = r.legalActions.labels;
-              const name = seatNamer(data.current.summary, data.current.seat);
-              const legal = r.legalActions.actions.map((a, i) => {
-                const plain = unpack(a) ?? {};
-                // The engine's label when the gateway gives one; else the action's fields in words.
-                return { action: a, plain, text: labels[i] || words(plain, name) };
-              });
-              update(() => ({ legal }));
-              setPick(null);
-            }
+      try {
+        const updates = table.watch({
+          signal: ac.signal,
+          includeLegalActions: !spectate,
+          batch: false,
+          view: true,
+          onConnect: () => setStatus("connected"),
+          onDrop: (e, ended) => {
+            setStatus(ended ? "reconnecting (the stream ended)" : `reconnecting (${errorText(e)})`);
+            if (!ended) w.__cardroomReconnects = (w.__cardroomReconnects ?? 0) + 1;
+          },
+          onViewError: (e) => setErr(errorText(e)),
+        });
+        for await (const u of updates) {
+          for (const ev of u.events) {
+            const seq = Number(ev.sequence);
+            (w.__cardroomRecv ??= {})[seq] = performance.timeOrigin + performance.now();
+            const fin = ev.payload?.typeUrl.endsWith(".TableFinished") ? unpackOutcome(ev) : null;
+            update((x) => ({ events: [...x.events, ev], lastSeq: seq, finished: fin ?? x.finished }));
+            w.__cardroomSeqs.push(seq);
+            (w.__cardroomVersions ??= {})[seq] = Number(ev.version);
           }
-          if (data.current.finished) return;
-          setStatus("reconnecting (the stream ended)");
-        } catch (e) {
-          if (ac.signal.aborted) return;
-          const ce = ConnectError.from(e);
-          if (ce.code === Code.NotFound || ce.code === Code.PermissionDenied || ce.code === Code.Unauthenticated || ce.code === Code.InvalidArgument) {
-            // Nothing to reconnect to: say so, and offer the way back.
-            setGone(ce.code === Code.NotFound ? `There is no table ${id}.` : errorText(e));
-            return;
+          if (u.view) {
+            const v = u.view;
+            update(() => ({
+              view: unpack(v.view),
+              raw: v.view ?? null,
+              summary: v.table ?? null,
+              seat: v.seat,
+              deadline: v.deadline ? timestampDate(v.deadline).getTime() : null,
+            }));
           }
-          setStatus(`reconnecting (${errorText(e)})`);
-          w.__cardroomReconnects = (w.__cardroomReconnects ?? 0) + 1;
+          if (u.choices) {
+            const labels = u.choices.labels;
+            const name = seatNamer(data.current.summary, data.current.seat);
+            const legal = u.choices.actions.map((a, i) => {
+              const plain = unpack(a) ?? {};
+              // The engine's label when the gateway gives one; else the action's fields in words.
+              return { action: a, plain, text: labels[i] || words(plain, name) };
+            });
+            update(() => ({ legal }));
+            setPick(null);
+          }
         }
-        await new Promise((res) => setTimeout(res, backoff));
-        backoff = Math.min(backoff * 2, 5000);
+      } catch (e) {
+        if (ac.signal.aborted) return;
+        // Nothing to reconnect to: say so, and offer the way back.
+        setGone(ConnectError.from(e).code === Code.NotFound ? `There is no table ${id}.` : errorText(e));
       }
     })();
     return () => ac.abort();
-  }, [id, spectate]);
+  }, [table, spectate]);
 
   const act = async (l: Legal) => {
     const before = data.current.legal;
@@ -503,7 +450,7 @@ function TableScreen({ id, me, spectate }: { id: string; me: Session | null; spe
       setErr("");
       setPick(null);
       update(() => ({ legal: [] }));
-      const r = await api.act({ tableId: id, action: l.action, actionId: newActionId() });
+      const r = await table.act(l.action);
       // For measurements: when this page's Act returned, by table version.
       (w.__cardroomActs ??= {})[String(r.version)] = performance.timeOrigin + performance.now();
     } catch (e) {

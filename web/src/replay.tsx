@@ -7,7 +7,8 @@ import type { Any } from "@bufbuild/protobuf/wkt";
 import type { Event } from "./gen/cardroom/events/v1/events_pb";
 import type { TableSummary } from "./gen/cardroom/game/v1/game_pb";
 import { gameName, type PaneProps } from "./games";
-import { EventLog, Result, Seats, errorText, sayer, seatNamer, unpackCached } from "./main";
+import { EventLog, Result, Seats, sayer, seatNamer, unpackCached } from "./main";
+import { errorText } from "./nav";
 import { unpack, type PlainObj } from "./plain";
 
 interface Step {

@@ -2,11 +2,12 @@
 // player's own games to resume, player pages with ratings and a rating chart, and leaderboards.
 // Everything comes from the gateway (ListTables, ListMyTables, GetPlayerProfile, GetLeaderboard).
 import { useEffect, useState } from "preact/hooks";
-import { ConnectError, Code } from "@connectrpc/connect";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { api } from "./api";
+import { gameName, gameNames } from "./games/common";
+import { errorText, go } from "./nav";
 import { Account } from "./account";
-import { RuleViolationSchema, PlayerKind, type PlayerRef } from "./gen/cardroom/game/v1/game_pb";
+import { PlayerKind, type PlayerRef } from "./gen/cardroom/game/v1/game_pb";
 import {
   TableState,
   type GetGameFiguresResponse,
@@ -15,27 +16,6 @@ import {
   type ListMyTablesResponse,
   type Table,
 } from "./gen/cardroom/gateway/v1/gateway_pb";
-
-// Games by the names people write them.
-export const gameNames: Record<string, string> = {
-  sapotagem: "Sapotagem",
-  sponsio: "Sponsio",
-  sabaisabai: "sabai-sabai",
-  saboteur: "Saboteur 2",
-};
-
-export const gameName = (g: string) => gameNames[g] ?? g;
-
-function go(screen: string, id = "") {
-  location.hash = id ? `#/${screen}/${encodeURIComponent(id)}` : `#/${screen}`;
-}
-
-function errorText(e: unknown): string {
-  const ce = ConnectError.from(e);
-  const v = ce.findDetails(RuleViolationSchema)[0];
-  if (v) return `${v.message} (${v.code})`;
-  return `${ce.rawMessage} (${Code[ce.code]})`;
-}
 
 function who(p: PlayerRef | undefined): string {
   if (!p) return "";

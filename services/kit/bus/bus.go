@@ -2,7 +2,7 @@
 // rules service sends one live update (cardroom.rules.v1.TableUpdate, plain NATS, kept nowhere) to
 // the gateways that watch the table (Feed), and puts the commit's public events on one JetStream
 // stream, which the stats service reads with a durable consumer whose position it keeps
-// (ConsumePublic) or once from the start (ReplayPublic). The gateways' notifications ride plain
+// (ConsumePublic) or once up to its end (ReadPublic). The gateways' notifications ride plain
 // NATS too (Notify, Listen). Trace context rides in every message's headers and comes out of every
 // delivery. Every subject and the stream's name derive from one prefix (Subjects), so several
 // cardroom instances can share a NATS server.
@@ -469,4 +469,22 @@ func transientAPIError(err error) bool {
 		return apiErr.Code == 503
 	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)
+}
+
+// SequenceRange is the stream's first and last sequences: 0 and 0 for a stream that never held a
+// message, first = last+1 for one whose messages all aged out.
+func (b *Bus) SequenceRange(ctx context.Context) (first, last uint64, err error) {
+	err = RetryAPI(ctx, func(ctx context.Context) error {
+		s, err := b.js.Stream(ctx, b.stream)
+		if err != nil {
+			return fmt.Errorf("stream info: %w", err)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			return fmt.Errorf("stream info: %w", err)
+		}
+		first, last = info.State.FirstSeq, info.State.LastSeq
+		return nil
+	})
+	return first, last, err
 }

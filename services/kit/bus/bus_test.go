@@ -448,7 +448,7 @@ func TestWatchStalledServer(t *testing.T) {
 }
 
 // TestReaders: ConsumePublic delivers every table's public events after its position, in order,
-// with consumer sequences without a gap and the publishers' trace context; ReplayPublic hands over
+// with consumer sequences without a gap and the publishers' trace context; ReadPublic hands over
 // the whole stream as it stood and returns.
 func TestReaders(t *testing.T) {
 	otel.SetTextMapPropagator(propagation.TraceContext{})
@@ -493,7 +493,7 @@ func TestReaders(t *testing.T) {
 			}
 		}
 		var replayed []uint64
-		err = b.ReplayPublic(t.Context(), 2, func(m bus.Received) error {
+		err = b.ReadPublic(t.Context(), bus.ReadFrom{}, 2, func(m bus.Received) error {
 			replayed = append(replayed, m.StreamSeq)
 			return nil
 		})
@@ -502,8 +502,59 @@ func TestReaders(t *testing.T) {
 		}
 		stop := errors.New("stop")
 		n := 0
-		if err := b.ReplayPublic(t.Context(), 0, func(bus.Received) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+		if err := b.ReadPublic(t.Context(), bus.ReadFrom{}, 0, func(bus.Received) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
 			t.Fatalf("a reader's error: %v after %d messages", err, n)
+		}
+	})
+}
+
+// TestReadFrom: ReadPublic starts at a stream sequence or at a time, and SequenceRange tells the
+// stream's first and last sequences.
+func TestReadFrom(t *testing.T) {
+	servers(t, func(t *testing.T, _ string, b *bus.Bus) {
+		ctx := t.Context()
+		first0, last0, err := b.SequenceRange(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := uniqueTable()
+		msgs := make([]bus.Message, 10)
+		for i := range msgs {
+			msgs[i] = bus.Message{Subject: b.Subjects().Public(table), Data: []byte{byte(i)}}
+		}
+		if err := b.Publish(ctx, msgs[:5]); err != nil {
+			t.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := b.Publish(ctx, msgs[5:]); err != nil {
+			t.Fatal(err)
+		}
+		first, last, err := b.SequenceRange(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last != last0+10 || (first0 != 0 && first != first0) || (first0 == 0 && first != 1) {
+			t.Fatalf("range %d..%d, before %d..%d", first, last, first0, last0)
+		}
+		firstData := func(from uint64, since time.Time) (byte, uint64) {
+			t.Helper()
+			var d byte
+			var seq uint64
+			first := errors.New("first message read")
+			err := b.ReadPublic(ctx, bus.ReadFrom{Seq: from, Since: since}, 0, func(m bus.Received) error {
+				d, seq = m.Data[0], m.StreamSeq
+				return first
+			})
+			if !errors.Is(err, first) {
+				t.Fatalf("read from %d or %v: %v", from, since, err)
+			}
+			return d, seq
+		}
+		if d, seq := firstData(last0+4, time.Time{}); d != 3 || seq != last0+4 {
+			t.Errorf("from sequence %d: message %d at %d", last0+4, d, seq)
+		}
+		if d, seq := firstData(0, t0); d != 5 || seq != last0+6 {
+			t.Errorf("since the second publication: message %d at %d", d, seq)
 		}
 	})
 }

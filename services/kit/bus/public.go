@@ -11,8 +11,8 @@ import (
 )
 
 // The readers of the stream: every table's public events, read by a durable consumer whose
-// position its reader keeps (ConsumePublic, the stats service's sessions), or once from the
-// stream's start (ReplayPublic, rebuilding the aggregates).
+// position its reader keeps (ConsumePublic, the stats service's sessions), or once up to the
+// stream's end as it stands (ReadPublic: a rebuild of the aggregates, an export).
 
 // Received is one of the stream's messages as its reader gets it.
 type Received struct {
@@ -102,18 +102,35 @@ func (b *Bus) ConsumePublic(ctx context.Context, opt DurableOptions, fn func(Rec
 	return c, nil
 }
 
-// ReplayPublic hands fn, in stream order, every table's public events from the stream's start up
-// to the last one the stream held when it was called, then returns nil (at once for an empty
-// stream). An error of fn ends it and is returned. The reader is an ordered consumer (no state on
-// the server; gaps repaired by the client library) that asks for up to pull messages at once.
-func (b *Bus) ReplayPublic(ctx context.Context, pull int, fn func(Received) error) error {
+// ReadFrom is where ReadPublic starts.
+type ReadFrom struct {
+	// Seq is the first stream sequence to read (0 or 1: the stream's first).
+	Seq uint64
+	// Since, when not zero, starts at the first message the stream stored at or after it (Seq is
+	// then ignored).
+	Since time.Time
+}
+
+// ReadPublic hands fn, in stream order, every table's public events from where up to the last one
+// the stream held when it was called, then returns nil (at once when there is none). An error of
+// fn ends it and is returned. The reader is an ordered consumer (no state on the server; gaps
+// repaired by the client library) that asks for up to pull messages at once; a reader that keeps
+// its own position (an export, say) starts from it.
+func (b *Bus) ReadPublic(ctx context.Context, from ReadFrom, pull int, fn func(Received) error) error {
 	target, err := b.LastSequence(ctx)
 	if err != nil || target == 0 {
 		return err
 	}
-	cons, err := b.js.OrderedConsumer(ctx, b.stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{b.subj.AllPublic()}, DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
+	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{b.subj.AllPublic()}, DeliverPolicy: jetstream.DeliverAllPolicy}
+	switch {
+	case !from.Since.IsZero():
+		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &from.Since
+	case from.Seq > target:
+		return nil
+	case from.Seq > 1:
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from.Seq
+	}
+	cons, err := b.js.OrderedConsumer(ctx, b.stream, cfg)
 	if err != nil {
 		return fmt.Errorf("replay consumer: %w", err)
 	}

@@ -73,6 +73,10 @@ type Info struct {
 	Options proto.Message
 	Action  proto.Message
 	View    proto.Message
+	// DefaultOptions are the options with the game's defaults written out where a client's editor
+	// starts from them (Sponsio's standard coupon table); nil when the empty Options say it all.
+	// Setup must accept them and deal as with the empty Options.
+	DefaultOptions proto.Message
 }
 
 // Game is a game's rules. S is its state (usually a pointer to a struct); A is its action in the

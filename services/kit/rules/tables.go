@@ -54,7 +54,7 @@ func randomSeed() uint64 {
 }
 
 func (s *Server) DescribeGame(context.Context, *rulesv1.DescribeGameRequest) (*rulesv1.DescribeGameResponse, error) {
-	return &rulesv1.DescribeGameResponse{
+	r := &rulesv1.DescribeGameResponse{
 		Game:        s.info.Name,
 		MinSeats:    uint32(s.info.MinSeats),
 		MaxSeats:    uint32(s.info.MaxSeats),
@@ -62,7 +62,15 @@ func (s *Server) DescribeGame(context.Context, *rulesv1.DescribeGameRequest) (*r
 		ActionType:  string(s.info.Action.ProtoReflect().Descriptor().FullName()),
 		ViewType:    string(s.info.View.ProtoReflect().Descriptor().FullName()),
 		UsualSeats:  uint32(cmp.Or(s.info.UsualSeats, s.info.MaxSeats)),
-	}, nil
+	}
+	if s.info.DefaultOptions != nil {
+		a, err := anypb.New(s.info.DefaultOptions)
+		if err != nil {
+			return nil, fmt.Errorf("wrap default options: %w", err)
+		}
+		r.DefaultOptions = a
+	}
+	return r, nil
 }
 
 // decodeAny unmarshals a into a new message of proto's type (whose usual type URL is wantURL);

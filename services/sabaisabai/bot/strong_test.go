@@ -210,7 +210,7 @@ func BenchmarkStrongDecision(b *testing.B) {
 // TestStrongWinRate: one strong bot against three normal ones (botTable: 4 bot seats, the default
 // reactions, the throw window of a table with a person). In sabai-sabai ties for the most victory
 // points are frequent and a shared win counts, so parity is well above 25 %: the normal bot in the
-// same seats wins 40.0 % of 200 such games (18.0 % alone; docs/performance.md).
+// same seats wins 40.0 % of 200 such games (18.0 % alone; docs/performance-log.md, "sabai-sabai").
 //
 // With 1,000 games at the default playouts (CARDROOM_WINRATE=1, make bots-winrate) the strong bot
 // must win at least 40 %, the figure, and more than the normal bot does on the same games.

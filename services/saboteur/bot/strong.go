@@ -37,7 +37,7 @@ type StrongOptions struct {
 }
 
 // StrongIterations is the search's default number of iterations per decision of a seat other
-// than a saboteur, sized to decide in well under 50 ms on one core (see docs/performance.md,
+// than a saboteur, sized to decide in well under 50 ms on one core (see docs/performance-log.md,
 // "Bots").
 var StrongIterations = 200
 
@@ -45,14 +45,15 @@ var StrongIterations = 200
 // each played out in the same StrongSaboteurIterations/StrongSaboteurWidth worlds (search.Paired).
 // Its playouts are short (StrongSaboteurHorizon) and it narrows its moves once per decision rather
 // than at every iteration, so 600 of them cost about what 400 iterations of the tree search did
-// (docs/performance.md, "Saboteur").
+// (docs/performance-log.md, "Saboteur: strong saboteurs by paired playouts").
 var StrongSaboteurIterations = 600
 
 // StrongWidth is how many actions the search weighs by default: the heuristic's best few.
 var StrongWidth = 8
 
 // StrongSaboteurWidth is how many of its heuristic's best moves a saboteur weighs: 12 in 50
-// worlds lowered the gold rate by more than 8 in 75 (docs/performance.md, "Saboteur").
+// worlds lowered the gold rate by more than 8 in 75 (docs/performance-log.md, "Saboteur: strong
+// saboteurs by paired playouts").
 var StrongSaboteurWidth = 12
 
 // Strong is the strong bot. Every seat but a saboteur plays information-set Monte Carlo tree search
@@ -68,8 +69,8 @@ var StrongSaboteurWidth = 12
 // another) change the tunnel's progress over the next moves by far less than the worlds do (where
 // the gold lies, what the diggers hold), and the tree search's independent worlds hid those
 // differences in their noise: paired, the same playouts lowered the gold rate by more
-// (docs/performance.md, "Saboteur"). Gold picking and thefts, which come after the round's result,
-// are left to the heuristic.
+// (docs/performance-log.md, "Saboteur: strong saboteurs by paired playouts"). Gold picking and
+// thefts, which come after the round's result, are left to the heuristic.
 type Strong struct {
 	other    *search.Bot[*engine.State, engine.Action]
 	saboteur *search.Paired[*engine.State, engine.Action]
@@ -176,7 +177,7 @@ var StrongMargin = 50
 // considers (a dead end at the front, a broken tool, a rockfall, a discard) and to leave out those
 // it does not: its scores of such unlike moves are not comparable enough to narrow by, and with
 // the margin of 50 strong saboteurs lowered the gold rate by 2.6 points instead of 6.6
-// (docs/performance.md, "Saboteur").
+// (docs/performance-log.md, "Saboteur: the tree search").
 var StrongSaboteurMargin = 1000
 
 // value scores a playout for seat. At the round's end: its side's result (a saboteur wins when the
@@ -214,5 +215,6 @@ var StrongHorizon = 12
 // StrongSaboteurHorizon is a saboteur's: the tunnel's progress over the next moves, which its
 // blocks and broken tools change, is what its value reads; further on the playouts' noise (the
 // diggers' heuristic moves in worlds whose hands and gold are guesses) drowns it (12 moves lowered
-// the gold rate by 6.6 points, 24 by 5.0, 8 by 8.2: docs/performance.md, "Saboteur").
+// the gold rate by 6.6 points, 24 by 5.0, 8 by 8.2: docs/performance-log.md, "Saboteur: the tree
+// search").
 var StrongSaboteurHorizon = 8

@@ -124,10 +124,10 @@ func TestStrongSaboteursWinRate(t *testing.T) {
 // rounds whose gold is reached, against normal saboteurs, by at least 10 points over 1,000 games
 // (the figure). It is not met and cannot be: normal bots already reach the gold in about
 // 95 % of such rounds, and in Saboteur 2 a blue digger scores nothing from a green digger's gold
-// (nor a green from a blue's), so diggers are rivals as much as a team (docs/performance.md). The
-// default run requires that strong diggers lose at most 4 points against the normal rate (2 rounds
-// of about 57): a search that played its team's turns noticeably worse (the first version lost 9 to
-// 12 points) fails it.
+// (nor a green from a blue's), so diggers are rivals as much as a team (docs/performance-log.md,
+// "Saboteur: the tree search"). The default run requires that strong diggers lose at most 4 points
+// against the normal rate (2 rounds of about 57): a search that played its team's turns noticeably
+// worse (the first version lost 9 to 12 points) fails it.
 func TestStrongDiggersWinRate(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("statistical test of play strength: run without -race and -short")

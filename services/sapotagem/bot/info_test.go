@@ -25,7 +25,7 @@ import (
 // which the view does not carry (historyGame). It is a measurement, not a bot: a bot may read its
 // view only. CARDROOM_INFOBOUND_GAMES sets the games (default 200), CARDROOM_INFOBOUND_SEED the
 // first seed (default 50,000), CARDROOM_INFOBOUND_KEEP the history's HistoryKeep. Figures:
-// docs/performance.md, "Sapotagem's strong bot: what better beliefs could buy".
+// docs/performance-log.md, "Sapotagem's strong bot: what better beliefs could buy".
 func TestInformationBound(t *testing.T) {
 	mode := os.Getenv("CARDROOM_INFOBOUND")
 	if mode == "" || raceEnabled {

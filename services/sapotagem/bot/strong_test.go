@@ -78,7 +78,7 @@ func report(t testing.TB, what string, k, alone, n int) float64 {
 
 // TestStrongWinRate: one strong bot against three normal ones. In Sapotagem a shared win needs
 // equal points and equal card counts, which is rare, so parity is 25 %: the normal bot in the same
-// seats of the same 1,000 games wins 255 (25.5 %; of its 160 wins in games 400-999, 156 were alone; docs/performance.md).
+// seats of the same 1,000 games wins 255 (25.5 %; of its 160 wins in games 400-999, 156 were alone; docs/performance-log.md).
 //
 // With 1,000 games (CARDROOM_WINRATE=1, make bots-winrate) the strong bot must win at least 40 %,
 // the figure, which it does not reach yet (323 of 1,000 measured, 32.3 %), and more than the normal bot

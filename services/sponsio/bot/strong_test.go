@@ -77,7 +77,7 @@ func report(t testing.TB, what string, tl tally) float64 {
 // (CARDROOM_WINRATE=1, make bots-winrate) it must win at least 40 % (the figure). The
 // default run plays the first strongGames of them and requires the strong bot to win more
 // than the normal bot does in the same seats of the same games (parity, measured here too) by a
-// margin (docs/performance.md, "Bots"). The games are seeded: the result does not change from run
+// margin (docs/performance-log.md, "Sponsio"). The games are seeded: the result does not change from run
 // to run.
 func TestStrongWinRate(t *testing.T) {
 	if raceEnabled || testing.Short() {

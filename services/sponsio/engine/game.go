@@ -24,7 +24,20 @@ var _ engine.Game[*State, Action] = Game{}
 // Info implements engine.Game.
 func (Game) Info() engine.Info {
 	return engine.Info{Name: "sponsio", MinSeats: 3, MaxSeats: 4,
-		Options: &sponsiov1.Options{}, Action: &sponsiov1.Action{}, View: &sponsiov1.View{}}
+		Options: &sponsiov1.Options{}, Action: &sponsiov1.Action{}, View: &sponsiov1.View{},
+		DefaultOptions: defaultOptions}
+}
+
+// defaultOptions are made once: Info is asked often, and nobody changes them.
+var defaultOptions = &sponsiov1.Options{CouponTable: StandardTable()}
+
+// StandardTable is the standard coupon table as options carry it (docs/games/sponsio.md, C1).
+func StandardTable() *sponsiov1.CouponTable {
+	t := &sponsiov1.CouponTable{}
+	for i := range Standard.Coupons {
+		t.Coupons = append(t.Coupons, CouponProto(&Standard.Coupons[i]))
+	}
+	return t
 }
 
 // Deadline implements engine.Game: while someone must act and the table has a turn time, the

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	sponsiov1 "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 	"cardroom.dev/services/kit/engine"
 	"cardroom.dev/services/kit/engine/enginetest"
+	"google.golang.org/protobuf/proto"
 )
 
 var at = time.Unix(1_800_000_100, 0)
@@ -806,5 +808,36 @@ func TestWorkedExamplePeterPlayedAllWon(t *testing.T) {
 	evs = do(t, s, 1, Action{Kind: ActRedeem, Card: NoCard})
 	if r := events(evs, (*sponsiov1.Event).GetCounterRedeemed); len(r) != 1 || r[0].GetCoins() != 6 {
 		t.Fatalf("4 spaces should be worth 6: %v", r)
+	}
+}
+
+// TestDefaultOptionsDealAsStandard: the options the game offers editors as its defaults (the
+// standard coupon table written out) deal exactly as the empty options do, at 3 and 4 seats.
+func TestDefaultOptionsDealAsStandard(t *testing.T) {
+	def := Game{}.Info().DefaultOptions
+	if n := len(def.(*sponsiov1.Options).GetCouponTable().GetCoupons()); n != 16 {
+		t.Fatalf("the default coupon table has %d coupons, want 16", n)
+	}
+	for _, seats := range []int{3, 4} {
+		for seed := uint64(1); seed <= 20; seed++ {
+			plain, withDef := cfg(seats, seed), cfg(seats, seed)
+			withDef.Options = def
+			a, _, err := Game{}.Setup(plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _, err := Game{}.Setup(withDef)
+			if err != nil {
+				t.Fatalf("%d seats: the default options are refused: %v", seats, err)
+			}
+			if !reflect.DeepEqual(a.rules.Coupons, b.rules.Coupons) {
+				t.Fatalf("%d seats, seed %d: the default coupon table differs from the standard one", seats, seed)
+			}
+			for v := -1; v < seats; v++ {
+				if !proto.Equal(Game{}.View(a, v), Game{}.View(b, v)) {
+					t.Fatalf("%d seats, seed %d: seat %d's view differs between the default and empty options", seats, seed, v)
+				}
+			}
+		}
 	}
 }

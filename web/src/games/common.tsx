@@ -37,10 +37,10 @@ export function Fact({ k, children }: { k: string; children: any }) {
 
 // The games' names as people write them.
 export const gameNames: Record<string, string> = {
+  sabaisabai: "sabai-sabai",
+  saboteur: "Saboteur 2",
   sapotagem: "Sapotagem",
   sponsio: "Sponsio",
-  saboteur: "Saboteur 2",
-  sabaisabai: "sabai-sabai",
 };
 
 export const gameName = (g: string) => gameNames[g] ?? g;

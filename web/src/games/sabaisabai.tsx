@@ -177,6 +177,9 @@ export function SabaiPane({ raw, legal, act, name, events }: SabaiProps) {
   if (canThrow) prompt += `${prompt ? " " : ""}Click a card of a row to throw it on the ${cardName(top)}.`;
   const lastCalls = v.sabaiCalled ? `sabai-sabai called by ${name(v.caller)}: the round ends after ${name(v.lastTurnSeat)}'s turn` : "";
 
+  // Your row first, under the piles (on a phone, your cards and the discard in sight together); the
+  // others after it in the order of play.
+  const rows = me >= 0 ? [...v.rows.filter((r) => r.seat >= me), ...v.rows.filter((r) => r.seat < me)] : v.rows;
   return (
     <div class="game sabaisabai" data-testid="game">
       <div class="sb-facts">
@@ -274,7 +277,7 @@ export function SabaiPane({ raw, legal, act, name, events }: SabaiProps) {
         )}
       </p>
       <div class="sb-rows">
-        {v.rows.map((r) => {
+        {rows.map((r) => {
           const seat = r.seat;
           const giveTo = mine && effect.effect === Effect.GIVE && first !== null && seat !== me ? effectOf(seat, 0) : undefined;
           return (

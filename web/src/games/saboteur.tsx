@@ -466,7 +466,7 @@ export function SaboteurPane({ raw, legal, act, name }: SaboteurProps) {
         </div>
       )}
       {me >= 0 && (
-        <div class="sab-hand" role="group" aria-label="your hand" data-testid="hand">
+        <div class="sab-hand dock" role="group" aria-label="your hand" data-testid="hand">
           <h3>
             Your hand{" "}
             <span class="role-chip" data-role={Role[v.role]}>
@@ -659,7 +659,8 @@ function Board({ v, targets, sel, turned, act }: { v: View; targets: Map<string,
   const cols = x1 - x0 + 1,
     rows = y1 - y0 + 1;
 
-  // Pan (drag, or scroll) and zoom (buttons, ctrl + wheel); "fit" follows the frame's width.
+  // Pan (drag, scroll, or the arrow keys once the frame has the focus) and zoom (buttons, ctrl +
+  // wheel); "fit" follows the frame's width.
   const frame = useRef<HTMLDivElement>(null);
   const [width, setWidth] = useState(800);
   const [zoom, setZoom] = useState<number | null>(null);
@@ -740,7 +741,7 @@ function Board({ v, targets, sel, turned, act }: { v: View; targets: Map<string,
         </button>
         <span class="hint">x grows east, y south; drag or scroll to pan</span>
       </div>
-      <div class="frame" ref={frame} onPointerDown={onDown} onPointerMove={onMove} onPointerUp={() => (drag.current = null)} onPointerLeave={() => (drag.current = null)} onWheel={onWheel} data-testid="board" aria-label="the maze">
+      <div class="frame" ref={frame} onPointerDown={onDown} onPointerMove={onMove} onPointerUp={() => (drag.current = null)} onPointerLeave={() => (drag.current = null)} onWheel={onWheel} data-testid="board" role="region" aria-label="the maze" tabIndex={0}>
         <div class="plane" style={{ width: `${cols * tw}px`, height: `${rows * th}px` }}>
           {items}
         </div>

@@ -1,8 +1,6 @@
 package play
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,21 +8,16 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"cardroom.dev/client"
 )
 
 // store is what the client keeps between runs, in one directory (os.UserConfigDir()/cardroom/ by
-// default): the device credential it signs in with, and the seat it holds, so that a run after
-// `q`, a crash or a lost connection returns to that seat. Both files are the player's own
+// default): the device credential it signs in with (read and written by the client library), and
+// the seat it holds, so that a run after `q`, a crash or a lost connection returns to that seat. Both files are the player's own
 // (mode 0600, in a directory of mode 0700): the credential signs in as the player.
 type store struct {
 	dir string
-}
-
-// Credential is the device credential: an id and a secret generated on the first run and held by
-// the client. Signing in with it again returns the same player id.
-type Credential struct {
-	DeviceID string `json:"device_id"`
-	Secret   string `json:"secret"`
 }
 
 // seatRecord is the seat the player holds at a table not yet finished, one per cardroom address
@@ -51,17 +44,10 @@ func defaultDir() (string, error) {
 	return filepath.Join(d, "cardroom"), nil
 }
 
-// credential is the stored credential, generated and stored on first use (made is then true).
-func (s store) credential() (c Credential, made bool, err error) {
-	err = s.read(credentialFile, &c)
-	if err == nil && c.DeviceID != "" && c.Secret != "" {
-		return c, false, nil
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return Credential{}, false, err
-	}
-	c = Credential{DeviceID: "dev-" + randomHex(12), Secret: randomHex(32)}
-	return c, true, s.write(credentialFile, c)
+// credentials keep the device credential, in the file the client library reads and writes
+// ({"device_id": …, "secret": …}, mode 0600).
+func (s store) credentials() client.CredentialStore {
+	return client.FileCredentials(filepath.Join(s.dir, credentialFile))
 }
 
 func seatKey(addr, game string) string { return addr + " " + game }
@@ -154,10 +140,4 @@ func (s store) write(name string, v any) error {
 		return err
 	}
 	return os.Rename(f.Name(), filepath.Join(s.dir, name))
-}
-
-func randomHex(n int) string {
-	b := make([]byte, n)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

@@ -3,7 +3,7 @@ package play
 import (
 	"strings"
 
-	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
+	"cardroom.dev/client"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/anypb"
 )
@@ -75,9 +75,10 @@ func sameActions(a, b []*anypb.Any) bool {
 	return true
 }
 
-// offerList offers a list the Watch stream brought.
-func (m *moves) offerList(l *gatewayv1.LegalActions) bool {
-	return m.offer(l.GetVersion(), l.GetActions(), legalLabels(l))
+// offerChoices offers a list the Watch stream brought, with the words the gateway puts beside its
+// moves (none: the client words them).
+func (m *moves) offerChoices(c client.Choices) bool {
+	return m.offer(c.Version, c.Actions, c.Labels)
 }
 
 // entry is one line of the move menu: a move (index into the list) or a group of moves chosen in

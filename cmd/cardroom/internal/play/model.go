@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"cardroom.dev/client"
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
@@ -176,7 +177,7 @@ func (m *model) fromSession(msg tea.Msg) tea.Cmd {
 			m.status = "matched: table " + msg.table
 		}
 	case watchMsg:
-		return m.watched(msg.r)
+		return m.watched(msg.u)
 	case lostMsg:
 		m.status = "connection lost (" + describe(msg.err) + "); reconnecting …"
 	case fatalMsg:
@@ -186,23 +187,33 @@ func (m *model) fromSession(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-// watched takes one message of the Watch stream: a list of moves, or an event.
-func (m *model) watched(r *gatewayv1.WatchResponse) tea.Cmd {
-	if l := r.GetLegalActions(); l != nil {
+// watched takes one update of the Watch stream: events, then a list of moves.
+func (m *model) watched(u client.Update) tea.Cmd {
+	if u.Resumed && strings.HasPrefix(m.status, "connection lost") {
+		m.status = ""
+	}
+	view := false
+	for _, e := range u.Events {
+		view = m.event(e) || view
+	}
+	if c := u.Choices; c != nil {
 		before := m.cursorWords()
 		had := m.moves.actions != nil
-		if m.moves.offerList(l) {
+		if m.moves.offerChoices(*c) {
 			m.menu.follow(m.game, &m.moves, before)
 			if !had {
 				m.menu.hidden = false
 			}
 		}
-		return nil
 	}
-	e := r.GetEvent()
-	if e == nil {
-		return nil
+	if view {
+		return m.fetchView()
 	}
+	return nil
+}
+
+// event takes one event; true when the table changed (its view is to be fetched).
+func (m *model) event(e *eventsv1.Event) bool {
 	if m.stage < stagePlaying {
 		m.stage = stagePlaying
 		m.status = ""
@@ -220,16 +231,16 @@ func (m *model) watched(r *gatewayv1.WatchResponse) tea.Cmd {
 		m.outcome = f.GetOutcome()
 		m.stage = stageFinished
 		m.moves.clear()
-		return m.fetchView()
+		return true
 	}
 	if e.GetPayload().MessageIs(&eventsv1.TableCreated{}) {
-		return nil
+		return false
 	}
 	m.log = append(m.log, m.eventWords(e))
 	if len(m.log) > maxLog {
 		m.log = m.log[len(m.log)-maxLog:]
 	}
-	return m.fetchView()
+	return true
 }
 
 const maxLog = 500
@@ -260,9 +271,9 @@ func (m *model) fetchView() tea.Cmd {
 		return nil
 	}
 	m.viewBusy = true
-	s, ctx, table := m.s, m.ctx, m.table
+	t, ctx := m.s.table(), m.ctx
 	return func() tea.Msg {
-		r, err := s.c.GetView(s.auth(ctx), &gatewayv1.GetViewRequest{TableId: table})
+		r, err := t.View(ctx)
 		return viewMsg{r, err}
 	}
 }
@@ -325,24 +336,23 @@ func (m *model) key(k string) tea.Cmd {
 }
 
 func (m *model) addBot() tea.Cmd {
-	s, ctx, table := m.s, m.ctx, m.table
-	level := s.opt.Bots
+	t, ctx := m.s.table(), m.ctx
+	level := m.s.opt.Bots
 	m.status = "adding a bot …"
 	return func() tea.Msg {
-		r, err := s.c.AddBots(s.auth(ctx), &gatewayv1.AddBotsRequest{TableId: table, Count: 1, RequestId: randomHex(12), Level: level})
+		t, err := t.AddBots(ctx, 1, level)
 		if err != nil {
 			return lobbyCallMsg{"adding a bot", err}
 		}
-		t := r.GetTable()
 		return lobbyCallMsg{fmt.Sprintf("%d of %d places taken (a %s bot added)", len(t.GetPlayers()), t.GetCapacity(), levelName(level)), nil}
 	}
 }
 
 func (m *model) start() tea.Cmd {
-	s, ctx, table := m.s, m.ctx, m.table
+	t, ctx := m.s.table(), m.ctx
 	m.status = "starting …"
 	return func() tea.Msg {
-		_, err := s.c.StartTable(s.auth(ctx), &gatewayv1.StartTableRequest{TableId: table})
+		_, err := t.Start(ctx)
 		if err != nil {
 			return lobbyCallMsg{"starting", err}
 		}
@@ -428,11 +438,11 @@ func (m *model) choose(es []entry) tea.Cmd {
 	}
 	m.acting = true
 	m.status = "playing " + e.words + " …"
-	s, ctx, table := m.s, m.ctx, m.table
+	t, ctx := m.s.table(), m.ctx
 	action, v := m.moves.actions[e.index], m.moves.version
 	return func() tea.Msg {
-		r, err := s.c.Act(s.auth(ctx), &gatewayv1.ActRequest{TableId: table, Action: action,
-			ActionId: "play-" + randomHex(8), ExpectedVersion: &v})
+		// A new action id, sent again with the same id if the answer is lost on the way.
+		r, err := t.Act(ctx, action, client.AtVersion(v))
 		return actedMsg{r, err}
 	}
 }

@@ -23,11 +23,9 @@ import (
 	"sync"
 	"time"
 
+	"cardroom.dev/client"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
-	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	tea "charm.land/bubbletea/v2"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 )
 
@@ -165,15 +163,15 @@ func Run(ctx context.Context, o Options) int {
 		}
 		o.Dir = d
 	}
-	cc, err := grpc.NewClient(o.Addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	c, err := client.Dial(o.Addr)
 	if err != nil {
 		fmt.Fprintf(o.Output, "cannot reach %s: %v\n", o.Addr, err)
 		return 1
 	}
-	defer cc.Close()
+	defer c.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &session{c: gatewayv1.NewGatewayServiceClient(cc), opt: o, store: store{dir: o.Dir}, msgs: make(chan tea.Msg, 64)}
+	s := &session{c: c, opt: o, store: store{dir: o.Dir}, msgs: make(chan tea.Msg, 64)}
 	var wg sync.WaitGroup
 	wg.Go(func() { s.run(ctx) })
 	defer wg.Wait()

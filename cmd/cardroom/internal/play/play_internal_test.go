@@ -1,6 +1,7 @@
 package play
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"cardroom.dev/client"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	saboteurv1 "cardroom.dev/proto/gen/cardroom/saboteur/v1"
@@ -176,17 +178,21 @@ func TestSaboteurBoard(t *testing.T) {
 	}
 }
 
-// TestStoreKeepsTheCredential: the credential is made once, kept with mode 0600, and read back; the
-// seat held is kept per cardroom and game, and forgotten once its table is over.
+// TestStoreKeepsTheCredential: the credential is made once, kept with mode 0600 in the store's
+// directory, and read back; the seat held is kept per cardroom and game, and forgotten once its
+// table is over.
 func TestStoreKeepsTheCredential(t *testing.T) {
 	s := store{dir: filepath.Join(t.TempDir(), "cardroom")}
-	c1, made, err := s.credential()
-	if err != nil || !made || c1.DeviceID == "" || len(c1.Secret) < 32 {
-		t.Fatalf("%v %v %v", c1, made, err)
+	if _, err := s.credentials().Load(t.Context()); !errors.Is(err, client.ErrNoCredential) {
+		t.Fatalf("a credential before any: %v", err)
 	}
-	c2, made, err := s.credential()
-	if err != nil || made || c2 != c1 {
-		t.Fatalf("the second read gave %v (%v), want %v", c2, err, c1)
+	c1 := client.NewCredential()
+	if err := s.credentials().Save(t.Context(), c1); err != nil {
+		t.Fatal(err)
+	}
+	c2, err := s.credentials().Load(t.Context())
+	if err != nil || c2 != c1 || len(c1.Secret) < 32 {
+		t.Fatalf("read back %v (%v), want %v", c2, err, c1)
 	}
 	fi, err := os.Stat(filepath.Join(s.dir, credentialFile))
 	if err != nil || fi.Mode().Perm() != 0o600 {
@@ -257,7 +263,7 @@ func TestListBeforeTheAnswer(t *testing.T) {
 	m := &model{stage: stagePlaying, game: games["sabaisabai"]}
 	m.moves.offer(5, anys(t, wrapperspb.String("draw")), []string{"draw a card"})
 	m.acting = true
-	m.watched(&gatewayv1.WatchResponse{LegalActions: &gatewayv1.LegalActions{Version: 6,
+	m.watched(client.Update{Choices: &client.Choices{Version: 6,
 		Actions: anys(t, wrapperspb.String("keep")), Labels: []string{"keep the card"}}})
 	m.update(actedMsg{r: &gatewayv1.ActResponse{Version: 6}})
 	if m.acting || m.moves.actions == nil || m.moves.labels[0] != "keep the card" {

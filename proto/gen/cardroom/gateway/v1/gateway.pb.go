@@ -723,9 +723,12 @@ type GameInfo struct {
 	ViewType    string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
 	// The number of seats of the game's usual table (e.g. 6 for Saboteur 2): what a client's "Play"
 	// asks for (EnqueueTicketRequest.min_seats and max_seats) unless the player chooses.
-	UsualSeats    uint32 `protobuf:"varint,7,opt,name=usual_seats,json=usualSeats,proto3" json:"usual_seats,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	UsualSeats uint32 `protobuf:"varint,7,opt,name=usual_seats,json=usualSeats,proto3" json:"usual_seats,omitempty"`
+	// The game's options (options_type) with its defaults written out where a client's options editor
+	// starts from them, e.g. Sponsio's standard coupon table; unset when the empty message says it all.
+	DefaultOptions *anypb.Any `protobuf:"bytes,8,opt,name=default_options,json=defaultOptions,proto3" json:"default_options,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GameInfo) Reset() {
@@ -805,6 +808,13 @@ func (x *GameInfo) GetUsualSeats() uint32 {
 		return x.UsualSeats
 	}
 	return 0
+}
+
+func (x *GameInfo) GetDefaultOptions() *anypb.Any {
+	if x != nil {
+		return x.DefaultOptions
+	}
+	return nil
 }
 
 type ListGamesResponse struct {
@@ -4187,7 +4197,7 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"expires_at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x10\n" +
 	"\x0eSignOutRequest\"\x11\n" +
 	"\x0fSignOutResponse\"\x12\n" +
-	"\x10ListGamesRequest\"\xda\x01\n" +
+	"\x10ListGamesRequest\"\x99\x02\n" +
 	"\bGameInfo\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
 	"\tmin_seats\x18\x02 \x01(\rR\bminSeats\x12\x1b\n" +
@@ -4197,7 +4207,8 @@ const file_cardroom_gateway_v1_gateway_proto_rawDesc = "" +
 	"actionType\x12\x1b\n" +
 	"\tview_type\x18\x06 \x01(\tR\bviewType\x12\x1f\n" +
 	"\vusual_seats\x18\a \x01(\rR\n" +
-	"usualSeats\"\x8d\x01\n" +
+	"usualSeats\x12=\n" +
+	"\x0fdefault_options\x18\b \x01(\v2\x14.google.protobuf.AnyR\x0edefaultOptions\"\x8d\x01\n" +
 	"\x11ListGamesResponse\x123\n" +
 	"\x05games\x18\x01 \x03(\v2\x1d.cardroom.gateway.v1.GameInfoR\x05games\x12C\n" +
 	"\x10default_max_wait\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\x0edefaultMaxWait\"\xe4\x05\n" +
@@ -4579,10 +4590,10 @@ var file_cardroom_gateway_v1_gateway_proto_goTypes = []any{
 	(*CheckTableOptionsRequest)(nil),     // 63: cardroom.gateway.v1.CheckTableOptionsRequest
 	(*CheckTableOptionsResponse)(nil),    // 64: cardroom.gateway.v1.CheckTableOptionsResponse
 	(*timestamppb.Timestamp)(nil),        // 65: google.protobuf.Timestamp
-	(*durationpb.Duration)(nil),          // 66: google.protobuf.Duration
-	(*v1.PlayerRef)(nil),                 // 67: cardroom.game.v1.PlayerRef
-	(*v1.Seat)(nil),                      // 68: cardroom.game.v1.Seat
-	(*anypb.Any)(nil),                    // 69: google.protobuf.Any
+	(*anypb.Any)(nil),                    // 66: google.protobuf.Any
+	(*durationpb.Duration)(nil),          // 67: google.protobuf.Duration
+	(*v1.PlayerRef)(nil),                 // 68: cardroom.game.v1.PlayerRef
+	(*v1.Seat)(nil),                      // 69: cardroom.game.v1.Seat
 	(*v1.TimeLimits)(nil),                // 70: cardroom.game.v1.TimeLimits
 	(v1.BotLevel)(0),                     // 71: cardroom.game.v1.BotLevel
 	(*v11.Event)(nil),                    // 72: cardroom.events.v1.Event
@@ -4596,125 +4607,126 @@ var file_cardroom_gateway_v1_gateway_proto_depIdxs = []int32{
 	5,  // 1: cardroom.gateway.v1.SignInRequest.password:type_name -> cardroom.gateway.v1.PasswordCredential
 	65, // 2: cardroom.gateway.v1.SignInResponse.expires_at:type_name -> google.protobuf.Timestamp
 	65, // 3: cardroom.gateway.v1.RefreshSessionResponse.expires_at:type_name -> google.protobuf.Timestamp
-	12, // 4: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
-	66, // 5: cardroom.gateway.v1.ListGamesResponse.default_max_wait:type_name -> google.protobuf.Duration
-	0,  // 6: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
-	67, // 7: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
-	68, // 8: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
-	69, // 9: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
-	70, // 10: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	71, // 11: cardroom.gateway.v1.Table.takeover_level:type_name -> cardroom.game.v1.BotLevel
-	65, // 12: cardroom.gateway.v1.Table.created_at:type_name -> google.protobuf.Timestamp
-	65, // 13: cardroom.gateway.v1.Table.started_at:type_name -> google.protobuf.Timestamp
-	65, // 14: cardroom.gateway.v1.Table.finished_at:type_name -> google.protobuf.Timestamp
-	69, // 15: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
-	70, // 16: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	71, // 17: cardroom.gateway.v1.CreateTableRequest.takeover_level:type_name -> cardroom.game.v1.BotLevel
-	14, // 18: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	14, // 19: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	14, // 20: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	71, // 21: cardroom.gateway.v1.AddBotsRequest.level:type_name -> cardroom.game.v1.BotLevel
-	14, // 22: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
-	14, // 23: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	14, // 24: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
-	69, // 25: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
-	70, // 26: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
-	66, // 27: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
-	71, // 28: cardroom.gateway.v1.EnqueueTicketRequest.bot_level:type_name -> cardroom.game.v1.BotLevel
-	1,  // 29: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
-	66, // 30: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
-	69, // 31: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
-	72, // 32: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	69, // 33: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
-	69, // 34: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	65, // 35: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	73, // 36: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	69, // 37: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	72, // 38: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
-	43, // 39: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
-	72, // 40: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
-	69, // 41: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
-	69, // 42: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
-	65, // 43: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
-	72, // 44: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
-	69, // 45: cardroom.gateway.v1.ReplayEntry.view:type_name -> google.protobuf.Any
-	73, // 46: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
-	72, // 47: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
-	45, // 48: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
-	69, // 49: cardroom.gateway.v1.GetReplayResponse.created_view:type_name -> google.protobuf.Any
-	0,  // 50: cardroom.gateway.v1.ListTablesRequest.state:type_name -> cardroom.gateway.v1.TableState
-	14, // 51: cardroom.gateway.v1.ListTablesResponse.tables:type_name -> cardroom.gateway.v1.Table
-	14, // 52: cardroom.gateway.v1.ListMyTablesResponse.in_progress:type_name -> cardroom.gateway.v1.Table
-	14, // 53: cardroom.gateway.v1.ListMyTablesResponse.finished:type_name -> cardroom.gateway.v1.Table
-	52, // 54: cardroom.gateway.v1.PlayerGame.rating:type_name -> cardroom.gateway.v1.PlayerRating
-	65, // 55: cardroom.gateway.v1.ProfileGame.finished_at:type_name -> google.protobuf.Timestamp
-	2,  // 56: cardroom.gateway.v1.GetPlayerProfileResponse.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
-	53, // 57: cardroom.gateway.v1.GetPlayerProfileResponse.games:type_name -> cardroom.gateway.v1.PlayerGame
-	54, // 58: cardroom.gateway.v1.GetPlayerProfileResponse.recent:type_name -> cardroom.gateway.v1.ProfileGame
-	2,  // 59: cardroom.gateway.v1.SetProfileVisibilityRequest.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
-	52, // 60: cardroom.gateway.v1.LeaderboardEntry.rating:type_name -> cardroom.gateway.v1.PlayerRating
-	59, // 61: cardroom.gateway.v1.GetLeaderboardResponse.entries:type_name -> cardroom.gateway.v1.LeaderboardEntry
-	74, // 62: cardroom.gateway.v1.GetGameFiguresResponse.stats:type_name -> cardroom.stats.v1.GameStats
-	75, // 63: cardroom.gateway.v1.GetGameFiguresResponse.live:type_name -> cardroom.stats.v1.LiveGame
-	69, // 64: cardroom.gateway.v1.CheckTableOptionsRequest.options:type_name -> google.protobuf.Any
-	76, // 65: cardroom.gateway.v1.CheckTableOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
-	3,  // 66: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
-	7,  // 67: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
-	9,  // 68: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
-	11, // 69: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
-	15, // 70: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
-	17, // 71: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
-	19, // 72: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
-	21, // 73: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
-	23, // 74: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
-	25, // 75: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
-	27, // 76: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
-	29, // 77: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
-	31, // 78: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
-	33, // 79: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
-	35, // 80: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
-	37, // 81: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
-	39, // 82: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
-	41, // 83: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
-	44, // 84: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
-	47, // 85: cardroom.gateway.v1.GatewayService.ListTables:input_type -> cardroom.gateway.v1.ListTablesRequest
-	49, // 86: cardroom.gateway.v1.GatewayService.ListMyTables:input_type -> cardroom.gateway.v1.ListMyTablesRequest
-	51, // 87: cardroom.gateway.v1.GatewayService.GetPlayerProfile:input_type -> cardroom.gateway.v1.GetPlayerProfileRequest
-	56, // 88: cardroom.gateway.v1.GatewayService.SetProfileVisibility:input_type -> cardroom.gateway.v1.SetProfileVisibilityRequest
-	58, // 89: cardroom.gateway.v1.GatewayService.GetLeaderboard:input_type -> cardroom.gateway.v1.GetLeaderboardRequest
-	61, // 90: cardroom.gateway.v1.GatewayService.GetGameFigures:input_type -> cardroom.gateway.v1.GetGameFiguresRequest
-	63, // 91: cardroom.gateway.v1.GatewayService.CheckTableOptions:input_type -> cardroom.gateway.v1.CheckTableOptionsRequest
-	6,  // 92: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
-	8,  // 93: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
-	10, // 94: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
-	13, // 95: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
-	16, // 96: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
-	18, // 97: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
-	20, // 98: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
-	22, // 99: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
-	24, // 100: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
-	26, // 101: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
-	28, // 102: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
-	30, // 103: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
-	32, // 104: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
-	34, // 105: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
-	36, // 106: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
-	38, // 107: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
-	40, // 108: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
-	42, // 109: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
-	46, // 110: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
-	48, // 111: cardroom.gateway.v1.GatewayService.ListTables:output_type -> cardroom.gateway.v1.ListTablesResponse
-	50, // 112: cardroom.gateway.v1.GatewayService.ListMyTables:output_type -> cardroom.gateway.v1.ListMyTablesResponse
-	55, // 113: cardroom.gateway.v1.GatewayService.GetPlayerProfile:output_type -> cardroom.gateway.v1.GetPlayerProfileResponse
-	57, // 114: cardroom.gateway.v1.GatewayService.SetProfileVisibility:output_type -> cardroom.gateway.v1.SetProfileVisibilityResponse
-	60, // 115: cardroom.gateway.v1.GatewayService.GetLeaderboard:output_type -> cardroom.gateway.v1.GetLeaderboardResponse
-	62, // 116: cardroom.gateway.v1.GatewayService.GetGameFigures:output_type -> cardroom.gateway.v1.GetGameFiguresResponse
-	64, // 117: cardroom.gateway.v1.GatewayService.CheckTableOptions:output_type -> cardroom.gateway.v1.CheckTableOptionsResponse
-	92, // [92:118] is the sub-list for method output_type
-	66, // [66:92] is the sub-list for method input_type
-	66, // [66:66] is the sub-list for extension type_name
-	66, // [66:66] is the sub-list for extension extendee
-	0,  // [0:66] is the sub-list for field type_name
+	66, // 4: cardroom.gateway.v1.GameInfo.default_options:type_name -> google.protobuf.Any
+	12, // 5: cardroom.gateway.v1.ListGamesResponse.games:type_name -> cardroom.gateway.v1.GameInfo
+	67, // 6: cardroom.gateway.v1.ListGamesResponse.default_max_wait:type_name -> google.protobuf.Duration
+	0,  // 7: cardroom.gateway.v1.Table.state:type_name -> cardroom.gateway.v1.TableState
+	68, // 8: cardroom.gateway.v1.Table.players:type_name -> cardroom.game.v1.PlayerRef
+	69, // 9: cardroom.gateway.v1.Table.seats:type_name -> cardroom.game.v1.Seat
+	66, // 10: cardroom.gateway.v1.Table.options:type_name -> google.protobuf.Any
+	70, // 11: cardroom.gateway.v1.Table.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	71, // 12: cardroom.gateway.v1.Table.takeover_level:type_name -> cardroom.game.v1.BotLevel
+	65, // 13: cardroom.gateway.v1.Table.created_at:type_name -> google.protobuf.Timestamp
+	65, // 14: cardroom.gateway.v1.Table.started_at:type_name -> google.protobuf.Timestamp
+	65, // 15: cardroom.gateway.v1.Table.finished_at:type_name -> google.protobuf.Timestamp
+	66, // 16: cardroom.gateway.v1.CreateTableRequest.options:type_name -> google.protobuf.Any
+	70, // 17: cardroom.gateway.v1.CreateTableRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	71, // 18: cardroom.gateway.v1.CreateTableRequest.takeover_level:type_name -> cardroom.game.v1.BotLevel
+	14, // 19: cardroom.gateway.v1.CreateTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	14, // 20: cardroom.gateway.v1.JoinTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	14, // 21: cardroom.gateway.v1.LeaveTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	71, // 22: cardroom.gateway.v1.AddBotsRequest.level:type_name -> cardroom.game.v1.BotLevel
+	14, // 23: cardroom.gateway.v1.AddBotsResponse.table:type_name -> cardroom.gateway.v1.Table
+	14, // 24: cardroom.gateway.v1.StartTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	14, // 25: cardroom.gateway.v1.GetTableResponse.table:type_name -> cardroom.gateway.v1.Table
+	66, // 26: cardroom.gateway.v1.EnqueueTicketRequest.options:type_name -> google.protobuf.Any
+	70, // 27: cardroom.gateway.v1.EnqueueTicketRequest.time_limits:type_name -> cardroom.game.v1.TimeLimits
+	67, // 28: cardroom.gateway.v1.EnqueueTicketRequest.max_wait:type_name -> google.protobuf.Duration
+	71, // 29: cardroom.gateway.v1.EnqueueTicketRequest.bot_level:type_name -> cardroom.game.v1.BotLevel
+	1,  // 30: cardroom.gateway.v1.WatchTicketResponse.state:type_name -> cardroom.gateway.v1.TicketState
+	67, // 31: cardroom.gateway.v1.WatchTicketResponse.waited:type_name -> google.protobuf.Duration
+	66, // 32: cardroom.gateway.v1.ActRequest.action:type_name -> google.protobuf.Any
+	72, // 33: cardroom.gateway.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	66, // 34: cardroom.gateway.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	66, // 35: cardroom.gateway.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	65, // 36: cardroom.gateway.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	73, // 37: cardroom.gateway.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	66, // 38: cardroom.gateway.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	72, // 39: cardroom.gateway.v1.WatchResponse.event:type_name -> cardroom.events.v1.Event
+	43, // 40: cardroom.gateway.v1.WatchResponse.legal_actions:type_name -> cardroom.gateway.v1.LegalActions
+	72, // 41: cardroom.gateway.v1.WatchResponse.events:type_name -> cardroom.events.v1.Event
+	66, // 42: cardroom.gateway.v1.LegalActions.actions:type_name -> google.protobuf.Any
+	66, // 43: cardroom.gateway.v1.ReplayEntry.action:type_name -> google.protobuf.Any
+	65, // 44: cardroom.gateway.v1.ReplayEntry.time:type_name -> google.protobuf.Timestamp
+	72, // 45: cardroom.gateway.v1.ReplayEntry.events:type_name -> cardroom.events.v1.Event
+	66, // 46: cardroom.gateway.v1.ReplayEntry.view:type_name -> google.protobuf.Any
+	73, // 47: cardroom.gateway.v1.GetReplayResponse.table:type_name -> cardroom.game.v1.TableSummary
+	72, // 48: cardroom.gateway.v1.GetReplayResponse.created_events:type_name -> cardroom.events.v1.Event
+	45, // 49: cardroom.gateway.v1.GetReplayResponse.entries:type_name -> cardroom.gateway.v1.ReplayEntry
+	66, // 50: cardroom.gateway.v1.GetReplayResponse.created_view:type_name -> google.protobuf.Any
+	0,  // 51: cardroom.gateway.v1.ListTablesRequest.state:type_name -> cardroom.gateway.v1.TableState
+	14, // 52: cardroom.gateway.v1.ListTablesResponse.tables:type_name -> cardroom.gateway.v1.Table
+	14, // 53: cardroom.gateway.v1.ListMyTablesResponse.in_progress:type_name -> cardroom.gateway.v1.Table
+	14, // 54: cardroom.gateway.v1.ListMyTablesResponse.finished:type_name -> cardroom.gateway.v1.Table
+	52, // 55: cardroom.gateway.v1.PlayerGame.rating:type_name -> cardroom.gateway.v1.PlayerRating
+	65, // 56: cardroom.gateway.v1.ProfileGame.finished_at:type_name -> google.protobuf.Timestamp
+	2,  // 57: cardroom.gateway.v1.GetPlayerProfileResponse.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
+	53, // 58: cardroom.gateway.v1.GetPlayerProfileResponse.games:type_name -> cardroom.gateway.v1.PlayerGame
+	54, // 59: cardroom.gateway.v1.GetPlayerProfileResponse.recent:type_name -> cardroom.gateway.v1.ProfileGame
+	2,  // 60: cardroom.gateway.v1.SetProfileVisibilityRequest.visibility:type_name -> cardroom.gateway.v1.ProfileVisibility
+	52, // 61: cardroom.gateway.v1.LeaderboardEntry.rating:type_name -> cardroom.gateway.v1.PlayerRating
+	59, // 62: cardroom.gateway.v1.GetLeaderboardResponse.entries:type_name -> cardroom.gateway.v1.LeaderboardEntry
+	74, // 63: cardroom.gateway.v1.GetGameFiguresResponse.stats:type_name -> cardroom.stats.v1.GameStats
+	75, // 64: cardroom.gateway.v1.GetGameFiguresResponse.live:type_name -> cardroom.stats.v1.LiveGame
+	66, // 65: cardroom.gateway.v1.CheckTableOptionsRequest.options:type_name -> google.protobuf.Any
+	76, // 66: cardroom.gateway.v1.CheckTableOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
+	3,  // 67: cardroom.gateway.v1.GatewayService.SignIn:input_type -> cardroom.gateway.v1.SignInRequest
+	7,  // 68: cardroom.gateway.v1.GatewayService.RefreshSession:input_type -> cardroom.gateway.v1.RefreshSessionRequest
+	9,  // 69: cardroom.gateway.v1.GatewayService.SignOut:input_type -> cardroom.gateway.v1.SignOutRequest
+	11, // 70: cardroom.gateway.v1.GatewayService.ListGames:input_type -> cardroom.gateway.v1.ListGamesRequest
+	15, // 71: cardroom.gateway.v1.GatewayService.CreateTable:input_type -> cardroom.gateway.v1.CreateTableRequest
+	17, // 72: cardroom.gateway.v1.GatewayService.JoinTable:input_type -> cardroom.gateway.v1.JoinTableRequest
+	19, // 73: cardroom.gateway.v1.GatewayService.LeaveTable:input_type -> cardroom.gateway.v1.LeaveTableRequest
+	21, // 74: cardroom.gateway.v1.GatewayService.AddBots:input_type -> cardroom.gateway.v1.AddBotsRequest
+	23, // 75: cardroom.gateway.v1.GatewayService.StartTable:input_type -> cardroom.gateway.v1.StartTableRequest
+	25, // 76: cardroom.gateway.v1.GatewayService.GetTable:input_type -> cardroom.gateway.v1.GetTableRequest
+	27, // 77: cardroom.gateway.v1.GatewayService.EnqueueTicket:input_type -> cardroom.gateway.v1.EnqueueTicketRequest
+	29, // 78: cardroom.gateway.v1.GatewayService.JoinTicket:input_type -> cardroom.gateway.v1.JoinTicketRequest
+	31, // 79: cardroom.gateway.v1.GatewayService.CancelTicket:input_type -> cardroom.gateway.v1.CancelTicketRequest
+	33, // 80: cardroom.gateway.v1.GatewayService.WatchTicket:input_type -> cardroom.gateway.v1.WatchTicketRequest
+	35, // 81: cardroom.gateway.v1.GatewayService.Act:input_type -> cardroom.gateway.v1.ActRequest
+	37, // 82: cardroom.gateway.v1.GatewayService.GetView:input_type -> cardroom.gateway.v1.GetViewRequest
+	39, // 83: cardroom.gateway.v1.GatewayService.ListLegalActions:input_type -> cardroom.gateway.v1.ListLegalActionsRequest
+	41, // 84: cardroom.gateway.v1.GatewayService.Watch:input_type -> cardroom.gateway.v1.WatchRequest
+	44, // 85: cardroom.gateway.v1.GatewayService.GetReplay:input_type -> cardroom.gateway.v1.GetReplayRequest
+	47, // 86: cardroom.gateway.v1.GatewayService.ListTables:input_type -> cardroom.gateway.v1.ListTablesRequest
+	49, // 87: cardroom.gateway.v1.GatewayService.ListMyTables:input_type -> cardroom.gateway.v1.ListMyTablesRequest
+	51, // 88: cardroom.gateway.v1.GatewayService.GetPlayerProfile:input_type -> cardroom.gateway.v1.GetPlayerProfileRequest
+	56, // 89: cardroom.gateway.v1.GatewayService.SetProfileVisibility:input_type -> cardroom.gateway.v1.SetProfileVisibilityRequest
+	58, // 90: cardroom.gateway.v1.GatewayService.GetLeaderboard:input_type -> cardroom.gateway.v1.GetLeaderboardRequest
+	61, // 91: cardroom.gateway.v1.GatewayService.GetGameFigures:input_type -> cardroom.gateway.v1.GetGameFiguresRequest
+	63, // 92: cardroom.gateway.v1.GatewayService.CheckTableOptions:input_type -> cardroom.gateway.v1.CheckTableOptionsRequest
+	6,  // 93: cardroom.gateway.v1.GatewayService.SignIn:output_type -> cardroom.gateway.v1.SignInResponse
+	8,  // 94: cardroom.gateway.v1.GatewayService.RefreshSession:output_type -> cardroom.gateway.v1.RefreshSessionResponse
+	10, // 95: cardroom.gateway.v1.GatewayService.SignOut:output_type -> cardroom.gateway.v1.SignOutResponse
+	13, // 96: cardroom.gateway.v1.GatewayService.ListGames:output_type -> cardroom.gateway.v1.ListGamesResponse
+	16, // 97: cardroom.gateway.v1.GatewayService.CreateTable:output_type -> cardroom.gateway.v1.CreateTableResponse
+	18, // 98: cardroom.gateway.v1.GatewayService.JoinTable:output_type -> cardroom.gateway.v1.JoinTableResponse
+	20, // 99: cardroom.gateway.v1.GatewayService.LeaveTable:output_type -> cardroom.gateway.v1.LeaveTableResponse
+	22, // 100: cardroom.gateway.v1.GatewayService.AddBots:output_type -> cardroom.gateway.v1.AddBotsResponse
+	24, // 101: cardroom.gateway.v1.GatewayService.StartTable:output_type -> cardroom.gateway.v1.StartTableResponse
+	26, // 102: cardroom.gateway.v1.GatewayService.GetTable:output_type -> cardroom.gateway.v1.GetTableResponse
+	28, // 103: cardroom.gateway.v1.GatewayService.EnqueueTicket:output_type -> cardroom.gateway.v1.EnqueueTicketResponse
+	30, // 104: cardroom.gateway.v1.GatewayService.JoinTicket:output_type -> cardroom.gateway.v1.JoinTicketResponse
+	32, // 105: cardroom.gateway.v1.GatewayService.CancelTicket:output_type -> cardroom.gateway.v1.CancelTicketResponse
+	34, // 106: cardroom.gateway.v1.GatewayService.WatchTicket:output_type -> cardroom.gateway.v1.WatchTicketResponse
+	36, // 107: cardroom.gateway.v1.GatewayService.Act:output_type -> cardroom.gateway.v1.ActResponse
+	38, // 108: cardroom.gateway.v1.GatewayService.GetView:output_type -> cardroom.gateway.v1.GetViewResponse
+	40, // 109: cardroom.gateway.v1.GatewayService.ListLegalActions:output_type -> cardroom.gateway.v1.ListLegalActionsResponse
+	42, // 110: cardroom.gateway.v1.GatewayService.Watch:output_type -> cardroom.gateway.v1.WatchResponse
+	46, // 111: cardroom.gateway.v1.GatewayService.GetReplay:output_type -> cardroom.gateway.v1.GetReplayResponse
+	48, // 112: cardroom.gateway.v1.GatewayService.ListTables:output_type -> cardroom.gateway.v1.ListTablesResponse
+	50, // 113: cardroom.gateway.v1.GatewayService.ListMyTables:output_type -> cardroom.gateway.v1.ListMyTablesResponse
+	55, // 114: cardroom.gateway.v1.GatewayService.GetPlayerProfile:output_type -> cardroom.gateway.v1.GetPlayerProfileResponse
+	57, // 115: cardroom.gateway.v1.GatewayService.SetProfileVisibility:output_type -> cardroom.gateway.v1.SetProfileVisibilityResponse
+	60, // 116: cardroom.gateway.v1.GatewayService.GetLeaderboard:output_type -> cardroom.gateway.v1.GetLeaderboardResponse
+	62, // 117: cardroom.gateway.v1.GatewayService.GetGameFigures:output_type -> cardroom.gateway.v1.GetGameFiguresResponse
+	64, // 118: cardroom.gateway.v1.GatewayService.CheckTableOptions:output_type -> cardroom.gateway.v1.CheckTableOptionsResponse
+	93, // [93:119] is the sub-list for method output_type
+	67, // [67:93] is the sub-list for method input_type
+	67, // [67:67] is the sub-list for extension type_name
+	67, // [67:67] is the sub-list for extension extendee
+	0,  // [0:67] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_gateway_v1_gateway_proto_init() }

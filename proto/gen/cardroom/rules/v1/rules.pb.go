@@ -74,9 +74,12 @@ type DescribeGameResponse struct {
 	ActionType  string `protobuf:"bytes,5,opt,name=action_type,json=actionType,proto3" json:"action_type,omitempty"`
 	ViewType    string `protobuf:"bytes,6,opt,name=view_type,json=viewType,proto3" json:"view_type,omitempty"`
 	// The seats of the game's usual table (between min_seats and max_seats).
-	UsualSeats    uint32 `protobuf:"varint,7,opt,name=usual_seats,json=usualSeats,proto3" json:"usual_seats,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	UsualSeats uint32 `protobuf:"varint,7,opt,name=usual_seats,json=usualSeats,proto3" json:"usual_seats,omitempty"`
+	// The game's options with its defaults written out where a client edits them from a starting point
+	// (Sponsio's standard coupon table); unset when the empty options message says it all.
+	DefaultOptions *anypb.Any `protobuf:"bytes,8,opt,name=default_options,json=defaultOptions,proto3" json:"default_options,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *DescribeGameResponse) Reset() {
@@ -156,6 +159,13 @@ func (x *DescribeGameResponse) GetUsualSeats() uint32 {
 		return x.UsualSeats
 	}
 	return 0
+}
+
+func (x *DescribeGameResponse) GetDefaultOptions() *anypb.Any {
+	if x != nil {
+		return x.DefaultOptions
+	}
+	return nil
 }
 
 type CreateTableRequest struct {
@@ -1549,7 +1559,7 @@ var File_cardroom_rules_v1_rules_proto protoreflect.FileDescriptor
 const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"\n" +
 	"\x1dcardroom/rules/v1/rules.proto\x12\x11cardroom.rules.v1\x1a\x1fcardroom/events/v1/events.proto\x1a\x1bcardroom/game/v1/game.proto\x1a\x19google/protobuf/any.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x15\n" +
-	"\x13DescribeGameRequest\"\xe6\x01\n" +
+	"\x13DescribeGameRequest\"\xa5\x02\n" +
 	"\x14DescribeGameResponse\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12\x1b\n" +
 	"\tmin_seats\x18\x02 \x01(\rR\bminSeats\x12\x1b\n" +
@@ -1559,7 +1569,8 @@ const file_cardroom_rules_v1_rules_proto_rawDesc = "" +
 	"actionType\x12\x1b\n" +
 	"\tview_type\x18\x06 \x01(\tR\bviewType\x12\x1f\n" +
 	"\vusual_seats\x18\a \x01(\rR\n" +
-	"usualSeats\"f\n" +
+	"usualSeats\x12=\n" +
+	"\x0fdefault_options\x18\b \x01(\v2\x14.google.protobuf.AnyR\x0edefaultOptions\"f\n" +
 	"\x12CreateTableRequest\x12\x19\n" +
 	"\btable_id\x18\x01 \x01(\tR\atableId\x125\n" +
 	"\x06config\x18\x02 \x01(\v2\x1d.cardroom.game.v1.TableConfigR\x06config\"K\n" +
@@ -1704,65 +1715,66 @@ var file_cardroom_rules_v1_rules_proto_goTypes = []any{
 	(*AbortTableResponse)(nil),       // 19: cardroom.rules.v1.AbortTableResponse
 	(*CheckOptionsRequest)(nil),      // 20: cardroom.rules.v1.CheckOptionsRequest
 	(*CheckOptionsResponse)(nil),     // 21: cardroom.rules.v1.CheckOptionsResponse
-	(*v1.TableConfig)(nil),           // 22: cardroom.game.v1.TableConfig
-	(*v1.TableSummary)(nil),          // 23: cardroom.game.v1.TableSummary
-	(*anypb.Any)(nil),                // 24: google.protobuf.Any
+	(*anypb.Any)(nil),                // 22: google.protobuf.Any
+	(*v1.TableConfig)(nil),           // 23: cardroom.game.v1.TableConfig
+	(*v1.TableSummary)(nil),          // 24: cardroom.game.v1.TableSummary
 	(*v11.Event)(nil),                // 25: cardroom.events.v1.Event
 	(*timestamppb.Timestamp)(nil),    // 26: google.protobuf.Timestamp
 	(v1.BotLevel)(0),                 // 27: cardroom.game.v1.BotLevel
 	(*v1.RuleViolation)(nil),         // 28: cardroom.game.v1.RuleViolation
 }
 var file_cardroom_rules_v1_rules_proto_depIdxs = []int32{
-	22, // 0: cardroom.rules.v1.CreateTableRequest.config:type_name -> cardroom.game.v1.TableConfig
-	23, // 1: cardroom.rules.v1.CreateTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	24, // 2: cardroom.rules.v1.ActRequest.action:type_name -> google.protobuf.Any
-	25, // 3: cardroom.rules.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
-	24, // 4: cardroom.rules.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
-	6,  // 5: cardroom.rules.v1.GetViewRequest.viewer:type_name -> cardroom.rules.v1.Viewer
-	24, // 6: cardroom.rules.v1.GetViewResponse.view:type_name -> google.protobuf.Any
-	26, // 7: cardroom.rules.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
-	23, // 8: cardroom.rules.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
-	24, // 9: cardroom.rules.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
-	24, // 10: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
-	26, // 11: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
-	25, // 12: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
-	24, // 13: cardroom.rules.v1.LogEntry.view:type_name -> google.protobuf.Any
-	23, // 14: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
-	12, // 15: cardroom.rules.v1.GetLogResponse.entries:type_name -> cardroom.rules.v1.LogEntry
-	25, // 16: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
-	24, // 17: cardroom.rules.v1.GetLogResponse.created_view:type_name -> google.protobuf.Any
-	25, // 18: cardroom.rules.v1.TableUpdate.events:type_name -> cardroom.events.v1.Event
-	15, // 19: cardroom.rules.v1.TableUpdate.legal:type_name -> cardroom.rules.v1.SeatActions
-	24, // 20: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
-	27, // 21: cardroom.rules.v1.SuggestActionRequest.level:type_name -> cardroom.game.v1.BotLevel
-	24, // 22: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
-	26, // 23: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
-	23, // 24: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
-	24, // 25: cardroom.rules.v1.CheckOptionsRequest.options:type_name -> google.protobuf.Any
-	28, // 26: cardroom.rules.v1.CheckOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
-	0,  // 27: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
-	20, // 28: cardroom.rules.v1.RulesService.CheckOptions:input_type -> cardroom.rules.v1.CheckOptionsRequest
-	2,  // 29: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
-	4,  // 30: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
-	7,  // 31: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
-	9,  // 32: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
-	11, // 33: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
-	16, // 34: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
-	18, // 35: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
-	1,  // 36: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
-	21, // 37: cardroom.rules.v1.RulesService.CheckOptions:output_type -> cardroom.rules.v1.CheckOptionsResponse
-	3,  // 38: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
-	5,  // 39: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
-	8,  // 40: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
-	10, // 41: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
-	13, // 42: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
-	17, // 43: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
-	19, // 44: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
-	36, // [36:45] is the sub-list for method output_type
-	27, // [27:36] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	22, // 0: cardroom.rules.v1.DescribeGameResponse.default_options:type_name -> google.protobuf.Any
+	23, // 1: cardroom.rules.v1.CreateTableRequest.config:type_name -> cardroom.game.v1.TableConfig
+	24, // 2: cardroom.rules.v1.CreateTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	22, // 3: cardroom.rules.v1.ActRequest.action:type_name -> google.protobuf.Any
+	25, // 4: cardroom.rules.v1.ActResponse.events:type_name -> cardroom.events.v1.Event
+	22, // 5: cardroom.rules.v1.ActResponse.legal_actions:type_name -> google.protobuf.Any
+	6,  // 6: cardroom.rules.v1.GetViewRequest.viewer:type_name -> cardroom.rules.v1.Viewer
+	22, // 7: cardroom.rules.v1.GetViewResponse.view:type_name -> google.protobuf.Any
+	26, // 8: cardroom.rules.v1.GetViewResponse.deadline:type_name -> google.protobuf.Timestamp
+	24, // 9: cardroom.rules.v1.GetViewResponse.table:type_name -> cardroom.game.v1.TableSummary
+	22, // 10: cardroom.rules.v1.ListLegalActionsResponse.actions:type_name -> google.protobuf.Any
+	22, // 11: cardroom.rules.v1.LogEntry.action:type_name -> google.protobuf.Any
+	26, // 12: cardroom.rules.v1.LogEntry.time:type_name -> google.protobuf.Timestamp
+	25, // 13: cardroom.rules.v1.LogEntry.events:type_name -> cardroom.events.v1.Event
+	22, // 14: cardroom.rules.v1.LogEntry.view:type_name -> google.protobuf.Any
+	24, // 15: cardroom.rules.v1.GetLogResponse.table:type_name -> cardroom.game.v1.TableSummary
+	12, // 16: cardroom.rules.v1.GetLogResponse.entries:type_name -> cardroom.rules.v1.LogEntry
+	25, // 17: cardroom.rules.v1.GetLogResponse.created_events:type_name -> cardroom.events.v1.Event
+	22, // 18: cardroom.rules.v1.GetLogResponse.created_view:type_name -> google.protobuf.Any
+	25, // 19: cardroom.rules.v1.TableUpdate.events:type_name -> cardroom.events.v1.Event
+	15, // 20: cardroom.rules.v1.TableUpdate.legal:type_name -> cardroom.rules.v1.SeatActions
+	22, // 21: cardroom.rules.v1.SeatActions.actions:type_name -> google.protobuf.Any
+	27, // 22: cardroom.rules.v1.SuggestActionRequest.level:type_name -> cardroom.game.v1.BotLevel
+	22, // 23: cardroom.rules.v1.SuggestActionResponse.action:type_name -> google.protobuf.Any
+	26, // 24: cardroom.rules.v1.SuggestActionResponse.not_before:type_name -> google.protobuf.Timestamp
+	24, // 25: cardroom.rules.v1.AbortTableResponse.table:type_name -> cardroom.game.v1.TableSummary
+	22, // 26: cardroom.rules.v1.CheckOptionsRequest.options:type_name -> google.protobuf.Any
+	28, // 27: cardroom.rules.v1.CheckOptionsResponse.refusal:type_name -> cardroom.game.v1.RuleViolation
+	0,  // 28: cardroom.rules.v1.RulesService.DescribeGame:input_type -> cardroom.rules.v1.DescribeGameRequest
+	20, // 29: cardroom.rules.v1.RulesService.CheckOptions:input_type -> cardroom.rules.v1.CheckOptionsRequest
+	2,  // 30: cardroom.rules.v1.RulesService.CreateTable:input_type -> cardroom.rules.v1.CreateTableRequest
+	4,  // 31: cardroom.rules.v1.RulesService.Act:input_type -> cardroom.rules.v1.ActRequest
+	7,  // 32: cardroom.rules.v1.RulesService.GetView:input_type -> cardroom.rules.v1.GetViewRequest
+	9,  // 33: cardroom.rules.v1.RulesService.ListLegalActions:input_type -> cardroom.rules.v1.ListLegalActionsRequest
+	11, // 34: cardroom.rules.v1.RulesService.GetLog:input_type -> cardroom.rules.v1.GetLogRequest
+	16, // 35: cardroom.rules.v1.RulesService.SuggestAction:input_type -> cardroom.rules.v1.SuggestActionRequest
+	18, // 36: cardroom.rules.v1.RulesService.AbortTable:input_type -> cardroom.rules.v1.AbortTableRequest
+	1,  // 37: cardroom.rules.v1.RulesService.DescribeGame:output_type -> cardroom.rules.v1.DescribeGameResponse
+	21, // 38: cardroom.rules.v1.RulesService.CheckOptions:output_type -> cardroom.rules.v1.CheckOptionsResponse
+	3,  // 39: cardroom.rules.v1.RulesService.CreateTable:output_type -> cardroom.rules.v1.CreateTableResponse
+	5,  // 40: cardroom.rules.v1.RulesService.Act:output_type -> cardroom.rules.v1.ActResponse
+	8,  // 41: cardroom.rules.v1.RulesService.GetView:output_type -> cardroom.rules.v1.GetViewResponse
+	10, // 42: cardroom.rules.v1.RulesService.ListLegalActions:output_type -> cardroom.rules.v1.ListLegalActionsResponse
+	13, // 43: cardroom.rules.v1.RulesService.GetLog:output_type -> cardroom.rules.v1.GetLogResponse
+	17, // 44: cardroom.rules.v1.RulesService.SuggestAction:output_type -> cardroom.rules.v1.SuggestActionResponse
+	19, // 45: cardroom.rules.v1.RulesService.AbortTable:output_type -> cardroom.rules.v1.AbortTableResponse
+	37, // [37:46] is the sub-list for method output_type
+	28, // [28:37] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_cardroom_rules_v1_rules_proto_init() }
