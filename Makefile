@@ -49,9 +49,12 @@ check-web: web ## fail when the committed web client is not what its sources bui
 	@git add -N web/dist web/src/gen web/client/src/gen >/dev/null 2>&1 || true
 	@git diff --exit-code --stat -- web/dist web/src/gen web/client/src/gen || (echo "the web client's build is stale: run make web and commit"; exit 1)
 
-lint: ## buf lint, breaking-free formatting of protos
+STATICCHECK = "$$(tools/gotool -path staticcheck)"
+
+lint: ## buf lint and the protos' formatting; staticcheck over every module
 	$(BUF) lint
 	$(BUF) format --diff --exit-code
+	@set -e; sc=$(STATICCHECK); for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; (cd $$m && $$sc ./...); done
 
 vet:
 	@set -e; for m in $(MODULES); do (cd $$m && $(HASPKG)) || continue; (cd $$m && $(GO) vet ./...); done

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"compress/gzip"
-	"context"
-	"crypto/tls"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -21,7 +18,6 @@ import (
 
 	. "cardroom.dev/gateway/gatewaytest"
 	"cardroom.dev/services/kit/refusal"
-	"golang.org/x/net/http2"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/mem"
@@ -237,9 +233,9 @@ func TestBodiesBoundedOnEveryProtocol(t *testing.T) {
 		bomb := gzipped(t, signInProtoHead(inflated), inflated, "")
 		frame := append([]byte{1}, binary.BigEndian.AppendUint32(nil, uint32(len(bomb)))...)
 		frame = append(frame, bomb...)
-		h2c := &http.Client{Transport: &http2.Transport{AllowHTTP: true, DialTLSContext: func(ctx context.Context, network, addr string, _ *tls.Config) (net.Conn, error) {
-			return (&net.Dialer{}).DialContext(ctx, network, addr)
-		}}}
+		var h2cOnly http.Protocols
+		h2cOnly.SetUnencryptedHTTP2(true)
+		h2c := &http.Client{Transport: &http.Transport{Protocols: &h2cOnly}}
 		heapPeak(t, "native gRPC, gzip of 200 MiB", func() {
 			req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, url, bytes.NewReader(frame))
 			req.Header.Set("Content-Type", "application/grpc")

@@ -1,14 +1,13 @@
 package gateway_test
 
 import (
-	"cardroom.dev/gateway/gatewaytest"
-	. "cardroom.dev/gateway/gatewaytest"
 	"fmt"
 	"regexp"
 	"strconv"
 	"sync"
 	"testing"
 
+	. "cardroom.dev/gateway/gatewaytest"
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gatewayv1 "cardroom.dev/proto/gen/cardroom/gateway/v1"
 	"google.golang.org/protobuf/proto"
@@ -132,7 +131,7 @@ func checkStream(t *testing.T, c *Client, all []*eventsv1.Event, views []*gatewa
 	if len(views) > 0 && views[0].Seat != nil {
 		seat = int(views[0].GetSeat())
 	}
-	gatewaytest.CheckStream(t, c, seat, all)
+	CheckStream(t, c, seat, all)
 	for _, v := range views {
 		s := &wrapperspb.StringValue{}
 		_ = v.GetView().UnmarshalTo(s)

@@ -106,7 +106,7 @@ func (s *Server) ownStep(ctx context.Context, id string) (done bool, err error) 
 		return false, s.dealStep(ctx, &t)
 	case lobby.TableClosing:
 		return false, s.closeStep(ctx, &t)
-	case lobby.TablePlaying:
+	case lobby.TableDealt:
 		err := s.drive(ctx, id)
 		return err == nil, err
 	case lobby.TableFinished, lobby.TableClosed:
@@ -219,7 +219,7 @@ func (s *Server) dealStep(ctx context.Context, t *lobby.Table) error {
 		if cur.State != lobby.TableStarting {
 			return 0, errAlready
 		}
-		cur.State, cur.Refusal, cur.Deadline = lobby.TablePlaying, nil, now.Add(playingTableTTL)
+		cur.State, cur.Refusal, cur.Deadline = lobby.TableDealt, nil, now.Add(playingTableTTL)
 		return playingTableTTL, nil
 	})
 	if errors.Is(err, errAlready) {
@@ -356,7 +356,7 @@ func (s *Server) awaitDeal(ctx context.Context, t *lobby.Table, wake <-chan stru
 	defer poll.Stop()
 	for {
 		switch t.State {
-		case lobby.TablePlaying, lobby.TableFinished:
+		case lobby.TableDealt, lobby.TableFinished:
 			return t, nil
 		case lobby.TableOpen:
 			if why := refusalOf(t); why != nil {

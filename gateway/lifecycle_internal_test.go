@@ -22,7 +22,7 @@ func TestAwaitDealWithoutNotice(t *testing.T) {
 		t.Fatal(err)
 	}
 	dealt := stored
-	dealt.State = lobby.TablePlaying
+	dealt.State = lobby.TableDealt
 	if err := st.UpdateTable(ctx, dealt, 0); err != nil { // dealt by another replica, unannounced
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestAwaitDealWithoutNotice(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the wait did not see the deal: %v", err)
 	}
-	if got.State != lobby.TablePlaying {
+	if got.State != lobby.TableDealt {
 		t.Fatalf("the wait answered a table %v", got.State)
 	}
 }

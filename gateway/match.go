@@ -258,7 +258,7 @@ func (s *Server) watchTicket(ctx context.Context, sess Session, id string, strea
 			if err != nil && !errors.Is(err, lobby.ErrNotFound) {
 				return err
 			}
-			if err == nil && (tb.State == lobby.TablePlaying || tb.State == lobby.TableFinished) {
+			if err == nil && (tb.State == lobby.TableDealt || tb.State == lobby.TableFinished) {
 				msg.State, msg.TableId, final = gatewayv1.TicketState_TICKET_STATE_MATCHED, tb.ID, true
 				if i := tb.SeatOf(sess.Player); i >= 0 {
 					msg.Seat = proto.Uint32(uint32(i))

@@ -125,7 +125,7 @@ func listMyTables(ctx context.Context, st lobby.Store, player string) (*gatewayv
 			continue // left before the start
 		}
 		switch t.State {
-		case lobby.TableOpen, lobby.TableStarting, lobby.TablePlaying:
+		case lobby.TableOpen, lobby.TableStarting, lobby.TableDealt:
 			resp.InProgress = append(resp.InProgress, tableProto(t, player))
 		case lobby.TableFinished:
 			resp.Finished = append(resp.Finished, tableProto(t, player))

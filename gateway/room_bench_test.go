@@ -31,7 +31,7 @@ func benchListLive(b *testing.B, redis bool) {
 	e := NewEnv(b, EnvOptions{Redis: redis})
 	now := time.Now()
 	for i := range tables {
-		t := lobby.Table{ID: fmt.Sprintf("t-bench%05d", i), Game: TestGame, State: lobby.TablePlaying, Public: true, Capacity: 4,
+		t := lobby.Table{ID: fmt.Sprintf("t-bench%05d", i), Game: TestGame, State: lobby.TableDealt, Public: true, Capacity: 4,
 			Players: []lobby.Player{{ID: fmt.Sprint("p-a", i), Name: "Ann"}, {ID: fmt.Sprint("p-b", i), Name: "Bob"},
 				{ID: "b-1", Name: "Bot 1", Bot: true, Level: 2}, {ID: "b-2", Name: "Bot 2", Bot: true, Level: 3}},
 			Options: []byte{10, 3, 1, 2, 3}, CreatedAt: now.Add(time.Duration(i) * time.Millisecond), StartedAt: now.Add(time.Duration(i) * time.Millisecond)}

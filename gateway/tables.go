@@ -266,7 +266,7 @@ func tableProto(t *lobby.Table, player string) *gatewayv1.Table {
 	switch t.State {
 	case lobby.TableOpen:
 		out.State = gatewayv1.TableState_TABLE_STATE_OPEN
-	case lobby.TablePlaying, lobby.TableStarting:
+	case lobby.TableDealt, lobby.TableStarting:
 		// Starting: the seats are fixed and the deal under way (Watch waits for it).
 		out.State = gatewayv1.TableState_TABLE_STATE_PLAYING
 	case lobby.TableFinished:
@@ -546,7 +546,7 @@ func (s *Server) startTable(ctx context.Context, sess Session, id string) (*lobb
 			return 0, refusal.New(codes.PermissionDenied, refusal.NotOwner, "only the table's owner may start it")
 		}
 		switch t.State {
-		case lobby.TableStarting, lobby.TablePlaying, lobby.TableFinished:
+		case lobby.TableStarting, lobby.TableDealt, lobby.TableFinished:
 			// Started already (a retry whose answer was lost, say): answered once dealt.
 			return 0, errUnchanged
 		}
@@ -610,7 +610,7 @@ func (s *Server) table(ctx context.Context, id string) (*lobby.Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.State != lobby.TablePlaying && t.State != lobby.TableFinished {
+	if t.State != lobby.TableDealt && t.State != lobby.TableFinished {
 		return nil, refusal.New(codes.FailedPrecondition, refusal.TableNotStarted, "the table has not started")
 	}
 	s.remember(&t)

@@ -685,7 +685,7 @@ func (s *Server) awaitStart(ctx context.Context, sess Session, id string) (*lobb
 			return nil, err
 		}
 		switch t.State {
-		case lobby.TablePlaying, lobby.TableFinished:
+		case lobby.TableDealt, lobby.TableFinished:
 			// The lobby says dealt once the rules service has the table.
 			return s.table(ctx, id)
 		case lobby.TableClosing, lobby.TableClosed:

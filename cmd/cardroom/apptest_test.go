@@ -62,7 +62,8 @@ func startOneApp(t *testing.T, ctx context.Context, name string, afterNew func()
 		t.Fatal(err)
 	}
 	o := &oneApp{a: a, stats: stats.NewMemory(), applied: newProgress()}
-	a.Go(stats.NewConsumer(b, o.stats, stats.ConsumerOptions{AfterApply: o.applied.hook, Logger: a.Log}).Run)
+	agg := statsAggregator()
+	a.Go(stats.NewConsumer(b, o.stats, stats.ConsumerOptions{AfterApply: o.applied.hook, Logger: a.Log, Aggregator: &agg}).Run)
 	done := make(chan error, 1)
 	go func() { done <- a.Run(ctx) }()
 	t.Cleanup(func() { cancel(); <-done })

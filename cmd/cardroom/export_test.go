@@ -60,7 +60,8 @@ func TestEventsExport(t *testing.T) {
 	// The stats service's consumer reads the same stream.
 	st := stats.NewMemory()
 	prog := newPositions()
-	cons := stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: quiet, AfterApply: prog.hook})
+	agg := statsAggregator()
+	cons := stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: quiet, AfterApply: prog.hook, Aggregator: &agg})
 	cctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- cons.Run(cctx) }()

@@ -110,7 +110,7 @@ func runServe(ctx context.Context, cfg config.Config, stdout io.Writer, ready ch
 	if err != nil {
 		return err
 	}
-	statsSrv, err := stats.AddStats(a, statsStore, b, statsAddr)
+	statsSrv, err := stats.AddStats(a, statsStore, b, statsAddr, statsAggregator())
 	if err != nil {
 		return err
 	}

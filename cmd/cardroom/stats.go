@@ -73,7 +73,8 @@ func rebuild(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 			return fmt.Errorf("clear the stats store: %w", err)
 		}
 	}
-	seq, err := stats.Rebuild(ctx, b, st, stats.RebuildOptions{Logger: a.Log})
+	agg := statsAggregator()
+	seq, err := stats.Rebuild(ctx, b, st, stats.RebuildOptions{Logger: a.Log, Aggregator: &agg})
 	if errors.Is(err, stats.ErrNotEmpty) {
 		return fmt.Errorf("the stats store is not empty: %w", err)
 	}

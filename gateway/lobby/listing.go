@@ -48,7 +48,7 @@ func (t *Table) Listing() Listing {
 	switch t.State {
 	case TableOpen:
 		return ListOpen
-	case TableStarting, TablePlaying:
+	case TableStarting, TableDealt:
 		return ListLive
 	case TableFinished:
 		return ListFinished

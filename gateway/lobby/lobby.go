@@ -36,9 +36,9 @@ type TableState int
 const (
 	// TableOpen: a private table taking players, until its owner starts it (or it expires).
 	TableOpen TableState = iota + 1
-	// TablePlaying: dealt, the rules service has the table; its owner plays its bots and absent
-	// seats and learns its end from its TableFinished event.
-	TablePlaying
+	// TableDealt: the rules service has the table (the API calls it TABLE_STATE_PLAYING); its
+	// owner plays its bots and absent seats and learns its end from its TableFinished event.
+	TableDealt
 	// TableFinished: over; the record expires after the retention.
 	TableFinished
 	// TableClosed: closed before it was dealt (its owner left, or its start was given up).
@@ -53,14 +53,14 @@ const (
 
 // Owned reports whether a table in state st has work its lifecycle's owner must do.
 func (st TableState) Owned() bool {
-	return st == TableStarting || st == TablePlaying || st == TableClosing
+	return st == TableStarting || st == TableDealt || st == TableClosing
 }
 
 func (st TableState) String() string {
 	switch st {
 	case TableOpen:
 		return "open"
-	case TablePlaying:
+	case TableDealt:
 		return "dealt"
 	case TableFinished:
 		return "finished"

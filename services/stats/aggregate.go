@@ -10,15 +10,11 @@ import (
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
 	statsv1 "cardroom.dev/proto/gen/cardroom/stats/v1"
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/known/anypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
-
-	// The games' option messages, decoded for option usage.
-	_ "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
-	_ "cardroom.dev/proto/gen/cardroom/saboteur/v1"
-	_ "cardroom.dev/proto/gen/cardroom/sapotagem/v1"
-	_ "cardroom.dev/proto/gen/cardroom/sponsio/v1"
 )
 
 // Aggregator turns events into deltas. It is a pure fold: the same events in the same order give
@@ -31,10 +27,34 @@ type Aggregator struct {
 	// late republication of its events. The table store forgets finished tables after its retention
 	// (24h by default), after which nothing of them can be published again.
 	TableMemory time.Duration
+	// Options resolves the games' option messages, which a table's config carries in an Any
+	// (NewAggregator). The stats service knows no game of its own: its caller names them. Nil, or a
+	// type it does not know: the table's options count as "(undecodable)=<type>".
+	Options *protoregistry.Types
 }
 
-// DefaultAggregator is the aggregation every stats process uses.
+// DefaultAggregator is the aggregation every stats process uses, without the games' options.
 var DefaultAggregator = Aggregator{Rating: DefaultRating, RecentLimit: 20, TableMemory: 25 * time.Hour}
+
+// NewAggregator is DefaultAggregator decoding the option messages of the games whose prototypes
+// are given (each game's engine.Info.Options; nil ones are skipped).
+func NewAggregator(gameOptions ...proto.Message) Aggregator {
+	types := new(protoregistry.Types)
+	for _, o := range gameOptions {
+		if o == nil {
+			continue
+		}
+		mt := o.ProtoReflect().Type()
+		if _, err := types.FindMessageByName(mt.Descriptor().FullName()); err == nil {
+			continue // two games may share an options type (the test games do)
+		}
+		// The only failure is a name already registered, excluded above.
+		_ = types.RegisterMessage(mt)
+	}
+	a := DefaultAggregator
+	a.Options = types
+	return a
+}
 
 // Ingest counter names.
 const (
@@ -193,7 +213,7 @@ func (a Aggregator) finishedTable(st *State, d *Delta, e *event) {
 			gd.incr(seat+"ranks", int64(r.GetRank()))
 			gd.sample("score", r.GetScore())
 		}
-		for _, o := range optionUsage(cfg.GetOptions()) {
+		for _, o := range optionUsage(cfg.GetOptions(), a.Options) {
 			gd.incr("opt:"+o, 1)
 		}
 	}
@@ -298,12 +318,16 @@ func standInSeats(f *eventsv1.TableFinished, n int) []bool {
 }
 
 // optionUsage lists "path=value" for every option a table set away from its default, or
-// "(defaults)" when none; "(undecodable)=<type>" when the options are of an unknown type.
-func optionUsage(opts *anypb.Any) []string {
+// "(defaults)" when none; "(undecodable)=<type>" when the options are of a type types does not
+// resolve.
+func optionUsage(opts *anypb.Any, types *protoregistry.Types) []string {
 	if opts == nil || (opts.GetTypeUrl() == "" && len(opts.GetValue()) == 0) {
 		return []string{"(defaults)="}
 	}
-	m, err := opts.UnmarshalNew()
+	if types == nil {
+		return []string{"(undecodable)=" + string(opts.MessageName())}
+	}
+	m, err := anypb.UnmarshalNew(opts, proto.UnmarshalOptions{Resolver: types})
 	if err != nil {
 		return []string{"(undecodable)=" + string(opts.MessageName())}
 	}

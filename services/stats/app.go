@@ -3,7 +3,7 @@
 // leaderboards, live figures) kept in Redis or in memory, and the cardroom.stats.v1.StatsService
 // that serves them. Each event's effect is applied exactly once: the stream position is stored
 // with the aggregates and moved with them atomically. Rebuild recomputes everything from the
-// stream.
+// stream. It knows no game: its caller names the games whose options it counts (NewAggregator).
 package stats
 
 import (
@@ -18,6 +18,7 @@ import (
 	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // RedisPrefix is put after the configured Redis prefix for every stats key.
@@ -44,8 +45,8 @@ func OpenStore(ctx context.Context, a *app.App) (Store, error) {
 
 // AddStats serves the StatsService over st on its own gRPC server at addr (an internal one,
 // closed to callers without the service token: app.NewInternalGRPCServer) and runs the durable
-// consumer of b's stream into st as a background loop of a.
-func AddStats(a *app.App, st Store, b *bus.Bus, addr string) (*Server, error) {
+// consumer of b's stream into st, aggregated by agg, as a background loop of a.
+func AddStats(a *app.App, st Store, b *bus.Bus, addr string, agg Aggregator) (*Server, error) {
 	gs, hs, err := a.NewInternalGRPCServer(addr)
 	if err != nil {
 		return nil, err
@@ -53,14 +54,16 @@ func AddStats(a *app.App, st Store, b *bus.Bus, addr string) (*Server, error) {
 	srv := NewServer(st, a.Log)
 	statsv1.RegisterStatsServiceServer(gs, srv)
 	hs.SetServingStatus(statsv1.StatsService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	c := NewConsumer(b, st, ConsumerOptions{Logger: a.Log})
+	c := NewConsumer(b, st, ConsumerOptions{Logger: a.Log, Aggregator: &agg})
 	a.Go(c.Run)
 	return srv, nil
 }
 
 // Main is the whole main of the stats service: configuration from flags and CARDROOM_*
 // variables, the store and bus they name, the consumer and the service, and an orderly stop.
-func Main() {
+// gameOptions are the prototypes of the option messages of the games it counts
+// (NewAggregator).
+func Main(gameOptions ...proto.Message) {
 	const name = "stats"
 	cfg, err := config.Parse(name, os.Args[1:], os.Getenv)
 	if errors.Is(err, config.ErrHelp) {
@@ -73,13 +76,13 @@ func Main() {
 	}
 	ctx, stop := app.SignalContext(context.Background())
 	defer stop()
-	if err := run(ctx, name, cfg); err != nil {
+	if err := run(ctx, name, cfg, NewAggregator(gameOptions...)); err != nil {
 		slog.Error("stats service failed", slog.Any("error", err))
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, name string, cfg config.Config) error {
+func run(ctx context.Context, name string, cfg config.Config, agg Aggregator) error {
 	a, err := app.New(ctx, name, cfg)
 	if err != nil {
 		return err
@@ -93,7 +96,7 @@ func run(ctx context.Context, name string, cfg config.Config) error {
 	if err != nil {
 		return err
 	}
-	if _, err := AddStats(a, st, b, cfg.Listen); err != nil {
+	if _, err := AddStats(a, st, b, cfg.Listen, agg); err != nil {
 		return err
 	}
 	a.Log.Info("serving", slog.String("addr", a.Addr(0)))

@@ -44,7 +44,7 @@ func BenchmarkApply(b *testing.B) {
 			b.ResetTimer()
 			start := time.Now()
 			for i := 0; i < len(msgs); i += benchBatch {
-				if _, err := stats.ApplyBatch(b.Context(), st, stats.DefaultAggregator, msgs[i:min(i+benchBatch, len(msgs))], quiet); err != nil {
+				if _, err := stats.ApplyBatch(b.Context(), st, w.Aggregator(), msgs[i:min(i+benchBatch, len(msgs))], quiet); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -69,7 +69,7 @@ func BenchmarkConsume(b *testing.B) {
 			msgs := w.Public()
 			st := redisStore(b)
 			p := newProgress()
-			c := stats.NewConsumer(bs, st, stats.ConsumerOptions{Logger: quiet, Batch: consumeBatch, AfterApply: p.hook})
+			c := stats.NewConsumer(bs, st, stats.ConsumerOptions{Aggregator: testAggregator(), Logger: quiet, Batch: consumeBatch, AfterApply: p.hook})
 			b.ResetTimer()
 			start := time.Now()
 			ctx, cancel := context.WithCancel(context.Background())

@@ -35,7 +35,7 @@ func TestConsumerAcrossNATSLeaderLoss(t *testing.T) {
 	st := stats.NewMemory()
 	p := newProgress()
 	// Small batches, so that the consumer is still reading the first half when the leader dies.
-	stop := runConsumer(t, stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: quiet, Batch: 20, Linger: -1, AfterApply: p.hook}))
+	stop := runConsumer(t, stats.NewConsumer(b, st, stats.ConsumerOptions{Aggregator: testAggregator(), Logger: quiet, Batch: 20, Linger: -1, AfterApply: p.hook}))
 	defer stop()
 	p.wait(t, 1, time.Minute)
 

@@ -9,13 +9,12 @@ import (
 	"time"
 
 	"cardroom.dev/services/kit/bus"
-	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// The stats service reads every table's public events (bus.Bus.PublicDurable). TableCreated and
+// The stats service reads every table's public events (bus.Bus.ConsumePublic). TableCreated and
 // TableFinished are aggregated, the games' own public events skipped.
 
 // ConsumerOptions configure the durable consumer.
@@ -106,41 +105,30 @@ func (c *Consumer) session(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cons, err := c.bus.PublicDurable(ctx, bus.DurableOptions{
+	return c.consume(ctx, pos)
+}
+
+// consume feeds batches to the applier until ctx ends or something fails.
+func (c *Consumer) consume(ctx context.Context, pos uint64) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	msgs := make(chan bus.Received, 2*c.opt.Batch)
+	cons, err := c.bus.ConsumePublic(ctx, bus.DurableOptions{
 		Name:          c.opt.Durable,
 		Description:   "cardroom stats: aggregates; the position lives with the aggregates",
 		After:         pos,
 		MaxAckPending: 4 * c.opt.Batch,
-	})
-	if err != nil {
-		return err
-	}
-	return c.consume(ctx, cons, pos)
-}
-
-// consume feeds batches to the applier until ctx ends or something fails.
-func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uint64) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	msgs := make(chan jetstream.Msg, 2*c.opt.Batch)
-	errc := make(chan error, 1)
-	cc, err := cons.Consume(func(m jetstream.Msg) {
+		Pull:          2 * c.opt.Batch,
+	}, func(m bus.Received) {
 		select {
 		case msgs <- m:
 		case <-ctx.Done():
 		}
-	}, jetstream.PullMaxMessages(2*c.opt.Batch), jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-		if errors.Is(err, jetstream.ErrConsumerDeleted) || errors.Is(err, jetstream.ErrConsumerNotFound) {
-			select {
-			case errc <- err:
-			default:
-			}
-		}
-	}))
+	})
 	if err != nil {
-		return fmt.Errorf("consume: %w", err)
+		return err
 	}
-	defer cc.Stop()
+	defer cons.Stop()
 	// Batches are folded here and applied by a committer goroutine, so the next batch is decoded
 	// and folded while the previous one is being written: the store's CPU and ours overlap.
 	st, err := c.ap.store.Load(ctx, Keys{})
@@ -165,11 +153,11 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uin
 	}()
 	nextConsumerSeq := uint64(1)
 	for {
-		var first jetstream.Msg
+		var first bus.Received
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-errc:
+		case err := <-cons.Lost():
 			return err
 		case err := <-failed:
 			return err
@@ -181,18 +169,14 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uin
 		linger := time.Now().Add(c.opt.Linger)
 		var timer *time.Timer
 		for {
-			md, err := m.Metadata()
-			if err != nil {
-				return fmt.Errorf("message metadata: %w", err)
-			}
-			switch cs := md.Sequence.Consumer; {
+			switch cs := m.ConsumerSeq; {
 			case cs == nextConsumerSeq:
 				nextConsumerSeq++
 			case cs > nextConsumerSeq:
 				return fmt.Errorf("%w: expected %d, got %d", errGap, nextConsumerSeq, cs)
 			}
-			if ss := md.Sequence.Stream; ss > pos {
-				batch = append(batch, Message{Subject: m.Subject(), Data: m.Data(), Seq: ss, trace: c.traceOf(m)})
+			if ss := m.StreamSeq; ss > pos {
+				batch = append(batch, Message{Subject: m.Subject, Data: m.Data, Seq: ss, trace: traceOf(m)})
 				pos = ss
 			}
 			last = m
@@ -251,7 +235,7 @@ func (c *Consumer) consume(ctx context.Context, cons jetstream.Consumer, pos uin
 type pending struct {
 	delta  *Delta // nil: nothing after the position (acknowledge only)
 	events []*event
-	last   jetstream.Msg
+	last   bus.Received
 	pos    uint64
 }
 
@@ -271,11 +255,11 @@ func (c *Consumer) commit(ctx context.Context, work <-chan *pending, failed chan
 
 // traceOf returns a function giving the trace context m's publisher put in its headers (nil: it
 // put none).
-func (c *Consumer) traceOf(m jetstream.Msg) func(context.Context) context.Context {
-	if len(m.Headers()) == 0 {
+func traceOf(m bus.Received) func(context.Context) context.Context {
+	if !m.Traced() {
 		return nil
 	}
-	return func(ctx context.Context) context.Context { return c.bus.MessageContext(ctx, m) }
+	return m.Context
 }
 
 // traceFinished records, in the trace of the action that finished each table of the batch, a

@@ -80,6 +80,12 @@ func (p *progress) wait(t testing.TB, target uint64, d time.Duration) {
 	}
 }
 
+// testAggregator is the aggregation of storetest's workloads.
+func testAggregator() *stats.Aggregator {
+	a := storetest.Aggregator()
+	return &a
+}
+
 func runConsumer(t testing.TB, c *stats.Consumer) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -134,7 +140,7 @@ func TestConsumer10000Games(t *testing.T) {
 			continue
 		}
 		r := &run{sc: sc, st: sc.new(t), p: newProgress()}
-		r.stop = runConsumer(t, stats.NewConsumer(b, r.st, stats.ConsumerOptions{Durable: "stats-" + sc.name, Logger: quiet, AfterApply: r.p.hook}))
+		r.stop = runConsumer(t, stats.NewConsumer(b, r.st, stats.ConsumerOptions{Aggregator: testAggregator(), Durable: "stats-" + sc.name, Logger: quiet, AfterApply: r.p.hook}))
 		runs = append(runs, r)
 	}
 	t0 := time.Now()
@@ -163,7 +169,7 @@ func TestConsumer10000Games(t *testing.T) {
 			storetest.Check(t, t.Context(), r.st, w)
 			fresh := r.sc.new(t)
 			t0 := time.Now()
-			pos, err := stats.Rebuild(t.Context(), b, fresh, stats.RebuildOptions{Logger: quiet})
+			pos, err := stats.Rebuild(t.Context(), b, fresh, stats.RebuildOptions{Aggregator: testAggregator(), Logger: quiet})
 			if err != nil || pos != w.LastPublicSeq() {
 				t.Fatalf("rebuild to %d (%v), want %d", pos, err, w.LastPublicSeq())
 			}
@@ -177,7 +183,7 @@ func TestConsumer10000Games(t *testing.T) {
 				t.Fatal(err)
 			}
 			storetest.CompareSnapshots(t, live, rebuilt)
-			if _, err := stats.Rebuild(t.Context(), b, fresh, stats.RebuildOptions{Logger: quiet}); !errors.Is(err, stats.ErrNotEmpty) {
+			if _, err := stats.Rebuild(t.Context(), b, fresh, stats.RebuildOptions{Aggregator: testAggregator(), Logger: quiet}); !errors.Is(err, stats.ErrNotEmpty) {
 				t.Fatalf("rebuild into a used store: %v, want ErrNotEmpty", err)
 			}
 		})
@@ -246,7 +252,7 @@ func TestConsumerKillAndRestart(t *testing.T) {
 			p := newProgress()
 			var calls atomic.Int64
 			ctx, kill := context.WithCancel(context.Background())
-			c1 := stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: log, Batch: 50, CacheLimit: 300, AfterApply: func(ctx context.Context, pos uint64) error {
+			c1 := stats.NewConsumer(b, st, stats.ConsumerOptions{Aggregator: testAggregator(), Logger: log, Batch: 50, CacheLimit: 300, AfterApply: func(ctx context.Context, pos uint64) error {
 				_ = p.hook(ctx, pos)
 				switch calls.Add(1) {
 				case 3, 7:
@@ -274,7 +280,7 @@ func TestConsumerKillAndRestart(t *testing.T) {
 
 			publish(t, b, w.Msgs[half:])
 			p2 := newProgress()
-			stop := runConsumer(t, stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: log, CacheLimit: 1000, AfterApply: p2.hook}))
+			stop := runConsumer(t, stats.NewConsumer(b, st, stats.ConsumerOptions{Aggregator: testAggregator(), Logger: log, CacheLimit: 1000, AfterApply: p2.hook}))
 			p2.wait(t, w.LastPublicSeq(), time.Minute)
 			stop()
 			storetest.Check(t, t.Context(), st, w)

@@ -51,7 +51,7 @@ func TestConsumerUnderPrefix(t *testing.T) {
 	publish(t, blue, []bus.Message{created(t, blue, "b1")})
 	st := stats.NewMemory()
 	p := newProgress()
-	stop := runConsumer(t, stats.NewConsumer(blue, st, stats.ConsumerOptions{Logger: quiet, AfterApply: p.hook}))
+	stop := runConsumer(t, stats.NewConsumer(blue, st, stats.ConsumerOptions{Aggregator: testAggregator(), Logger: quiet, AfterApply: p.hook}))
 	defer stop()
 	p.wait(t, 1, 30*time.Second)
 	c, err := st.GameCounters(t.Context(), "sapotagem")

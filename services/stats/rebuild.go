@@ -7,7 +7,6 @@ import (
 	"log/slog"
 
 	"cardroom.dev/services/kit/bus"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // ErrNotEmpty is returned by Rebuild when the destination store already holds aggregates.
@@ -42,29 +41,6 @@ func Rebuild(ctx context.Context, b *bus.Bus, dst Store, opt RebuildOptions) (ui
 		return 0, fmt.Errorf("%w: it is at stream sequence %d", ErrNotEmpty, pos)
 	}
 	ap := applier{store: dst, agg: agg, log: opt.Logger, subj: b.Subjects()}
-	target, err := b.LastSequence(ctx)
-	if err != nil {
-		return 0, err
-	}
-	if target == 0 {
-		return 0, nil
-	}
-	cons, err := b.PublicOrdered(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("rebuild consumer: %w", err)
-	}
-	info, err := bus.ConsumerInfo(ctx, cons)
-	if err != nil {
-		return 0, fmt.Errorf("rebuild consumer: %w", err)
-	}
-	if info.NumPending == 0 {
-		return 0, nil
-	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(2 * opt.Batch))
-	if err != nil {
-		return 0, fmt.Errorf("rebuild consumer: %w", err)
-	}
-	defer it.Stop()
 	var pos uint64
 	batch := make([]Message, 0, opt.Batch)
 	flush := func() error {
@@ -79,28 +55,15 @@ func Rebuild(ctx context.Context, b *bus.Bus, dst Store, opt RebuildOptions) (ui
 		batch = batch[:0]
 		return nil
 	}
-	for {
-		m, err := it.Next(jetstream.NextContext(ctx))
-		if err != nil {
-			return pos, fmt.Errorf("rebuild read: %w", err)
+	err := b.ReadPublic(ctx, bus.ReadFrom{}, 2*opt.Batch, func(m bus.Received) error {
+		batch = append(batch, Message{Subject: m.Subject, Data: m.Data, Seq: m.StreamSeq})
+		if len(batch) >= opt.Batch {
+			return flush()
 		}
-		md, err := m.Metadata()
-		if err != nil {
-			return pos, fmt.Errorf("rebuild read: %w", err)
-		}
-		ss := md.Sequence.Stream
-		if ss > target {
-			return pos, flush()
-		}
-		batch = append(batch, Message{Subject: m.Subject(), Data: m.Data(), Seq: ss})
-		done := ss == target || md.NumPending == 0
-		if len(batch) >= opt.Batch || done {
-			if err := flush(); err != nil {
-				return pos, err
-			}
-		}
-		if done {
-			return pos, nil
-		}
+		return nil
+	})
+	if err != nil {
+		return pos, fmt.Errorf("rebuild: %w", err)
 	}
+	return pos, flush()
 }

@@ -36,7 +36,7 @@ func TestConsumerAcrossNATSRestart(t *testing.T) {
 	t.Cleanup(b.Close)
 	st := stats.NewMemory()
 	p := newProgress()
-	stop := runConsumer(t, stats.NewConsumer(b, st, stats.ConsumerOptions{Logger: quiet, AfterApply: p.hook}))
+	stop := runConsumer(t, stats.NewConsumer(b, st, stats.ConsumerOptions{Aggregator: testAggregator(), Logger: quiet, AfterApply: p.hook}))
 	defer stop()
 
 	publish(t, b, w.Msgs[:half])

@@ -44,7 +44,7 @@ func TestRedisClear(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := storetest.NewWorkload(5, storetest.WorkloadOptions{Games: 200})
-	if _, err := stats.ApplyBatch(t.Context(), st, stats.DefaultAggregator, w.Public(), quiet); err != nil {
+	if _, err := stats.ApplyBatch(t.Context(), st, w.Aggregator(), w.Public(), quiet); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.Clear(t.Context()); err != nil {

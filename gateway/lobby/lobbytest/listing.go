@@ -60,7 +60,7 @@ func testListing(t *testing.T, s lobby.Store) {
 	var live1, live2 []string // newest first
 	var tables []lobby.Table
 	for i := range 7 {
-		tb := mk(i, g1, lobby.TablePlaying, true)
+		tb := mk(i, g1, lobby.TableDealt, true)
 		live1 = append([]string{tb.ID}, live1...)
 		tables = append(tables, tb)
 	}
@@ -69,8 +69,8 @@ func testListing(t *testing.T, s lobby.Store) {
 		live2 = append([]string{tb.ID}, live2...)
 	}
 	// Tables of the same start time are all listed, on whatever pages.
-	same := []lobby.Table{mk(100, g1, lobby.TablePlaying, true), mk(100, g1, lobby.TablePlaying, true), mk(100, g1, lobby.TablePlaying, true)}
-	private := mk(50, g1, lobby.TablePlaying, false)
+	same := []lobby.Table{mk(100, g1, lobby.TableDealt, true), mk(100, g1, lobby.TableDealt, true), mk(100, g1, lobby.TableDealt, true)}
+	private := mk(50, g1, lobby.TableDealt, false)
 	privateOpen := mk(51, g1, lobby.TableOpen, false)
 	open := mk(52, g1, lobby.TableOpen, true)
 
@@ -181,7 +181,7 @@ func testTablesOf(t *testing.T, s lobby.Store) {
 			}
 			tb.Version = 1
 			tb.Players = append(tb.Players, lobby.Player{ID: bob, Name: "Bob"})
-			tb.State, tb.Seats = lobby.TablePlaying, tb.Players
+			tb.State, tb.Seats = lobby.TableDealt, tb.Players
 			if err := s.UpdateTable(ctx, tb, time.Hour); err != nil {
 				t.Fatal(err)
 			}

@@ -428,8 +428,8 @@ func testMatchAfterWait(t *testing.T, s lobby.Store) {
 		t.Fatal("matched before the wait ran out")
 	}
 	m, ok, _ := s.ClaimMatch(ctx, pool, "a", t0.Add(time.Minute))
-	if !ok || m.Seats != 2 || len(m.Tickets) != 2 {
-		t.Fatalf("after the wait: %+v %v", m, ok)
+	if !ok || m.Seats != 2 || !slices.Equal(m.Tickets, ids) {
+		t.Fatalf("after the wait: %+v %v, want tickets %v", m, ok, ids)
 	}
 	// Alone, without bots: never; with bots: the table's minimum, bots filling.
 	pool2 := "pool-" + uid()
@@ -672,7 +672,7 @@ func testOwnedSet(t *testing.T, s lobby.Store) {
 	}
 	// Dealt: still owned, and the lease stays r1's.
 	tb, _ = s.LoadTable(ctx, open.ID)
-	tb.State = lobby.TablePlaying
+	tb.State = lobby.TableDealt
 	if err := s.UpdateTable(ctx, tb, 0); err != nil {
 		t.Fatal(err)
 	}

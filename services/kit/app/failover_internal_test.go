@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"net"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -149,13 +151,22 @@ func TestFailoverWithPlayInFlight(t *testing.T) {
 	slot := slotOfTable(t, ctx, cc, ids[0])
 	var primary, replica string
 	until(t, time.Minute, fmt.Sprintf("slot %d's primary and replica listed", slot), func() bool {
-		slots, err := cc.ClusterSlots(ctx).Result()
-		for _, r := range slots {
-			if int64(r.Start) <= slot && slot <= int64(r.End) && len(r.Nodes) > 1 {
-				primary, replica = r.Nodes[0].Addr, r.Nodes[1].Addr
+		shards, err := cc.ClusterShards(ctx).Result()
+		for _, sh := range shards {
+			if !slices.ContainsFunc(sh.Slots, func(r redis.SlotRange) bool { return r.Start <= slot && slot <= r.End }) {
+				continue
+			}
+			for _, n := range sh.Nodes {
+				addr := net.JoinHostPort(n.IP, strconv.FormatInt(n.Port, 10))
+				switch {
+				case n.Role == "master":
+					primary = addr
+				case n.Role == "replica" && n.Health == "online":
+					replica = addr
+				}
 			}
 		}
-		return err == nil && replica != ""
+		return err == nil && primary != "" && replica != ""
 	})
 	rep := redis.NewClient(&redis.Options{Addr: replica})
 	defer rep.Close()

@@ -96,7 +96,7 @@ func points(t *testing.T, r *sdkmetric.ManualReader) map[string]uint64 {
 			for _, dp := range m.Data.(metricdata.Histogram[float64]).DataPoints {
 				var kvs []string
 				for _, kv := range dp.Attributes.ToSlice() {
-					kvs = append(kvs, string(kv.Key)+"="+kv.Value.Emit())
+					kvs = append(kvs, string(kv.Key)+"="+kv.Value.String())
 				}
 				slices.Sort(kvs)
 				got[strings.Join(kvs, " ")] += dp.Count

@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/soheilhy/cmux"
-	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/h2c"
 )
 
 // webServer splits one listener between the gRPC server's own transport (native gRPC) and an
-// HTTP server (HTTP/1.1 and h2c) for everything else.
+// HTTP server (HTTP/1.1 and h2c, HTTP/2 over cleartext with prior knowledge) for everything else.
+// An h2c connection meets the gRPC matcher first, which sends it a SETTINGS frame: the HTTP
+// server then sees a second acknowledgement and ends the connection, so on the shared port h2c
+// is for gRPC's content types (browsers speak HTTP/1.1, or HTTP/2 over TLS in front).
 type webServer struct {
 	mux   cmux.CMux
 	grpcL net.Listener
@@ -54,8 +55,13 @@ func newWebServer(lis net.Listener, h http.Handler) *webServer {
 		cmux.HTTP2MatchHeaderFieldSendSettings("content-type", "application/grpc+proto"),
 	)
 	w.httpL = m.Match(cmux.Any())
+	// net/http serves h2c itself (Server.Protocols); the server's bounds apply to both protocols.
+	var protocols http.Protocols
+	protocols.SetHTTP1(true)
+	protocols.SetUnencryptedHTTP2(true)
 	w.http = &http.Server{
-		Handler:           h2c.NewHandler(deadlines(h), &http2.Server{IdleTimeout: idleTimeout}),
+		Handler:           deadlines(h),
+		Protocols:         &protocols,
 		ReadHeaderTimeout: matchTimeout,
 		ReadTimeout:       bodyTimeout,
 		WriteTimeout:      writeStall,

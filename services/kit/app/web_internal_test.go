@@ -143,3 +143,39 @@ func TestHTTPSlowReaderDisconnected(t *testing.T) {
 		t.Fatal("a client that never reads still holds its stream")
 	}
 }
+
+// TestH2C: the HTTP side's server speaks HTTP/2 over cleartext with prior knowledge, with the same
+// bounds as HTTP/1.1: a stream longer than every timeout is not cut. It is served here on a
+// listener of its own: on the shared port the gRPC matcher has sent its SETTINGS frame to any
+// HTTP/2 connection before the HTTP server sees it, and the client's second acknowledgement is a
+// protocol error to that server, so only gRPC's content types get through h2c there.
+func TestH2C(t *testing.T) {
+	shortTimeouts(t)
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWebServer(lis, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		for i := range 10 {
+			fmt.Fprintf(w, "%s chunk %d\n", r.Proto, i)
+			_ = http.NewResponseController(w).Flush()
+			time.Sleep(100 * time.Millisecond) // the stream's pace: longer in all than every timeout
+		}
+	}))
+	go func() { _ = w.http.Serve(lis) }()
+	t.Cleanup(func() { _ = w.http.Close() })
+	var h2c http.Protocols
+	h2c.SetUnencryptedHTTP2(true)
+	tr := &http.Transport{Protocols: &h2c}
+	t.Cleanup(tr.CloseIdleConnections)
+	resp, err := (&http.Client{Transport: tr}).Post("http://"+lis.Addr().String()+"/stream", "text/plain", strings.NewReader("a body"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(resp.Body)
+	if err != nil || resp.ProtoMajor != 2 || strings.Count(string(got), "HTTP/2.0 chunk") != 10 {
+		t.Fatalf("%s: %q %v", resp.Proto, got, err)
+	}
+}

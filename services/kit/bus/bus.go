@@ -1,10 +1,11 @@
 // Package bus is cardroom's one event path, and the only code that touches NATS. Per commit a
 // rules service sends one live update (cardroom.rules.v1.TableUpdate, plain NATS, kept nowhere) to
 // the gateways that watch the table (Feed), and puts the commit's public events on one JetStream
-// stream, which the stats service and outside consumers read with durable consumers
-// (PublicDurable). The gateways' notifications ride plain NATS too (Notify, Listen). Trace context
-// rides in every message's headers and comes out of every delivery. Every subject and the stream's
-// name derive from one prefix (Subjects), so several cardroom instances can share a NATS server.
+// stream, which the stats service reads with a durable consumer whose position it keeps
+// (ConsumePublic) or once up to its end (ReadPublic). The gateways' notifications ride plain
+// NATS too (Notify, Listen). Trace context rides in every message's headers and comes out of every
+// delivery. Every subject and the stream's name derive from one prefix (Subjects), so several
+// cardroom instances can share a NATS server.
 package bus
 
 import (
@@ -100,10 +101,7 @@ func (s Subjects) AllPublic() string { return s.Prefix() + ".table.*.public" }
 // the gateways: plain NATS, outside the stream.
 func (s Subjects) Live(table string) string { return s.Prefix() + ".live." + table }
 
-// AllLive matches every table's live updates.
-func (s Subjects) AllLive() string { return s.Prefix() + ".live.*" }
-
-// LiveTableOf is the table of a subject under AllLive.
+// LiveTableOf is the table of a subject Live names.
 func (s Subjects) LiveTableOf(subject string) (string, bool) {
 	table, ok := strings.CutPrefix(subject, s.Prefix()+".live.")
 	if !ok || table == "" || strings.Contains(table, ".") {
@@ -145,7 +143,7 @@ type Options struct {
 	// Transient says that the NATS server lives and dies with this process and keeps nothing
 	// after it (cardroom serve's embedded server on a temporary directory): durable consumers then
 	// keep their state in memory, since no later server could read it from disk (see
-	// PublicDurable).
+	// ConsumePublic).
 	Transient bool
 	// InProcess, when set, is a NATS server running in this process (natsembed): the connection
 	// goes to it through memory instead of a loopback socket. The URL passed to Connect is then
@@ -419,43 +417,6 @@ func (b *Bus) flush(ctx context.Context) error {
 // flushTimeout bounds a round trip to the server when the caller set no deadline.
 const flushTimeout = 5 * time.Second
 
-// Delivery is one received message.
-type Delivery struct {
-	Subject string
-	Data    []byte
-	// StreamSeq is the message's sequence in the stream.
-	StreamSeq uint64
-	// Context carries the publisher's trace context.
-	Context context.Context
-}
-
-// Subscribe delivers, in stream order, the messages matching filters with a stream sequence of at
-// least from (0: the whole stream), then every new one, until ctx ends or stop is called. It uses
-// an ordered consumer: no state on the server, gaps repaired by the client library.
-func (b *Bus) Subscribe(ctx context.Context, filters []string, from uint64, fn func(Delivery)) (stop func(), err error) {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: filters, DeliverPolicy: jetstream.DeliverAllPolicy}
-	if from > 0 {
-		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
-		cfg.OptStartSeq = from
-	}
-	c, err := b.js.OrderedConsumer(ctx, b.stream, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("consumer: %w", err)
-	}
-	cc, err := c.Consume(func(m jetstream.Msg) {
-		md, err := m.Metadata()
-		if err != nil {
-			return
-		}
-		mctx := b.prop.Extract(ctx, propagation.HeaderCarrier(m.Headers()))
-		fn(Delivery{Subject: m.Subject(), Data: m.Data(), StreamSeq: md.Sequence.Stream, Context: mctx})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consume: %w", err)
-	}
-	return cc.Stop, nil
-}
-
 // LastSequence is the stream's last sequence (0 when empty).
 func (b *Bus) LastSequence(ctx context.Context) (uint64, error) {
 	var last uint64
@@ -472,22 +433,6 @@ func (b *Bus) LastSequence(ctx context.Context) (uint64, error) {
 		return nil
 	})
 	return last, err
-}
-
-// ConsumerInfo is c's state, asked again while the cluster elects the consumer's leader (a
-// consumer just created on a cluster that lost a server may have none for a while, and a request
-// to it goes unanswered).
-func ConsumerInfo(ctx context.Context, c jetstream.Consumer) (*jetstream.ConsumerInfo, error) {
-	var info *jetstream.ConsumerInfo
-	err := RetryAPI(ctx, func(ctx context.Context) error {
-		var err error
-		info, err = c.Info(ctx)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consumer info: %w", err)
-	}
-	return info, nil
 }
 
 // ErrClosed is returned for a bus that has been closed.
@@ -524,25 +469,6 @@ func transientAPIError(err error) bool {
 		return apiErr.Code == 503
 	}
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders)
-}
-
-// PublicFrom is an ordered consumer of every table's public events from stream sequence from
-// (0 or 1: the stream's first), or, when since is not zero, from the first message the stream
-// stored at or after since (from is then ignored). No state on the server; gaps repaired by the
-// client library. A reader that keeps its own position (an export, say) starts from it.
-func (b *Bus) PublicFrom(ctx context.Context, from uint64, since time.Time) (jetstream.Consumer, error) {
-	cfg := jetstream.OrderedConsumerConfig{FilterSubjects: []string{b.subj.AllPublic()}, DeliverPolicy: jetstream.DeliverAllPolicy}
-	switch {
-	case !since.IsZero():
-		cfg.DeliverPolicy, cfg.OptStartTime = jetstream.DeliverByStartTimePolicy, &since
-	case from > 1:
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, from
-	}
-	c, err := b.js.OrderedConsumer(ctx, b.stream, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("consumer: %w", err)
-	}
-	return c, nil
 }
 
 // SequenceRange is the stream's first and last sequences: 0 and 0 for a stream that never held a

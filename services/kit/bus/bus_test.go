@@ -20,17 +20,18 @@ import (
 
 // servers runs fn against an in-process NATS (default prefix) and against the machine's NATS,
 // under a prefix of the test's own that it removes afterwards.
-func servers(t *testing.T, fn func(t *testing.T, b *bus.Bus)) {
+func servers(t *testing.T, fn func(t *testing.T, url string, b *bus.Bus)) {
 	t.Run("embedded", func(t *testing.T) {
 		ns, err := natsembed.Start(0, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(ns.Shutdown)
-		fn(t, connect(t, ns.URL(), ""))
+		fn(t, ns.URL(), connect(t, ns.URL(), ""))
 	})
 	t.Run("external", func(t *testing.T) {
-		fn(t, connect(t, testenv.ExternalNATS(t), testPrefix()))
+		url := testenv.ExternalNATS(t)
+		fn(t, url, connect(t, url, testPrefix()))
 	})
 }
 
@@ -63,9 +64,9 @@ func uniqueTable() string {
 	return "test-" + hex.EncodeToString(x)
 }
 
-func receive(t *testing.T, ch <-chan bus.Delivery, n int) []bus.Delivery {
+func receive(t *testing.T, ch <-chan testenv.Delivery, n int) []testenv.Delivery {
 	t.Helper()
-	var out []bus.Delivery
+	var out []testenv.Delivery
 	timeout := time.After(10 * time.Second)
 	for len(out) < n {
 		select {
@@ -80,7 +81,7 @@ func receive(t *testing.T, ch <-chan bus.Delivery, n int) []bus.Delivery {
 
 func TestPublishSubscribeResume(t *testing.T) {
 	otel.SetTextMapPropagator(propagation.TraceContext{})
-	servers(t, func(t *testing.T, b *bus.Bus) {
+	servers(t, func(t *testing.T, url string, b *bus.Bus) {
 		table := uniqueTable()
 		sj := b.Subjects()
 		var msgs []bus.Message
@@ -96,8 +97,8 @@ func TestPublishSubscribeResume(t *testing.T) {
 		if err := b.Publish(ctx, msgs); err != nil {
 			t.Fatal(err)
 		}
-		ch := make(chan bus.Delivery, 100)
-		stop, err := b.Subscribe(t.Context(), []string{sj.Public(table)}, 0, func(d bus.Delivery) { ch <- d })
+		ch := make(chan testenv.Delivery, 100)
+		stop, err := testenv.Subscribe(t.Context(), url, b.Stream(), []string{sj.Public(table)}, 0, func(d testenv.Delivery) { ch <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,8 +118,8 @@ func TestPublishSubscribeResume(t *testing.T) {
 		default:
 		}
 		// Resume from the sixth message's stream sequence: exactly the tail.
-		ch2 := make(chan bus.Delivery, 100)
-		stop2, err := b.Subscribe(t.Context(), []string{sj.Public(table)}, got[5].StreamSeq, func(d bus.Delivery) { ch2 <- d })
+		ch2 := make(chan testenv.Delivery, 100)
+		stop2, err := testenv.Subscribe(t.Context(), url, b.Stream(), []string{sj.Public(table)}, got[5].StreamSeq, func(d testenv.Delivery) { ch2 <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,9 +129,9 @@ func TestPublishSubscribeResume(t *testing.T) {
 			t.Fatalf("resumed at %v .. %v", tail[0].Data, tail[4].Data)
 		}
 		// Only another table's subject: nothing of this one.
-		ch3 := make(chan bus.Delivery, 100)
+		ch3 := make(chan testenv.Delivery, 100)
 		other := uniqueTable()
-		stop3, err := b.Subscribe(context.Background(), []string{sj.Public(other)}, 0, func(d bus.Delivery) { ch3 <- d })
+		stop3, err := testenv.Subscribe(context.Background(), url, b.Stream(), []string{sj.Public(other)}, 0, func(d testenv.Delivery) { ch3 <- d })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,6 @@ func TestSubjects(t *testing.T) {
 		def.Public("t"):      "cardroom.table.t.public",
 		def.AllPublic():      "cardroom.table.*.public",
 		def.Live("t"):        "cardroom.live.t",
-		def.AllLive():        "cardroom.live.*",
 		def.Ticket("k"):      "cardroomgw.ticket.k",
 		def.TableNotice("t"): "cardroomgw.table.t",
 	} {
@@ -308,8 +308,8 @@ func TestPrefixesIsolated(t *testing.T) {
 				if last, err := x.LastSequence(t.Context()); err != nil || last != 2 {
 					t.Fatalf("bus %d: stream %s holds %d messages (%v), want its own 2", i, x.Stream(), last, err)
 				}
-				ch := make(chan bus.Delivery, 10)
-				stop, err := x.Subscribe(t.Context(), []string{x.Subjects().Prefix() + ".>"}, 0, func(d bus.Delivery) { ch <- d })
+				ch := make(chan testenv.Delivery, 10)
+				stop, err := testenv.Subscribe(t.Context(), url, x.Stream(), []string{x.Subjects().Prefix() + ".>"}, 0, func(d testenv.Delivery) { ch <- d })
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -377,7 +377,7 @@ func TestDurableStateFollowsTheServer(t *testing.T) {
 // TestSlowEpisodes: a feed whose buffer overflows drops updates, counted by its table's watch, and
 // the bus reports that one of its subscriptions began dropping.
 func TestSlowEpisodes(t *testing.T) {
-	servers(t, func(t *testing.T, b *bus.Bus) {
+	servers(t, func(t *testing.T, url string, b *bus.Bus) {
 		before, ok := b.SlowEpisodes()
 		if !ok {
 			t.Fatal("a bus made by Connect cannot tell of drops")
@@ -447,10 +447,71 @@ func TestWatchStalledServer(t *testing.T) {
 	}
 }
 
-// TestPublicFrom: an ordered consumer of the public events starts at a stream sequence or at a
-// time, and SequenceRange tells the stream's first and last sequences.
-func TestPublicFrom(t *testing.T) {
-	servers(t, func(t *testing.T, b *bus.Bus) {
+// TestReaders: ConsumePublic delivers every table's public events after its position, in order,
+// with consumer sequences without a gap and the publishers' trace context; ReadPublic hands over
+// the whole stream as it stood and returns.
+func TestReaders(t *testing.T) {
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	servers(t, func(t *testing.T, _ string, b *bus.Bus) {
+		sj := b.Subjects()
+		before, err := b.LastSequence(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		table := uniqueTable()
+		var msgs []bus.Message
+		for i := range 5 {
+			msgs = append(msgs, bus.Message{Subject: sj.Public(table), ID: fmt.Sprint(table, ":", i+1), Data: []byte{byte(i)}})
+		}
+		sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{7}, SpanID: trace.SpanID{8}, TraceFlags: trace.FlagsSampled})
+		if err := b.Publish(trace.ContextWithSpanContext(t.Context(), sc), msgs); err != nil {
+			t.Fatal(err)
+		}
+		ch := make(chan bus.Received, 10)
+		c, err := b.ConsumePublic(t.Context(), bus.DurableOptions{Name: "readers-" + table, After: before + 2, MaxAckPending: 10, Pull: 4},
+			func(m bus.Received) { ch <- m })
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Stop()
+		for i := range 3 {
+			select {
+			case m := <-ch:
+				if m.StreamSeq != before+3+uint64(i) || m.ConsumerSeq != uint64(i+1) || m.Data[0] != byte(i+2) || m.Subject != sj.Public(table) {
+					t.Fatalf("delivery %d: stream %d consumer %d data %v on %s", i, m.StreamSeq, m.ConsumerSeq, m.Data, m.Subject)
+				}
+				if !m.Traced() || trace.SpanContextFromContext(m.Context(t.Context())).TraceID() != sc.TraceID() {
+					t.Fatalf("delivery %d lost its trace context", i)
+				}
+				if err := m.Ack(); err != nil {
+					t.Fatal(err)
+				}
+			case err := <-c.Lost():
+				t.Fatal(err)
+			case <-time.After(10 * time.Second):
+				t.Fatalf("%d deliveries, want 3", i)
+			}
+		}
+		var replayed []uint64
+		err = b.ReadPublic(t.Context(), bus.ReadFrom{}, 2, func(m bus.Received) error {
+			replayed = append(replayed, m.StreamSeq)
+			return nil
+		})
+		if err != nil || len(replayed) != int(before)+5 || replayed[len(replayed)-1] != before+5 {
+			t.Fatalf("replayed %d messages up to %v (%v), want %d", len(replayed), replayed[max(len(replayed)-1, 0):], err, before+5)
+		}
+		stop := errors.New("stop")
+		n := 0
+		if err := b.ReadPublic(t.Context(), bus.ReadFrom{}, 0, func(bus.Received) error { n++; return stop }); !errors.Is(err, stop) || n != 1 {
+			t.Fatalf("a reader's error: %v after %d messages", err, n)
+		}
+	})
+}
+
+// TestReadFrom: ReadPublic starts at a stream sequence or at a time, and SequenceRange tells the
+// stream's first and last sequences.
+func TestReadFrom(t *testing.T) {
+	servers(t, func(t *testing.T, _ string, b *bus.Bus) {
 		ctx := t.Context()
 		first0, last0, err := b.SequenceRange(ctx)
 		if err != nil {
@@ -477,19 +538,17 @@ func TestPublicFrom(t *testing.T) {
 		}
 		firstData := func(from uint64, since time.Time) (byte, uint64) {
 			t.Helper()
-			c, err := b.PublicFrom(ctx, from, since)
-			if err != nil {
-				t.Fatal(err)
+			var d byte
+			var seq uint64
+			first := errors.New("first message read")
+			err := b.ReadPublic(ctx, bus.ReadFrom{Seq: from, Since: since}, 0, func(m bus.Received) error {
+				d, seq = m.Data[0], m.StreamSeq
+				return first
+			})
+			if !errors.Is(err, first) {
+				t.Fatalf("read from %d or %v: %v", from, since, err)
 			}
-			m, err := c.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			md, err := m.Metadata()
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m.Data()[0], md.Sequence.Stream
+			return d, seq
 		}
 		if d, seq := firstData(last0+4, time.Time{}); d != 3 || seq != last0+4 {
 			t.Errorf("from sequence %d: message %d at %d", last0+4, d, seq)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 	"go.opentelemetry.io/otel/propagation"
 )
 
@@ -134,85 +133,4 @@ func (b *Bus) Listen(subject string) (wake <-chan struct{}, stop func(), err err
 		return nil, nil, fmt.Errorf("listen %s: %w", subject, err)
 	}
 	return ch, func() { _ = sub.Unsubscribe() }, nil
-}
-
-// DurableOptions configure PublicDurable.
-type DurableOptions struct {
-	// Name of the durable consumer.
-	Name        string
-	Description string
-	// After is the last stream sequence already applied (0: deliver the whole stream).
-	After uint64
-	// MaxAckPending bounds the messages delivered and not acknowledged.
-	MaxAckPending int
-}
-
-// PublicDurable (re)creates the durable consumer opt.Name of every table's public events, acked
-// all up to each acknowledged message, delivering from the stream sequence after opt.After: the
-// consumer's position is its reader's, not the server's.
-func (b *Bus) PublicDurable(ctx context.Context, opt DurableOptions) (jetstream.Consumer, error) {
-	err := RetryAPI(ctx, func(ctx context.Context) error {
-		if err := b.js.DeleteConsumer(ctx, b.stream, opt.Name); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-			return fmt.Errorf("reset consumer %s: %w", opt.Name, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	cfg := jetstream.ConsumerConfig{
-		Durable:       opt.Name,
-		Description:   opt.Description,
-		FilterSubject: b.subj.AllPublic(),
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-		AckPolicy:     jetstream.AckAllPolicy,
-		AckWait:       time.Minute,
-		MaxAckPending: opt.MaxAckPending,
-		// Replicas 0: as many as the stream, so that the consumer's state survives what the
-		// stream survives.
-		//
-		// On a transient server (Options.Transient) the state is kept in memory: the consumer
-		// is made again at every start from its reader's position anyway, and a file-backed
-		// consumer writes its state file anew (a temporary file, written and renamed) after
-		// acknowledgements (a sixth of the samples of an idle `cardroom serve`'s CPU profile). Elsewhere it stays on
-		// disk, where a restarted server finds it: nats.go does not report a consumer that a
-		// restart lost (its pulls get no heartbeats), so its reader would wait.
-		MemoryStorage: b.transient,
-	}
-	if opt.After > 0 {
-		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, opt.After+1
-	}
-	var c jetstream.Consumer
-	err = RetryAPI(ctx, func(ctx context.Context) error {
-		var err error
-		if c, err = b.js.CreateConsumer(ctx, b.stream, cfg); err != nil {
-			return fmt.Errorf("create consumer %s: %w", opt.Name, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// PublicOrdered is an ordered consumer of every table's public events from the stream's start
-// (no state on the server; gaps repaired by the client library).
-func (b *Bus) PublicOrdered(ctx context.Context) (jetstream.Consumer, error) {
-	c, err := b.js.OrderedConsumer(ctx, b.stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{b.subj.AllPublic()}, DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consumer: %w", err)
-	}
-	return c, nil
-}
-
-// MessageContext is ctx with the trace context that m's publisher put in its headers.
-func (b *Bus) MessageContext(ctx context.Context, m jetstream.Msg) context.Context {
-	h := m.Headers()
-	if len(h) == 0 {
-		return ctx
-	}
-	return b.prop.Extract(ctx, propagation.HeaderCarrier(h))
 }

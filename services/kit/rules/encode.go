@@ -1,9 +1,11 @@
 package rules
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -437,4 +439,56 @@ func entryActor(data []byte) (seat uint32, bySeat, standIn bool, err error) {
 		data = data[m:]
 	}
 	return seat, bySeat, standIn, nil
+}
+
+// eventLabel labels an event in words: the harness's own events here, the game's by the engine.
+func (s *Server) eventLabel(m proto.Message) string {
+	switch e := m.(type) {
+	case *eventsv1.TableCreated:
+		return "the table is dealt"
+	case *eventsv1.TableFinished:
+		o := e.GetOutcome()
+		switch {
+		case o.GetAborted():
+			return "the game is " + cmp.Or(o.GetSummary(), "aborted")
+		case o.GetSummary() != "":
+			return "the game is over: " + o.GetSummary()
+		}
+		return "the game is over"
+	}
+	return s.eng.DescribeEvent(m)
+}
+
+// typeURLs caches google.protobuf.Any type URLs by message name.
+var typeURLs sync.Map
+
+func typeURL(m proto.Message) string {
+	name := m.ProtoReflect().Descriptor().FullName()
+	if u, ok := typeURLs.Load(name); ok {
+		return u.(string)
+	}
+	u := "type.googleapis.com/" + string(name)
+	typeURLs.Store(name, u)
+	return u
+}
+
+// Visibilities are immutable once built, so the common ones are shared by every envelope.
+var (
+	publicVisibility = &eventsv1.Visibility{Audience: &eventsv1.Visibility_Public{Public: true}}
+	seatVisibility   = func() (v [16]*eventsv1.Visibility) {
+		for i := range v {
+			v[i] = &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: uint32(i)}}
+		}
+		return v
+	}()
+)
+
+func visibility(to int) *eventsv1.Visibility {
+	switch {
+	case to < 0:
+		return publicVisibility
+	case to < len(seatVisibility):
+		return seatVisibility[to]
+	}
+	return &eventsv1.Visibility{Audience: &eventsv1.Visibility_Seat{Seat: uint32(to)}}
 }

@@ -22,6 +22,7 @@ import (
 	"cardroom.dev/services/kit/rules"
 	"cardroom.dev/services/kit/rules/rulestest"
 	"cardroom.dev/services/kit/store"
+	"cardroom.dev/services/kit/testenv"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -67,8 +68,14 @@ func startNATS(t testing.TB) *bus.Bus {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
+	natsURLs.Store(b, ns.URL())
+	t.Cleanup(func() { natsURLs.Delete(b) })
 	return b
 }
+
+// natsURLs is the server of each bus startNATS made, for collect to read its stream as an outside
+// consumer would.
+var natsURLs sync.Map // *bus.Bus → string
 
 func serve(t testing.TB, srv *rules.Server) rulesv1.RulesServiceClient {
 	t.Helper()
@@ -132,7 +139,11 @@ func violation(err error) (codes.Code, string) {
 func collect(t *testing.T, b *bus.Bus, filter string) func(n int) []*eventsv1.Event {
 	t.Helper()
 	ch := make(chan *eventsv1.Event, 1024)
-	stop, err := b.Subscribe(t.Context(), []string{filter}, 0, func(d bus.Delivery) {
+	url, ok := natsURLs.Load(b)
+	if !ok {
+		t.Fatal("collect: a bus startNATS did not make")
+	}
+	stop, err := testenv.Subscribe(t.Context(), url.(string), b.Stream(), []string{filter}, 0, func(d testenv.Delivery) {
 		e := &eventsv1.Event{}
 		if err := proto.Unmarshal(d.Data, e); err != nil {
 			t.Errorf("bad event: %v", err)

@@ -47,13 +47,13 @@ func (Game) AppendAction(b []byte, a Action) []byte {
 		n := min(a.N, MaxThrow)
 		b, at = pbappend.Open(b, fieldThrow)
 		b = pbappend.Uint(b, fieldThrowOwner, uint64(a.Owner))
-		b = appendPacked(b, fieldThrowSlots, a.Slots[:n])
+		b = pbappend.Packed(b, fieldThrowSlots, a.Slots[:n])
 		b = pbappend.Uint(b, fieldThrowExpectTop, uint64(a.Top))
 		b = pbappend.Uint(b, fieldThrowExpectTurn, a.Turn)
 		// The cards aimed at are sent only when one of them is named (not thrown blind).
 		for _, c := range a.Cards[:n] {
 			if c != 0 {
-				b = appendPacked(b, fieldThrowExpectCards, a.Cards[:n])
+				b = pbappend.Packed(b, fieldThrowExpectCards, a.Cards[:n])
 				break
 			}
 		}
@@ -68,18 +68,6 @@ func (Game) AppendAction(b []byte, a Action) []byte {
 		return pbappend.Empty(b, fieldCall)
 	default:
 		return b // an Action with nothing set
-	}
-	return pbappend.Close(b, at)
-}
-
-// appendPacked appends vs as a packed repeated uint32 field (nothing for none).
-func appendPacked(b []byte, n protowire.Number, vs []uint8) []byte {
-	if len(vs) == 0 {
-		return b
-	}
-	b, at := pbappend.Open(b, n)
-	for _, v := range vs {
-		b = protowire.AppendVarint(b, uint64(v))
 	}
 	return pbappend.Close(b, at)
 }

@@ -388,8 +388,6 @@ func (s *State) drawCard(evs *[]engine.Event) (uint8, bool) {
 	return id, true
 }
 
-func (s *State) canDraw() bool { return len(s.pile) > 0 || len(s.disc) > 1 }
-
 // penalty gives seat one face-down card from the draw pile that nobody knows.
 func (s *State) penalty(seat uint8, why pb.PenaltyReason, evs *[]engine.Event, box *penaltyBox) {
 	if box == nil {

@@ -8,12 +8,25 @@ import (
 
 // The frequent events are built in one box each: the Event, its oneof wrapper and the message
 // share one allocation (the interior pointers keep it alive). The messages are never copied.
+// Each event's box is a box (or throwBox) of its wrapper and message types; its method fills the
+// message and links the three, which generated oneof wrappers leave to code that names them.
 
-type turnStartedBox struct {
+// box is an Event of kind W (a oneof wrapper) carrying M.
+type box[W, M any] struct {
 	e pb.Event
-	w pb.Event_TurnStarted
-	m pb.TurnStarted
+	w W
+	m M
 }
+
+// throwBox is a box with room for a throw's slots and the cards aimed at.
+type throwBox[W, M any] struct {
+	e            pb.Event
+	w            W
+	m            M
+	slots, cards [MaxThrow]uint32
+}
+
+type turnStartedBox box[pb.Event_TurnStarted, pb.TurnStarted]
 
 func (b *turnStartedBox) event(seat uint8, turn uint64) *pb.Event {
 	b.m.Seat, b.m.Turn = uint32(seat), turn
@@ -22,11 +35,7 @@ func (b *turnStartedBox) event(seat uint8, turn uint64) *pb.Event {
 	return &b.e
 }
 
-type drewBox struct {
-	e pb.Event
-	w pb.Event_Drew
-	m pb.Drew
-}
+type drewBox box[pb.Event_Drew, pb.Drew]
 
 func (b *drewBox) event(seat uint8) *pb.Event {
 	b.m.Seat = uint32(seat)
@@ -35,11 +44,7 @@ func (b *drewBox) event(seat uint8) *pb.Event {
 	return &b.e
 }
 
-type drewCardBox struct {
-	e pb.Event
-	w pb.Event_DrewCard
-	m pb.DrewCard
-}
+type drewCardBox box[pb.Event_DrewCard, pb.DrewCard]
 
 func (b *drewCardBox) event(n uint8) *pb.Event {
 	b.m.Card = uint32(n)
@@ -48,11 +53,7 @@ func (b *drewCardBox) event(n uint8) *pb.Event {
 	return &b.e
 }
 
-type playedBox struct {
-	e pb.Event
-	w pb.Event_Played
-	m pb.Played
-}
+type playedBox box[pb.Event_Played, pb.Played]
 
 func (b *playedBox) event(seat, n uint8) *pb.Event {
 	b.m.Seat, b.m.Card = uint32(seat), uint32(n)
@@ -61,11 +62,7 @@ func (b *playedBox) event(seat, n uint8) *pb.Event {
 	return &b.e
 }
 
-type keptBox struct {
-	e pb.Event
-	w pb.Event_Kept
-	m pb.Kept
-}
+type keptBox box[pb.Event_Kept, pb.Kept]
 
 func (b *keptBox) event(seat, slot, n uint8) *pb.Event {
 	b.m.Seat, b.m.Slot, b.m.Discarded = uint32(seat), uint32(slot), uint32(n)
@@ -74,12 +71,7 @@ func (b *keptBox) event(seat, slot, n uint8) *pb.Event {
 	return &b.e
 }
 
-type thrownBox struct {
-	e            pb.Event
-	w            pb.Event_Thrown
-	m            pb.Thrown
-	slots, cards [MaxThrow]uint32
-}
+type thrownBox throwBox[pb.Event_Thrown, pb.Thrown]
 
 func (b *thrownBox) event(thrower, owner uint8) (*pb.Event, *[MaxThrow]uint32, *[MaxThrow]uint32, *pb.Thrown) {
 	b.m.Thrower, b.m.Owner = uint32(thrower), uint32(owner)
@@ -88,12 +80,7 @@ func (b *thrownBox) event(thrower, owner uint8) (*pb.Event, *[MaxThrow]uint32, *
 	return &b.e, &b.slots, &b.cards, &b.m
 }
 
-type wrongThrowBox struct {
-	e            pb.Event
-	w            pb.Event_WrongThrow
-	m            pb.WrongThrow
-	slots, cards [MaxThrow]uint32
-}
+type wrongThrowBox throwBox[pb.Event_WrongThrow, pb.WrongThrow]
 
 func (b *wrongThrowBox) event(thrower, owner uint8) (*pb.Event, *[MaxThrow]uint32, *[MaxThrow]uint32, *pb.WrongThrow) {
 	b.m.Thrower, b.m.Owner = uint32(thrower), uint32(owner)
@@ -102,11 +89,7 @@ func (b *wrongThrowBox) event(thrower, owner uint8) (*pb.Event, *[MaxThrow]uint3
 	return &b.e, &b.slots, &b.cards, &b.m
 }
 
-type penaltyBox struct {
-	e pb.Event
-	w pb.Event_PenaltyCard
-	m pb.PenaltyCard
-}
+type penaltyBox box[pb.Event_PenaltyCard, pb.PenaltyCard]
 
 func (b *penaltyBox) event(seat uint8, why pb.PenaltyReason) (*pb.Event, *pb.PenaltyCard) {
 	b.m.Seat, b.m.Reason = uint32(seat), why
@@ -131,11 +114,7 @@ func (s *State) evEffectQueued(e effect) *pb.Event {
 	return &b.e
 }
 
-type noseTouchedBox struct {
-	e pb.Event
-	w pb.Event_NoseTouched
-	m pb.NoseTouched
-}
+type noseTouchedBox box[pb.Event_NoseTouched, pb.NoseTouched]
 
 func evNoseTouched(seat uint8) *pb.Event {
 	b := &noseTouchedBox{}
@@ -145,11 +124,7 @@ func evNoseTouched(seat uint8) *pb.Event {
 	return &b.e
 }
 
-type reshuffledBox struct {
-	e pb.Event
-	w pb.Event_Reshuffled
-	m pb.Reshuffled
-}
+type reshuffledBox box[pb.Event_Reshuffled, pb.Reshuffled]
 
 func evReshuffled(size int) *pb.Event {
 	b := &reshuffledBox{}
@@ -177,15 +152,27 @@ func (b *revealFrame) event(seat, slot uint8) *pb.Event {
 
 // The resolutions of effects: each frame holds the event list and its events.
 
-type peekFrame struct {
+// frame is an effect's list and its one event, of kind W carrying M.
+type frame[W, M any] struct {
+	evs [2]engine.Event
+	e   pb.Event
+	w   W
+	m   M
+}
+
+// pairFrame is an effect's list and its two events: what the table sees (W1, M1) and what one seat
+// learns (W2, M2).
+type pairFrame[W1, M1, W2, M2 any] struct {
 	evs [2]engine.Event
 	e1  pb.Event
-	w1  pb.Event_Peeked
-	m1  pb.Peeked
+	w1  W1
+	m1  M1
 	e2  pb.Event
-	w2  pb.Event_PeekResult
-	m2  pb.PeekResult
+	w2  W2
+	m2  M2
 }
+
+type peekFrame pairFrame[pb.Event_Peeked, pb.Peeked, pb.Event_PeekResult, pb.PeekResult]
 
 func (f *peekFrame) events() (*pb.Event, *pb.Peeked, *pb.Event, *pb.PeekResult) {
 	f.w1.Peeked, f.w2.PeekResult = &f.m1, &f.m2
@@ -193,15 +180,7 @@ func (f *peekFrame) events() (*pb.Event, *pb.Peeked, *pb.Event, *pb.PeekResult) 
 	return &f.e1, &f.m1, &f.e2, &f.m2
 }
 
-type spyFrame struct {
-	evs [2]engine.Event
-	e1  pb.Event
-	w1  pb.Event_Spied
-	m1  pb.Spied
-	e2  pb.Event
-	w2  pb.Event_SpyResult
-	m2  pb.SpyResult
-}
+type spyFrame pairFrame[pb.Event_Spied, pb.Spied, pb.Event_SpyResult, pb.SpyResult]
 
 func (f *spyFrame) events() (*pb.Event, *pb.Spied, *pb.Event, *pb.SpyResult) {
 	f.w1.Spied, f.w2.SpyResult = &f.m1, &f.m2
@@ -209,12 +188,7 @@ func (f *spyFrame) events() (*pb.Event, *pb.Spied, *pb.Event, *pb.SpyResult) {
 	return &f.e1, &f.m1, &f.e2, &f.m2
 }
 
-type gaveFrame struct {
-	evs [2]engine.Event
-	e   pb.Event
-	w   pb.Event_Gave
-	m   pb.Gave
-}
+type gaveFrame frame[pb.Event_Gave, pb.Gave]
 
 func (f *gaveFrame) event() (*pb.Event, *pb.Gave) {
 	f.w.Gave = &f.m
@@ -222,12 +196,7 @@ func (f *gaveFrame) event() (*pb.Event, *pb.Gave) {
 	return &f.e, &f.m
 }
 
-type switchedFrame struct {
-	evs [2]engine.Event
-	e   pb.Event
-	w   pb.Event_Switched
-	m   pb.Switched
-}
+type switchedFrame frame[pb.Event_Switched, pb.Switched]
 
 func (f *switchedFrame) event() (*pb.Event, *pb.Switched) {
 	f.w.Switched = &f.m

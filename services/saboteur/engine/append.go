@@ -55,11 +55,11 @@ func (Game) AppendAction(b []byte, a Action) []byte {
 		b = appendCellField(b, fieldPlayCell, a.X, a.Y)
 	case KindRemove:
 		b, at = pbappend.Open(b, fieldRemove)
-		b = appendPackedCards(b, fieldRemoveDiscards, a.Cards[:2])
+		b = pbappend.Packed(b, fieldRemoveDiscards, a.Cards[:2])
 		b = pbappend.Uint(b, fieldRemoveInFront, uint64(a.InFront))
 	case KindDiscard:
 		b, at = pbappend.Open(b, fieldDiscard)
-		b = appendPackedCards(b, fieldDiscardCards, a.Cards[:a.N])
+		b = pbappend.Packed(b, fieldDiscardCards, a.Cards[:a.N])
 	case KindPick:
 		b, at = pbappend.Open(b, fieldPick)
 		b = pbappend.Uint(b, fieldPickValue, uint64(a.Target))
@@ -77,17 +77,5 @@ func appendCellField(b []byte, n protowire.Number, x, y int8) []byte {
 	b, at := pbappend.Open(b, n)
 	b = pbappend.Int(b, fieldCellX, int64(x))
 	b = pbappend.Int(b, fieldCellY, int64(y))
-	return pbappend.Close(b, at)
-}
-
-// appendPackedCards appends cards as a packed repeated Card field (nothing for none).
-func appendPackedCards(b []byte, n protowire.Number, cards []uint8) []byte {
-	if len(cards) == 0 {
-		return b
-	}
-	b, at := pbappend.Open(b, n)
-	for _, c := range cards {
-		b = protowire.AppendVarint(b, uint64(c))
-	}
 	return pbappend.Close(b, at)
 }

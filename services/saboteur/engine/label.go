@@ -454,14 +454,6 @@ func protoCardList(cs []pb.Card) string {
 	return strings.Join(names, ", ")
 }
 
-// andList is engine.AndList, "nothing" for no phrase.
-func andList(xs []string) string {
-	if len(xs) == 0 {
-		return "nothing"
-	}
-	return engine.AndList(xs)
-}
-
 func nuggets(n int) string { return plural(n, "nugget") }
 
 func plural(n int, noun string) string {

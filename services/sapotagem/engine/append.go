@@ -46,8 +46,7 @@ func (Game) AppendAction(b []byte, a Action) []byte {
 		b = appendCardField(b, fieldPlayCard, a.Card)
 		if a.Target >= 0 {
 			// An optional field: present when set, zero included.
-			b = protowire.AppendTag(b, fieldPlayTarget, protowire.VarintType)
-			b = protowire.AppendVarint(b, uint64(a.Target))
+			b = pbappend.Present(b, fieldPlayTarget, uint64(a.Target))
 		}
 	case KindPick:
 		b, at = pbappend.Open(b, fieldPick)

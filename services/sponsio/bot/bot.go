@@ -135,7 +135,6 @@ type outcome struct {
 	last    bool
 	most    bool
 	nines   int // 0 none played, 1 all took, 2 one failed
-	lost    [4]bool
 }
 
 // simulate plays the rest of the round out once.

@@ -59,7 +59,7 @@ func wantViolation(t *testing.T, err error, code codes.Code, field, vcode string
 func RunService(t *testing.T, w *Workload) {
 	ctx := t.Context()
 	st := stats.NewMemory()
-	if _, err := stats.ApplyBatch(ctx, st, stats.DefaultAggregator, w.Public(), quiet); err != nil {
+	if _, err := stats.ApplyBatch(ctx, st, w.Aggregator(), w.Public(), quiet); err != nil {
 		t.Fatal(err)
 	}
 	e := Expect(w)

@@ -247,12 +247,12 @@ func CheckWorkload(t *testing.T, st stats.Store, w *Workload) {
 	for i := 0; i < len(msgs); {
 		n := 1 + r.IntN(300)
 		j := min(i+n, len(msgs))
-		if _, err := stats.ApplyBatch(ctx, st, stats.DefaultAggregator, msgs[i:j], quiet); err != nil {
+		if _, err := stats.ApplyBatch(ctx, st, w.Aggregator(), msgs[i:j], quiet); err != nil {
 			t.Fatal(err)
 		}
 		if r.IntN(4) == 0 { // redelivery of an overlapping range
 			back := max(i-r.IntN(200), 0)
-			if _, err := stats.ApplyBatch(ctx, st, stats.DefaultAggregator, msgs[back:j], quiet); err != nil {
+			if _, err := stats.ApplyBatch(ctx, st, w.Aggregator(), msgs[back:j], quiet); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -263,7 +263,7 @@ func CheckWorkload(t *testing.T, st stats.Store, w *Workload) {
 	}
 	Check(t, ctx, st, w)
 	ref := stats.NewMemory()
-	if _, err := stats.ApplyBatch(context.Background(), ref, stats.DefaultAggregator, msgs, quiet); err != nil {
+	if _, err := stats.ApplyBatch(context.Background(), ref, w.Aggregator(), msgs, quiet); err != nil {
 		t.Fatal(err)
 	}
 	CompareSnapshots(t, snapshot(t, ref), snapshot(t, st))

@@ -51,7 +51,13 @@ type Workload struct {
 	// Moves counts the moves of the complete games' playouts, per game (a pool game played at
 	// several tables counts at each).
 	Moves map[string]int
+	// agg is the aggregation of the pool's games (Aggregator).
+	agg stats.Aggregator
 }
+
+// Aggregator is the aggregation the stats service runs for the workload's games: it decodes their
+// options.
+func (w *Workload) Aggregator() stats.Aggregator { return w.agg }
 
 // Lifecycle is one TableCreated or TableFinished message.
 type Lifecycle struct {
@@ -236,7 +242,7 @@ type plannedTable struct {
 func (p *Pool) newWorkload(seed uint64, opts WorkloadOptions, send func([]bus.Message)) *Workload {
 	r := rand.New(rand.NewPCG(seed, seed^0x5eed))
 	inPlayTables := 3 + opts.Games/500
-	a := &assembler{w: &Workload{Rejected: map[string]int{}, Moves: map[string]int{}}, opts: opts, late: map[*Table]bool{}, latePlayed: map[*Table]*played{}}
+	a := &assembler{w: &Workload{Rejected: map[string]int{}, Moves: map[string]int{}, agg: p.aggregator()}, opts: opts, late: map[*Table]bool{}, latePlayed: map[*Table]*played{}}
 	// Tables are planned, played and put in the stream a chunk at a time.
 	const chunk = 256
 	done, left := 0, 0
@@ -558,4 +564,18 @@ func mustAny(m proto.Message) *anypb.Any {
 		panic(err)
 	}
 	return a
+}
+
+// Aggregator is the aggregation of the package's own workloads (NewWorkload, StreamWorkload): the
+// stats service as it runs for the test games.
+func Aggregator() stats.Aggregator { return testPool.aggregator() }
+
+// aggregator is the aggregation the stats service runs for the pool's games: it decodes their
+// options.
+func (p *Pool) aggregator() stats.Aggregator {
+	var options []proto.Message
+	for _, g := range p.games {
+		options = append(options, g.info.Options)
+	}
+	return stats.NewAggregator(options...)
 }

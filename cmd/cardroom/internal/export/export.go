@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"cardroom.dev/services/kit/bus"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Options configure Run.
@@ -94,64 +93,53 @@ func Run(ctx context.Context, b *bus.Bus, opt Options) (Summary, error) {
 		sum.Elapsed = time.Since(start)
 		return sum, nil
 	}
-	cons, err := b.PublicFrom(ctx, from, since)
-	if err != nil {
-		return sum, err
-	}
-	info, err := bus.ConsumerInfo(ctx, cons)
-	if err != nil {
-		return sum, err
-	}
-	if info.NumPending == 0 {
-		sum.Elapsed = time.Since(start)
-		return sum, nil
-	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(2000))
-	if err != nil {
-		return sum, fmt.Errorf("export consumer: %w", err)
-	}
-	defer it.Stop()
-	stop := context.AfterFunc(ctx, it.Stop)
-	defer stop()
 	base := w.State()
 	inBatch := 0
-	for first := true; ; first = false {
-		m, err := it.Next()
-		if err != nil {
-			w.Abort()
-			if ctx.Err() != nil {
-				err = ctx.Err()
-			}
-			return summarize(sum, base, w.State(), start), fmt.Errorf("export: %w", err)
+	started := false
+	var writeErr error // the export's own failure, returned as it is
+	err = b.ReadPublic(ctx, bus.ReadFrom{Seq: from, Since: since}, 2000, func(m bus.Received) error {
+		seq := m.StreamSeq
+		if seq > last {
+			return errPastEnd
 		}
-		md, err := m.Metadata()
-		if err != nil {
-			w.Abort()
-			return summarize(sum, base, w.State(), start), fmt.Errorf("export: message metadata: %w", err)
-		}
-		seq := md.Sequence.Stream
-		if first && !since.IsZero() {
+		if !started && !since.IsZero() {
 			sum.From = seq
 		}
-		if err := w.Add(Message{Seq: seq, Subject: m.Subject(), Data: m.Data()}); err != nil {
-			w.Abort()
-			return summarize(sum, base, w.State(), start), err
+		started = true
+		if writeErr = w.Add(Message{Seq: seq, Subject: m.Subject, Data: m.Data}); writeErr != nil {
+			return writeErr
 		}
 		inBatch++
-		done := seq >= last || md.NumPending == 0
-		if inBatch >= opt.Batch || done {
-			if err := w.Commit(); err != nil {
-				w.Abort()
-				return summarize(sum, base, w.State(), start), err
+		if inBatch >= opt.Batch {
+			if writeErr = w.Commit(); writeErr != nil {
+				return writeErr
 			}
 			inBatch = 0
 			log.Debug("export: committed", slog.Uint64("next", w.State().Next))
 		}
-		if done {
+		return nil
+	})
+	if err == nil || errors.Is(err, errPastEnd) {
+		if inBatch == 0 {
+			return summarize(sum, base, w.State(), start), nil
+		}
+		if writeErr = w.Commit(); writeErr == nil {
+			log.Debug("export: committed", slog.Uint64("next", w.State().Next))
 			return summarize(sum, base, w.State(), start), nil
 		}
 	}
+	w.Abort()
+	if writeErr != nil {
+		return summarize(sum, base, w.State(), start), writeErr
+	}
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return summarize(sum, base, w.State(), start), fmt.Errorf("export: %w", err)
 }
+
+// errPastEnd ends a read at the last message the stream held when Run started.
+var errPastEnd = errors.New("past the stream's end at the start")
 
 func summarize(sum Summary, before, after State, start time.Time) Summary {
 	if after.Next > 0 {

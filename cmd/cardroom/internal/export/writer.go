@@ -76,7 +76,7 @@ type part struct {
 	tmp, final string
 	f          *os.File
 	bw         *bufio.Writer
-	w          *parquet.Writer
+	w          *parquet.GenericWriter[any]
 	t          *table
 	buf        []parquet.Row
 	n          int
@@ -301,7 +301,7 @@ func (w *Writer) newPart(k partKey, t *table) (*part, error) {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	p.f, p.bw = f, bufio.NewWriterSize(f, 64<<10)
-	p.w = parquet.NewWriter(p.bw, t.schema, parquet.Compression(&snappy.Codec{}), parquet.PageBufferSize(64<<10),
+	p.w = parquet.NewGenericWriter[any](p.bw, t.schema, parquet.Compression(&snappy.Codec{}), parquet.PageBufferSize(64<<10),
 		parquet.CreatedBy("cardroom events export", "", ""))
 	return p, nil
 }

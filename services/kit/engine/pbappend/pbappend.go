@@ -15,6 +15,13 @@ func Uint(b []byte, n protowire.Number, v uint64) []byte {
 	return protowire.AppendVarint(b, v)
 }
 
+// Present appends a uint32, uint64 or enum field with explicit presence (proto3 optional): zero
+// is written too.
+func Present(b []byte, n protowire.Number, v uint64) []byte {
+	b = protowire.AppendTag(b, n, protowire.VarintType)
+	return protowire.AppendVarint(b, v)
+}
+
 // Int appends an int32 or int64 field (a negative value takes ten bytes, as in proto); zero is
 // not written.
 func Int(b []byte, n protowire.Number, v int64) []byte { return Uint(b, n, uint64(v)) }
@@ -56,4 +63,16 @@ func Close(b []byte, start int) []byte {
 func Empty(b []byte, n protowire.Number) []byte {
 	b = protowire.AppendTag(b, n, protowire.BytesType)
 	return append(b, 0)
+}
+
+// Packed appends vs as a packed repeated uint32, uint64 or enum field; nothing for none.
+func Packed[T ~uint8 | ~uint16 | ~uint32 | ~uint64](b []byte, n protowire.Number, vs []T) []byte {
+	if len(vs) == 0 {
+		return b
+	}
+	b, at := Open(b, n)
+	for _, v := range vs {
+		b = protowire.AppendVarint(b, uint64(v))
+	}
+	return Close(b, at)
 }

@@ -7,6 +7,7 @@ import (
 
 	"cardroom.dev/services/kit/engine/pbappend"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/known/apipb"
 	"google.golang.org/protobuf/types/known/structpb"
 	"google.golang.org/protobuf/types/known/wrapperspb"
@@ -53,6 +54,24 @@ func TestMatchesMarshal(t *testing.T) {
 		b = pbappend.Close(b, at)
 		if got := b[len("prefix"):]; !bytes.Equal(got, want) || string(b[:len("prefix")]) != "prefix" {
 			t.Errorf("nested message with a %d-byte name: %x, want %x", n, got, want)
+		}
+	}
+	// google.protobuf.SourceCodeInfo.Location: path = 1, packed; FieldDescriptorProto: number = 3,
+	// with presence (proto2).
+	for _, vs := range [][]uint8{nil, {0}, {1, 2, 200}} {
+		loc := &descriptorpb.SourceCodeInfo_Location{}
+		for _, v := range vs {
+			loc.Path = append(loc.Path, int32(v))
+		}
+		want, _ := proto.Marshal(loc)
+		if got := pbappend.Packed(nil, 1, vs); !bytes.Equal(got, want) {
+			t.Errorf("Packed %v: %x, want %x", vs, got, want)
+		}
+	}
+	for _, v := range []int32{0, 300} {
+		want, _ := proto.Marshal(&descriptorpb.FieldDescriptorProto{Number: proto.Int32(v)})
+		if got := pbappend.Present(nil, 3, uint64(v)); !bytes.Equal(got, want) {
+			t.Errorf("Present %d: %x, want %x", v, got, want)
 		}
 	}
 	want, _ := proto.Marshal(&structpb.Value{Kind: &structpb.Value_StructValue{StructValue: &structpb.Struct{}}})
