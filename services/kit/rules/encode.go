@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -450,13 +452,36 @@ func (s *Server) eventLabel(m proto.Message) string {
 		o := e.GetOutcome()
 		switch {
 		case o.GetAborted():
-			return "the game is " + cmp.Or(o.GetSummary(), "aborted")
+			return "the game is " + cmp.Or(summaryRefs(o.GetSummary()), "aborted")
 		case o.GetSummary() != "":
-			return "the game is over: " + o.GetSummary()
+			return "the game is over: " + summaryRefs(o.GetSummary())
 		}
 		return "the game is over"
 	}
 	return s.eng.DescribeEvent(m)
+}
+
+var (
+	summarySeat  = regexp.MustCompile(`\bseat (\d+)\b`)
+	summarySeats = regexp.MustCompile(`\bseats \[(\d+(?: \d+)*)\]`)
+)
+
+// summaryRefs makes an outcome's summary, which names seats as the API counts them ("seat 0 wins",
+// "seats [0 2] share the win"), a label's words: seat references, which readers see numbered from
+// 1 and named ("seat 1 (Ann) wins", "seat 1 (Ann) and seat 3 (Bot B) share the win").
+func summaryRefs(summary string) string {
+	summary = summarySeats.ReplaceAllStringFunc(summary, func(m string) string {
+		var seats []uint32
+		for _, f := range strings.Fields(summarySeats.FindStringSubmatch(m)[1]) {
+			n, _ := strconv.Atoi(f)
+			seats = append(seats, uint32(n))
+		}
+		return engine.SeatList(seats)
+	})
+	return summarySeat.ReplaceAllStringFunc(summary, func(m string) string {
+		n, _ := strconv.Atoi(summarySeat.FindStringSubmatch(m)[1])
+		return engine.SeatRef(n)
+	})
 }
 
 // typeURLs caches google.protobuf.Any type URLs by message name.

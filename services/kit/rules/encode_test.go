@@ -203,3 +203,19 @@ func TestEntryActor(t *testing.T) {
 		t.Error("a truncated entry was read")
 	}
 }
+
+// TestSummaryRefs: a finished table's label names the seats of the outcome's summary as people
+// count them, with their names, never the API's seat numbers.
+func TestSummaryRefs(t *testing.T) {
+	names := func(seat int) (string, bool) { return []string{"Ann", "Bot B", "Cid"}[seat], seat == 2 }
+	for _, tc := range []struct{ summary, want string }{
+		{"seat 0 wins with 23 points", "seat 1 (Ann) wins with 23 points"},
+		{"seats [0 2] share the win", "seat 1 (Ann) and seat 3 (you) share the win"},
+		{"seat 1 wins; seat 0 is second", "seat 2 (Bot B) wins; seat 1 (Ann) is second"},
+		{"aborted", "aborted"},
+	} {
+		if got := engine.RenderLabel(summaryRefs(tc.summary), names); got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.summary, got, tc.want)
+		}
+	}
+}
