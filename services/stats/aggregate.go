@@ -213,7 +213,7 @@ func (a Aggregator) finishedTable(st *State, d *Delta, e *event) {
 			gd.incr(seat+"ranks", int64(r.GetRank()))
 			gd.sample("score", r.GetScore())
 		}
-		for _, o := range optionUsage(cfg.GetOptions(), a.Options) {
+		for _, o := range OptionUsage(cfg.GetOptions(), a.Options) {
 			gd.incr("opt:"+o, 1)
 		}
 	}
@@ -317,10 +317,11 @@ func standInSeats(f *eventsv1.TableFinished, n int) []bool {
 	return out
 }
 
-// optionUsage lists "path=value" for every option a table set away from its default, or
+// OptionUsage lists "path=value" for every option a table set away from its default, or
 // "(defaults)" when none; "(undecodable)=<type>" when the options are of a type types does not
-// resolve.
-func optionUsage(opts *anypb.Any, types *protoregistry.Types) []string {
+// resolve. The event export's tables (cmd/cardroom/internal/export) use it too, so that an
+// analyst's counts of options are the stats service's.
+func OptionUsage(opts *anypb.Any, types *protoregistry.Types) []string {
 	if opts == nil || (opts.GetTypeUrl() == "" && len(opts.GetValue()) == 0) {
 		return []string{"(defaults)="}
 	}

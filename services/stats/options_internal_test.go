@@ -15,16 +15,16 @@ func TestOptionsFromTheCaller(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := optionUsage(opts, DefaultAggregator.Options); !slices.Equal(got, []string{"(undecodable)=google.protobuf.UInt32Value"}) {
+	if got := OptionUsage(opts, DefaultAggregator.Options); !slices.Equal(got, []string{"(undecodable)=google.protobuf.UInt32Value"}) {
 		t.Errorf("without games: %v", got)
 	}
-	if got := optionUsage(opts, NewAggregator(&wrapperspb.StringValue{}).Options); !slices.Equal(got, []string{"(undecodable)=google.protobuf.UInt32Value"}) {
+	if got := OptionUsage(opts, NewAggregator(&wrapperspb.StringValue{}).Options); !slices.Equal(got, []string{"(undecodable)=google.protobuf.UInt32Value"}) {
 		t.Errorf("with another game's options: %v", got)
 	}
-	if got := optionUsage(opts, NewAggregator(nil, &wrapperspb.UInt32Value{}, &wrapperspb.UInt32Value{}).Options); !slices.Equal(got, []string{"value=3"}) {
+	if got := OptionUsage(opts, NewAggregator(nil, &wrapperspb.UInt32Value{}, &wrapperspb.UInt32Value{}).Options); !slices.Equal(got, []string{"value=3"}) {
 		t.Errorf("with the game's options: %v", got)
 	}
-	if got := optionUsage(nil, nil); !slices.Equal(got, []string{"(defaults)="}) {
+	if got := OptionUsage(nil, nil); !slices.Equal(got, []string{"(defaults)="}) {
 		t.Errorf("no options: %v", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,11 +13,12 @@ import (
 
 	eventsv1 "cardroom.dev/proto/gen/cardroom/events/v1"
 	gamev1 "cardroom.dev/proto/gen/cardroom/game/v1"
+	"cardroom.dev/services/stats"
 	"github.com/parquet-go/parquet-go"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/types/known/anypb"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	// The games' messages, decoded from the events' payloads and the tables' options.
 	_ "cardroom.dev/proto/gen/cardroom/sabaisabai/v1"
@@ -220,7 +220,7 @@ func createdTable() *table {
 			return parquet.Int32Value(int32(len(cfg(s).GetSeats())))
 		}),
 		list("options", nodeString, `the options set away from their defaults, as "path=value" ("(defaults)=" when none), as the stats service counts them`, func(s *source) []parquet.Value {
-			return strValues(OptionUsage(cfg(s).GetOptions()))
+			return strValues(stats.OptionUsage(cfg(s).GetOptions(), protoregistry.GlobalTypes))
 		}),
 		required("config", nodeJSON, "the table's config (seats, players, options, time limits), JSON; the seed is 0 until the game is over", func(s *source) parquet.Value {
 			return parquet.ByteArrayValue(protoJSON(cfg(s)))
@@ -271,7 +271,7 @@ func finishedTable() *table {
 			return out
 		}),
 		list("options", nodeString, `the options set away from their defaults, as "path=value" ("(defaults)=" when none)`, func(s *source) []parquet.Value {
-			return strValues(OptionUsage(fin(s).GetConfig().GetOptions()))
+			return strValues(stats.OptionUsage(fin(s).GetConfig().GetOptions(), protoregistry.GlobalTypes))
 		}),
 		required("config", nodeJSON, "the table's config, seed included (the game is over), JSON", func(s *source) parquet.Value {
 			return parquet.ByteArrayValue(protoJSON(fin(s).GetConfig()))
@@ -352,73 +352,6 @@ func protoJSON(m proto.Message) []byte {
 		return b
 	}
 	return c.Bytes()
-}
-
-// OptionUsage lists "path=value" for every option a table set away from its default, or
-// "(defaults)=" when none; "(undecodable)=<type>" when the options are of an unknown type: the
-// stats service's option keys.
-func OptionUsage(opts *anypb.Any) []string {
-	if opts == nil || (opts.GetTypeUrl() == "" && len(opts.GetValue()) == 0) {
-		return []string{"(defaults)="}
-	}
-	m, err := opts.UnmarshalNew()
-	if err != nil {
-		return []string{"(undecodable)=" + string(opts.MessageName())}
-	}
-	var out []string
-	flattenOptions(m.ProtoReflect(), "", &out)
-	if len(out) == 0 {
-		return []string{"(defaults)="}
-	}
-	return out
-}
-
-func flattenOptions(m protoreflect.Message, prefix string, out *[]string) {
-	fields := m.Descriptor().Fields()
-	for i := range fields.Len() {
-		fd := fields.Get(i)
-		if !m.Has(fd) {
-			continue
-		}
-		path := prefix + string(fd.Name())
-		v := m.Get(fd)
-		switch {
-		case fd.IsMap():
-			var kv []string
-			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
-				kv = append(kv, k.String()+":"+optionScalar(fd.MapValue(), mv))
-				return true
-			})
-			sort.Strings(kv)
-			*out = append(*out, path+"="+strings.Join(kv, ","))
-		case fd.IsList():
-			l := v.List()
-			vs := make([]string, l.Len())
-			for j := range l.Len() {
-				vs[j] = optionScalar(fd, l.Get(j))
-			}
-			*out = append(*out, path+"="+strings.Join(vs, ","))
-		case fd.Kind() == protoreflect.MessageKind || fd.Kind() == protoreflect.GroupKind:
-			flattenOptions(v.Message(), path+".", out)
-		default:
-			*out = append(*out, path+"="+optionScalar(fd, v))
-		}
-	}
-}
-
-func optionScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) string {
-	switch fd.Kind() {
-	case protoreflect.EnumKind:
-		if ev := fd.Enum().Values().ByNumber(v.Enum()); ev != nil {
-			return string(ev.Name())
-		}
-		return strconv.Itoa(int(v.Enum()))
-	case protoreflect.MessageKind, protoreflect.GroupKind:
-		return "{...}"
-	case protoreflect.BytesKind:
-		return fmt.Sprintf("%x", v.Bytes())
-	}
-	return v.String()
 }
 
 // A game's own events: the payload is the game's Event message, a oneof of one message per
