@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 )
 
-// A table's lifecycle (docs/architecture.md draws it):
+// A table's lifecycle (docs/architecture-details.md draws it):
 //
 //	open ──StartTable──▶ starting ──deal──▶ dealt ──TableFinished──▶ finished ──retention──▶ expired
 //	  ▲                   │  │
