@@ -46,8 +46,8 @@ web: ## rebuild the web client into web/dist and run the client package's tests 
 	cd web && npm run --silent build && npm run --silent test
 
 check-web: web ## fail when the committed web client is not what its sources build
-	@git add -N web/dist web/src/gen web/client/src/gen >/dev/null 2>&1 || true
-	@git diff --exit-code --stat -- web/dist web/src/gen web/client/src/gen || (echo "the web client's build is stale: run make web and commit"; exit 1)
+	@git add -N web/dist web/client/src/gen >/dev/null 2>&1 || true
+	@git diff --exit-code --stat -- web/dist web/client/src/gen || (echo "the web client's build is stale: run make web and commit"; exit 1)
 
 STATICCHECK = "$$(tools/gotool -path staticcheck)"
 

@@ -13,7 +13,7 @@ import {
   type BetOption,
   type Coupon,
   type CouponTable,
-} from "./gen/cardroom/sponsio/v1/sponsio_pb";
+} from "@cardroom/client/gen/cardroom/sponsio/v1/sponsio_pb";
 import { roman } from "./games/sponsio";
 
 // CouponRow is a coupon as the form holds it: its options as the text typed.

@@ -10,12 +10,12 @@ import { api, newActionId, once } from "./api";
 import { CouponEditor, rowsOf, tableOf, type CouponRow } from "./coupons";
 import { gameName } from "./games/common";
 import { errorText, go } from "./nav";
-import { BotLevel, TimeLimitsSchema, type RuleViolation } from "./gen/cardroom/game/v1/game_pb";
-import type { GameInfo } from "./gen/cardroom/gateway/v1/gateway_pb";
-import { OptionsSchema as SapotagemOptions } from "./gen/cardroom/sapotagem/v1/sapotagem_pb";
-import { Mode, OptionsSchema as SaboteurOptions } from "./gen/cardroom/saboteur/v1/saboteur_pb";
-import { OptionsSchema as SabaiOptions } from "./gen/cardroom/sabaisabai/v1/sabaisabai_pb";
-import { Colour, OptionsSchema as SponsioOptions } from "./gen/cardroom/sponsio/v1/sponsio_pb";
+import { BotLevel, TimeLimitsSchema, type RuleViolation } from "@cardroom/client/gen/cardroom/game/v1/game_pb";
+import type { GameInfo } from "@cardroom/client/gen/cardroom/gateway/v1/gateway_pb";
+import { OptionsSchema as SapotagemOptions } from "@cardroom/client/gen/cardroom/sapotagem/v1/sapotagem_pb";
+import { Mode, OptionsSchema as SaboteurOptions } from "@cardroom/client/gen/cardroom/saboteur/v1/saboteur_pb";
+import { OptionsSchema as SabaiOptions } from "@cardroom/client/gen/cardroom/sabaisabai/v1/sabaisabai_pb";
+import { Colour, OptionsSchema as SponsioOptions } from "@cardroom/client/gen/cardroom/sponsio/v1/sponsio_pb";
 
 // Sapotagem's 25 variants as the rulebook numbers and names them, each in one line (the API has no
 // descriptions: these are the proto's comments, docs/games/sapotagem.md says more). field is the

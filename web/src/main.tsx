@@ -3,9 +3,9 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from "preact/ho
 import { ConnectError, Code } from "@connectrpc/connect";
 import { timestampDate, type Any } from "@bufbuild/protobuf/wkt";
 import { api, cardroom, lastName, loadSession, signIn, signedOut, signOutEverywhere, type Session } from "./api";
-import type { Event } from "./gen/cardroom/events/v1/events_pb";
-import { TableState, TicketState, type GameInfo, type Table } from "./gen/cardroom/gateway/v1/gateway_pb";
-import { BotLevel, PlayerKind, type Outcome, type PlayerRef, type TableSummary } from "./gen/cardroom/game/v1/game_pb";
+import type { Event } from "@cardroom/client/gen/cardroom/events/v1/events_pb";
+import { TableState, TicketState, type GameInfo, type Table } from "@cardroom/client/gen/cardroom/gateway/v1/gateway_pb";
+import { BotLevel, PlayerKind, type Outcome, type PlayerRef, type TableSummary } from "@cardroom/client/gen/cardroom/game/v1/game_pb";
 import { keyWords, unpack, words, type PlainObj } from "./plain";
 import { Card, cardsIn, cellOf, chooser, matches, type Legal } from "./cards";
 import { SapotagemPane, SponsioPane, gameName, type PaneProps } from "./games";

@@ -1,6 +1,6 @@
 // What every screen shares: moving to another screen, and saying a failed call's error in words.
 import { ConnectError, Code } from "@connectrpc/connect";
-import { RuleViolationSchema } from "./gen/cardroom/game/v1/game_pb";
+import { RuleViolationSchema } from "@cardroom/client/gen/cardroom/game/v1/game_pb";
 
 // go moves to a screen (kept in the URL's hash, and so across reloads).
 export function go(screen: string, id = "") {

@@ -7,7 +7,7 @@ import { api } from "./api";
 import { gameName, gameNames } from "./games/common";
 import { errorText, go } from "./nav";
 import { Account } from "./account";
-import { PlayerKind, type PlayerRef } from "./gen/cardroom/game/v1/game_pb";
+import { PlayerKind, type PlayerRef } from "@cardroom/client/gen/cardroom/game/v1/game_pb";
 import {
   TableState,
   type GetGameFiguresResponse,
@@ -15,7 +15,7 @@ import {
   type GetPlayerProfileResponse,
   type ListMyTablesResponse,
   type Table,
-} from "./gen/cardroom/gateway/v1/gateway_pb";
+} from "@cardroom/client/gen/cardroom/gateway/v1/gateway_pb";
 
 function who(p: PlayerRef | undefined): string {
   if (!p) return "";

@@ -2,7 +2,7 @@
 // readers of the view's plain tree.
 import type { Any } from "@bufbuild/protobuf/wkt";
 import type { Choose, Legal } from "../cards";
-import type { Event } from "../gen/cardroom/events/v1/events_pb";
+import type { Event } from "@cardroom/client/gen/cardroom/events/v1/events_pb";
 import type { PlainObj } from "../plain";
 
 export interface PaneProps {

@@ -4,8 +4,8 @@
 // the turn's moves and the effects are made by clicking the pile, the drawn card or a row's card.
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { anyUnpack, timestampDate, type Any, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { ActionSchema, Effect, EventSchema, Phase, PenaltyReason, ViewSchema, type Action, type View } from "../gen/cardroom/sabaisabai/v1/sabaisabai_pb";
-import type { Event } from "../gen/cardroom/events/v1/events_pb";
+import { ActionSchema, Effect, EventSchema, Phase, PenaltyReason, ViewSchema, type Action, type View } from "@cardroom/client/gen/cardroom/sabaisabai/v1/sabaisabai_pb";
+import type { Event } from "@cardroom/client/gen/cardroom/events/v1/events_pb";
 import type { Legal } from "../cards";
 
 // cardName is a card's number in words: 1–10, the function cards by what they do, the jokers.

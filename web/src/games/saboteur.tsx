@@ -5,7 +5,7 @@
 // seat or board card an action card targets.
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { anyUnpack, type Any } from "@bufbuild/protobuf/wkt";
-import { ActionSchema, Card, Phase, Role, Tool, ViewSchema, type Action, type View } from "../gen/cardroom/saboteur/v1/saboteur_pb";
+import { ActionSchema, Card, Phase, Role, Tool, ViewSchema, type Action, type View } from "@cardroom/client/gen/cardroom/saboteur/v1/saboteur_pb";
 import type { Legal } from "../cards";
 
 const N = 1,
