@@ -13,6 +13,7 @@ import (
 
 	"cardroom.dev/cmd/cardroom/internal/export"
 	"cardroom.dev/services/kit/app"
+	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
 )
 
@@ -133,20 +134,10 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 }
 
 func exportEvents(ctx context.Context, cfg config.Config, opt export.Options, stdout io.Writer) error {
-	cfg.MetricsListen = ""
-	a, err := app.New(ctx, "cardroom-events-export", cfg)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		for _, err := range a.Close(context.WithoutCancel(ctx)) {
-			a.Log.Warn("closing failed", slog.Any("error", err))
-		}
-	}()
-	b, err := a.Bus(ctx)
-	if err != nil {
-		return err
-	}
+	return withBus(ctx, "cardroom-events-export", cfg, func(a *app.App, b *bus.Bus) error { return exportFrom(ctx, a, b, opt, stdout) })
+}
+
+func exportFrom(ctx context.Context, a *app.App, b *bus.Bus, opt export.Options, stdout io.Writer) error {
 	opt.Logger = a.Log
 	sum, err := export.Run(ctx, b, opt)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 
 	"cardroom.dev/services/kit/app"
+	"cardroom.dev/services/kit/bus"
 	"cardroom.dev/services/kit/config"
 	"cardroom.dev/services/stats"
 )
@@ -49,9 +50,11 @@ func statsCommand(ctx context.Context, args []string, getenv func(string) string
 	return 0
 }
 
-func rebuild(ctx context.Context, cfg config.Config, stdout io.Writer) error {
+// withBus runs fn for a one-off command named name: an app of cfg (no metrics port) and its bus,
+// closed when fn returns.
+func withBus(ctx context.Context, name string, cfg config.Config, fn func(*app.App, *bus.Bus) error) error {
 	cfg.MetricsListen = ""
-	a, err := app.New(ctx, "cardroom-stats-rebuild", cfg)
+	a, err := app.New(ctx, name, cfg)
 	if err != nil {
 		return err
 	}
@@ -64,6 +67,14 @@ func rebuild(ctx context.Context, cfg config.Config, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
+	return fn(a, b)
+}
+
+func rebuild(ctx context.Context, cfg config.Config, stdout io.Writer) error {
+	return withBus(ctx, "cardroom-stats-rebuild", cfg, func(a *app.App, b *bus.Bus) error { return rebuildStats(ctx, a, b, stdout) })
+}
+
+func rebuildStats(ctx context.Context, a *app.App, b *bus.Bus, stdout io.Writer) error {
 	st, err := stats.OpenStore(ctx, a)
 	if err != nil {
 		return err
