@@ -93,7 +93,15 @@ func phoneTogether(t *testing.T, tab context.Context, game string) {
 		return
 	}
 	out := evalAsync[string](t, tab, fmt.Sprintf(`(async () => {
-		const choice = document.querySelector(%q), cards = document.querySelector(%q);
+		const tick = () => new Promise(r => setTimeout(r, 40));
+		// Saboteur: the card picked for the pictures may have been dropped by a view arriving
+		// since; pick a path card that lights cells again (none fits: the maze is the choice).
+		for (const b of document.querySelectorAll("[data-testid=hand] button.tile-btn[data-path]")) {
+			if (%q !== "saboteur" || document.querySelector("[data-testid=cell-target]")) break;
+			b.click();
+			await tick();
+		}
+		const choice = document.querySelector(%q) || (%q === "saboteur" ? document.querySelector("[data-testid=board]") : null), cards = document.querySelector(%q);
 		if (!choice || !cards) return "missing: " + (!choice ? %q : %q);
 		choice.scrollIntoView({block: "center", inline: "center"});
 		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
@@ -106,7 +114,7 @@ func phoneTogether(t *testing.T, tab context.Context, game string) {
 			if (hit && !el.contains(hit) && !hit.contains(el)) out.push(name + " covered by " + hit.outerHTML.slice(0, 80));
 		}
 		return out.join("; ");
-	})()`, p[0], p[1], p[0], p[1]))
+	})()`, game, p[0], game, p[1], p[0], p[1]))
 	if out != "" {
 		t.Fatalf("%s on a phone: the cards and the choices are not on screen together: %s", game, out)
 	}

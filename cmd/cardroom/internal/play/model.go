@@ -559,7 +559,7 @@ func (m *model) seatsLine() string {
 	}
 	var parts []string
 	for i := range m.seats.names {
-		p := fmt.Sprintf("%d %s", i, m.seats.name(i))
+		p := fmt.Sprintf("%d %s", i+1, m.seats.name(i)) // people count seats from 1
 		if m.seats.bots[i] {
 			p += " (" + m.seats.botLabel(i) + ")"
 		}

@@ -285,11 +285,11 @@ func TestTurnTimer(t *testing.T) {
 		seats: &seating{names: []string{"Ann", "Bea", "Cid"}, bots: []bool{false, true, true}, you: 0,
 			levels: []gamev1.BotLevel{0, gamev1.BotLevel_BOT_LEVEL_STRONG, gamev1.BotLevel_BOT_LEVEL_UNSPECIFIED}},
 		deadline: now.Add(12*time.Second + 400*time.Millisecond)}
-	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot, strong) 12s · 2 Cid (bot, normal)" {
+	if got := ansi.Strip(m.seatsLine()); got != "seats: 1 Ann (you) · ▶ 2 Bea (bot, strong) 12s · 3 Cid (bot, normal)" {
 		t.Fatalf("%q", got)
 	}
 	m.deadline = time.Time{}
-	if got := ansi.Strip(m.seatsLine()); got != "seats: 0 Ann (you) · ▶ 1 Bea (bot, strong) · 2 Cid (bot, normal)" {
+	if got := ansi.Strip(m.seatsLine()); got != "seats: 1 Ann (you) · ▶ 2 Bea (bot, strong) · 3 Cid (bot, normal)" {
 		t.Fatalf("without a limit: %q", got)
 	}
 }
